@@ -1,8 +1,155 @@
-"""Command line: ``table-controller``. Filled in with the game core (issue 2)."""
+"""Command line: ``table-controller``.
 
+The game questions asked at the table (and in batch by tests and audits):
+
+- ``rank CARDS...``: a five- or two-card hand's category and score.
+- ``house-way CARDS...``: how the house way (or, in Double Joker, the overqualifier) sets
+  seven cards, and the id of the rule that fired.
+
+Both take ``--batch FILE`` (``-`` for standard input): one hand per line, space-separated
+codes; one JSON object per line out, in the same order; a bad line gives
+``{"line": N, "error": "..."}`` and the rest go on. Blank lines are skipped (line numbers
+still count them). Exit status: 0 all good, 1 if any hand failed, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import structlog
 import typer
 
-app = typer.Typer(no_args_is_help=True, add_completion=False)
+from .game.cards import Game, codes, parse_hand
+from .game.evaluator import RankingRules, Wheel, high_category, low_category, rank_high, rank_low
+from .logs import configure_logging
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="Pai Gow Poker table controller.")
+log = structlog.get_logger()
+
+Answer = Callable[[list[str]], dict[str, Any]]
+
+GameOption = Annotated[Game, typer.Option("--game", help="standard (53 cards) or double-joker (54 cards)")]
+WheelOption = Annotated[
+    Wheel, typer.Option("--wheel", help="nevada: A-2-3-4-5 second-highest straight; california: lowest")
+]
+WildLowOption = Annotated[bool, typer.Option("--joker-wild-in-low", help="the joker is fully wild in the low hand")]
+BatchOption = Annotated[
+    Optional[str], typer.Option("--batch", metavar="FILE", help="one hand per line; '-' reads standard input")
+]
+CardsArgument = Annotated[Optional[list[str]], typer.Argument(metavar="CARDS...", show_default=False)]
+
+
+def _emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+
+
+def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
+    """Numbered non-blank lines of the batch file (or standard input for ``-``)."""
+    if source == "-":
+        opened: Any = contextlib.nullcontext(sys.stdin)
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise typer.BadParameter(f"no such file: {source}", param_hint="--batch")
+        opened = path.open(encoding="utf-8")
+    with opened as stream:
+        for number, line in enumerate(stream, start=1):
+            if line.strip():
+                yield number, line
+
+
+def _run(command: str, cards: list[str] | None, batch: str | None, answer: Answer) -> None:
+    """Answer one hand from the arguments, or every line of a batch; set the exit status."""
+    if bool(cards) == bool(batch):
+        raise typer.BadParameter("give either CARDS or --batch FILE, not both and not neither")
+    failed = False
+    if batch is None:
+        hands: Iterator[tuple[int | None, list[str]]] = iter([(None, list(cards or []))])
+    else:
+        hands = ((number, line.split()) for number, line in _batch_lines(batch))
+    for number, hand in hands:
+        try:
+            _emit(answer(hand))
+        except ValueError as error:
+            failed = True
+            log.warning("hand.rejected", command=command, line=number, cards=hand, error=str(error))
+            _emit({"error": str(error)} if number is None else {"line": number, "error": str(error)})
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def rank(
+    cards: CardsArgument = None,
+    batch: BatchOption = None,
+    game: GameOption = Game.STANDARD,
+    wheel: WheelOption = Wheel.NEVADA,
+    joker_wild_in_low: WildLowOption = False,
+) -> None:
+    """Rank a five-card (high) or two-card (low) hand: category and score.
+
+    Among hands of the same size a larger score wins; equal scores are a copy.
+    """
+    rules = RankingRules(wheel=wheel, joker_wild_in_low=joker_wild_in_low)
+
+    def answer(hand: list[str]) -> dict[str, Any]:
+        parsed = parse_hand(hand, game, sizes=(5, 2))
+        if len(parsed) == 5:
+            score = rank_high(parsed, rules)
+            category = high_category(score).label
+        else:
+            score = rank_low(parsed, rules)
+            category = low_category(score).label
+        return {"cards": codes(parsed), "category": category, "score": score}
+
+    _run("rank", cards, batch, answer)
+
+
+@app.command("house-way")
+def house_way(
+    cards: CardsArgument = None,
+    batch: BatchOption = None,
+    game: GameOption = Game.STANDARD,
+    way: Annotated[str, typer.Option("--way", help="house way name (a file under config/house_ways/)")] = (
+        "house-way-002"
+    ),
+    wheel: WheelOption = Wheel.NEVADA,
+) -> None:
+    """Set seven cards by the house way: high and low hand, and the rule that fired.
+
+    In the double-joker game a hand that can make four of a kind or better is set by the
+    overqualifier rule of 003.
+    """
+    from .game.dealer import required_setting
+    from .game.house_way import load_house_way
+
+    try:
+        house = load_house_way(way)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--way") from error
+    rules = RankingRules(wheel=wheel)
+
+    def answer(hand: list[str]) -> dict[str, Any]:
+        parsed = parse_hand(hand, game, sizes=(7,))
+        required = required_setting(parsed, game=game, way=house, rules=rules)
+        return {
+            "cards": codes(parsed),
+            "high": codes(required.setting.high),
+            "low": codes(required.setting.low),
+            "rule": required.rule_id,
+        }
+
+    _run("house-way", cards, batch, answer)
+
+
+@app.callback()
+def _configure() -> None:
+    configure_logging()
 
 
 def main() -> None:

@@ -1,0 +1,120 @@
+"""The command line: rank and house-way, single hands and batch mode, exit statuses."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from table_controller.cli import app
+
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    result = runner.invoke(app, list(args), input=input)
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    return result.exit_code, lines
+
+
+def test_rank_five_card_hand_prints_cards_category_and_score():
+    code, [out] = run("rank", "as", "Ks", "10s", "Js", "JK")
+    assert code == 0
+    assert out["cards"] == ["As", "Ks", "Ts", "Js", "JK"]
+    assert out["category"] == "royal-flush"
+    assert isinstance(out["score"], int)
+
+
+@pytest.mark.parametrize(
+    ("better", "worse"),
+    [
+        ("As Ah Ad Ac JK", "As Ks Qs Js Ts"),  # five aces beat a royal flush (002)
+        ("Ah 2d 3h 4s 5c", "Kc Qd Jh Ts 9s"),  # A-2-3-4-5 above K-high (001)
+        ("Ah Kd Qh Js Tc", "Ah 2d 3h 4s 5c"),  # and below A-high
+    ],
+)
+def test_rank_scores_order_hands_of_the_same_size(better, worse):
+    _, [a] = run("rank", *better.split())
+    _, [b] = run("rank", *worse.split())
+    assert a["score"] > b["score"]
+
+
+def test_rank_california_wheel_is_the_lowest_straight():
+    _, [wheel] = run("rank", "--wheel", "california", "Ah", "2d", "3h", "4s", "5c")
+    _, [six] = run("rank", "--wheel", "california", "6h", "2d", "3h", "4s", "5c")
+    assert wheel["category"] == six["category"] == "straight"
+    assert wheel["score"] < six["score"]
+
+
+def test_rank_two_card_hand_and_copy():
+    _, [pair] = run("rank", "2c", "2d")
+    _, [ace_king] = run("rank", "Ac", "Kd")
+    _, [copy] = run("rank", "Ah", "Ks")
+    assert pair["category"] == "pair" and ace_king["category"] == "high-card"
+    assert pair["score"] > ace_king["score"] == copy["score"]
+
+
+def test_rank_bad_single_hand_exits_1_naming_the_code():
+    code, [out] = run("rank", "As", "Zs")
+    assert code == 1
+    assert out == {"error": "unknown card code 'Zs'"}
+
+
+def test_rank_batch_answers_each_line_in_order_and_reports_bad_lines(tmp_path):
+    batch = tmp_path / "hands.txt"
+    batch.write_text("As Ah\nKs Kd Kh 2c 2d\n\nXx 2c\nJK JK\nAs Ks Qs\n")
+    code, lines = run("rank", "--batch", str(batch))
+    assert code == 1
+    assert [line.get("category") for line in lines[:2]] == ["pair", "full-house"]
+    assert lines[2] == {"line": 4, "error": "unknown card code 'Xx'"}
+    assert lines[3] == {"line": 5, "error": "2 jokers, the deck holds 1"}
+    assert lines[4] == {"line": 6, "error": "3 cards, expected 5 or 2"}
+
+
+def test_rank_batch_from_stdin_all_good_exits_0():
+    code, lines = run("rank", "--batch", "-", input="JK JK\nAs Ks Qs Js JK\n")
+    assert code == 1  # two jokers are refused in the standard game
+    code, lines = run("rank", "--game", "double-joker", "--batch", "-", input="JK JK\nAs Ks Qs Js JK\n")
+    assert code == 0
+    assert [line["category"] for line in lines] == ["pair", "royal-flush"]
+
+
+@pytest.mark.parametrize("args", [["rank"], ["rank", "As", "Ks", "--batch", "-"], ["rank", "--batch", "/no/such/file"],
+                                  ["house-way", "--game", "poker", "As"], ["nonsense"]])
+def test_usage_errors_exit_2(args):
+    code, _ = run(*args)
+    assert code == 2
+
+
+def test_house_way_prints_the_split_and_the_rule():
+    code, [out] = run("house-way", "As", "Ks", "Qs", "Js", "Ts", "Ah", "Ad")
+    assert code == 0
+    # house-way-readings.md G5: low Ah Ad, high As Ks Qs Js Ts
+    assert sorted(out["low"]) == ["Ad", "Ah"]
+    assert sorted(out["high"]) == sorted(["As", "Ks", "Qs", "Js", "Ts"])
+    assert out["cards"] == ["As", "Ks", "Qs", "Js", "Ts", "Ah", "Ad"]
+    assert out["rule"]
+
+
+def test_house_way_unknown_way_is_a_usage_error():
+    code, _ = run("house-way", "--way", "no-such-way", "As", "Ks", "Qs", "Js", "Ts", "Ah", "Ad")
+    assert code == 2
+
+
+def test_house_way_batch_double_joker(tmp_path):
+    batch = tmp_path / "hands.txt"
+    batch.write_text("Ks Kh Kd Kc 5s 5h 2c\nAs Ah Ad JK JK 7c\nAc Qd 9h 7s 5c 3d 2h\n")
+    code, lines = run("house-way", "--game", "double-joker", "--batch", str(batch))
+    assert code == 1
+    assert sorted(lines[0]["low"]) == ["5h", "5s"]  # 003 overqualifier
+    assert lines[1] == {"line": 2, "error": "6 cards, expected 7"}
+    assert sorted(lines[2]["low"]) == ["7s", "Qd"]  # readings C1
+
+
+def test_console_script_is_installed_and_runs():
+    result = subprocess.run(
+        [sys.executable, "-m", "table_controller", "rank", "As", "Ad"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["category"] == "pair"
