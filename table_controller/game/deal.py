@@ -1,0 +1,118 @@
+"""The deal: the start position from three dice, piles to positions, the complete-deck check.
+
+- Positions 1..7, the banker is 1, numbered counter-clockwise (004_60e2fc6346e3399b.txt).
+- Three dice are counted round the positions from the banker as 1 up to their total; that
+  position gets the first pile and the next piles follow counter-clockwise
+  (000_f88fa0f023e5142c.txt, 004): ``start = ((total - 1) mod 7) + 1``.
+- Seven piles of seven cards; 4 unused cards in the standard game (000, 004), 5 in Double
+  Joker (003_4dcc2fceebc6e4af.txt). The piles and the unused cards must be exactly one
+  complete deck; anything else is a misdeal, reported with every discrepancy found.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .cards import JOKER, Card, CardError, Game, codes, parse_card
+
+POSITIONS = tuple(range(1, 8))
+PILES = 7
+PILE_SIZE = 7
+DIE_FACES = range(1, 7)
+
+
+class DiceError(ValueError):
+    """Dice faces that three six-sided dice cannot show."""
+
+
+def start_position(faces: Sequence[int]) -> int:
+    """The position that gets the first pile: count the dice total from the banker (000, 004)."""
+    if len(faces) != 3 or any(face not in DIE_FACES for face in faces):
+        raise DiceError(f"three dice show 1..6 each, got {list(faces)}")
+    return (sum(faces) - 1) % 7 + 1
+
+
+def pile_positions(start: int) -> tuple[int, ...]:
+    """Position of each pile in dealing order: the first at ``start``, then counter-clockwise."""
+    if start not in POSITIONS:
+        raise ValueError(f"start position must be 1..7, got {start}")
+    return tuple((start - 1 + k) % 7 + 1 for k in range(PILES))
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """One thing wrong with a deal, in words the pit can act on."""
+
+    kind: str  # pile-size, unused-count, unknown-card, duplicate-card, missing-card, joker-count
+    detail: str
+    cards: tuple[str, ...] = ()
+    pile: int | None = None  # 1-based pile number in dealing order
+
+
+@dataclass(frozen=True, slots=True)
+class DealCheck:
+    """The outcome of checking a deal; ``hands`` maps position -> seven cards when valid."""
+
+    discrepancies: tuple[Discrepancy, ...]
+    hands: dict[int, tuple[Card, ...]] = field(default_factory=dict)
+
+    @property
+    def is_misdeal(self) -> bool:
+        return bool(self.discrepancies)
+
+
+def _parse_pile(codes_: Sequence[str], pile: int | None, problems: list[Discrepancy]) -> list[Card]:
+    cards: list[Card] = []
+    for code in codes_:
+        try:
+            cards.append(parse_card(code))
+        except CardError:
+            where = f"pile {pile}" if pile else "the unused cards"
+            problems.append(Discrepancy("unknown-card", f"unknown card code {code!r} in {where}", (str(code),), pile))
+    return cards
+
+
+def check_deal(game: Game, piles: Sequence[Sequence[str]], unused: Sequence[str], start: int) -> DealCheck:
+    """Check that seven piles and the unused cards are exactly one deck of ``game``.
+
+    ``piles`` are in dealing order (pile 1 is the first dealt). On success the piles are
+    assigned to positions from ``start``; on a misdeal no hand is assigned.
+    """
+    problems: list[Discrepancy] = []
+    if len(piles) != PILES:
+        problems.append(Discrepancy("pile-count", f"{len(piles)} piles dealt, expected {PILES}"))
+    parsed_piles = []
+    for number, pile in enumerate(piles, start=1):
+        if len(pile) != PILE_SIZE:
+            problems.append(
+                Discrepancy("pile-size", f"pile {number} has {len(pile)} cards, expected {PILE_SIZE}", pile=number)
+            )
+        parsed_piles.append(_parse_pile(pile, number, problems))
+    if len(unused) != game.unused_cards:
+        problems.append(
+            Discrepancy("unused-count", f"{len(unused)} unused cards, expected {game.unused_cards} ({game.value})")
+        )
+    parsed_unused = _parse_pile(unused, None, problems)
+
+    seen = Counter(card for pile in parsed_piles for card in pile) + Counter(parsed_unused)
+    expected = Counter(game.deck())
+    jokers = seen.pop(JOKER, 0)
+    if jokers != game.jokers:
+        problems.append(Discrepancy("joker-count", f"{jokers} jokers, the {game.value} deck has {game.jokers}"))
+    expected.pop(JOKER)
+    for card, count in sorted(seen.items()):
+        if count > 1:
+            where = [n for n, pile in enumerate(parsed_piles, start=1) if card in pile]
+            place = ", ".join(f"pile {n}" for n in where) + (" and unused" if card in parsed_unused else "")
+            problems.append(
+                Discrepancy("duplicate-card", f"{card} appears {count} times ({place})", (card.code,), where[0] if where else None)
+            )
+    missing = sorted(set(expected) - set(seen))
+    if missing:
+        problems.append(Discrepancy("missing-card", f"missing {' '.join(codes(missing))}", tuple(codes(missing))))
+    if problems:
+        return DealCheck(discrepancies=tuple(problems))
+    positions = pile_positions(start)
+    return DealCheck(discrepancies=(), hands={positions[k]: tuple(parsed_piles[k]) for k in range(PILES)})
