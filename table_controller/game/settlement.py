@@ -1,0 +1,650 @@
+"""Settle one round: each position's main wager against the banker, bonuses, commission, fees.
+
+Rules implemented (see docs/settlement.md for every choice made where the rules are silent):
+
+- High hand against high hand, low against low; a copy (tie) goes to the banker
+  (000_f88fa0f023e5142c.txt, 001_c9adb19db438d99f.txt). Both won: win; one won and one
+  lost: push; one won and one copied: push; both lost, one lost and one copied, or both
+  copied: lose (001 rules 1-5).
+- A win is paid even money less the table's commission (002_08ea07f9e4b504bc.txt); a flat
+  fee is charged per hand played, win or lose (004_60e2fc6346e3399b.txt).
+- A foul (low hand outranking the high hand, wrong number of cards in a hand, or no setting)
+  is forfeited or re-set by the house way, as the table says (004; 001 "they lose their bet").
+- Double Joker (003_4dcc2fceebc6e4af.txt): decided first from the dealer's seven cards
+  alone. No pair or better: every main wager pushes. Four of a kind or better with the
+  overqualifier on: every main wager is paid the premium multiple. Otherwise compared as above.
+  The Big Hand and Joker bonuses are settled on the cards, independent of the main result.
+
+All amounts are integer cents. Input errors raise a SettlementError subclass.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
+from itertools import combinations
+from typing import Any, Final
+
+from .cards import Card, Game, codes
+from .evaluator import HighCategory, RankingRules, compare, high_category, rank_high, rank_low
+from .money import Cents, InvalidAmountError, MoneyError, check_amount
+from .paytables import Bonus, big_hand_line, joker_bonus_line
+from .setting import Setting, SettingError, check_setting, is_legal
+from .table_rules import FoulRule, TableRules
+
+R000: Final = "000_f88fa0f023e5142c.txt"
+R001: Final = "001_c9adb19db438d99f.txt"
+R002: Final = "002_08ea07f9e4b504bc.txt"
+R003: Final = "003_4dcc2fceebc6e4af.txt"
+R004: Final = "004_60e2fc6346e3399b.txt"
+
+BANKER_POSITION: Final = 1
+PLAYER_POSITIONS: Final = range(2, 8)
+
+HouseWay = Callable[[tuple[Card, ...]], Setting]
+"""Re-sets seven cards by the house way; injected (the house way engine lives elsewhere)."""
+
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class SettlementError(ValueError):
+    """Base class of every error about the input to a settlement."""
+
+
+class PositionError(SettlementError):
+    """A position outside 2..7, given twice, or no position at all."""
+
+
+class WagerError(SettlementError):
+    """A wager that is not a positive whole number of cents."""
+
+
+class BonusNotOfferedError(SettlementError):
+    """A bonus wager where the table offers no such bonus (e.g. in the standard game)."""
+
+
+class HandError(SettlementError):
+    """Seven cards expected, or a setting that is not made of the hand's own cards."""
+
+
+class DeckError(SettlementError):
+    """The round's hands could not all come from one deck of the table's game."""
+
+
+class BankerHandError(SettlementError):
+    """The banker's setting does not use the banker's cards or is a foul."""
+
+
+class HouseWayError(SettlementError):
+    """The house way was needed but not given, or returned an unusable setting."""
+
+
+class SettlementMoneyError(SettlementError):
+    """The money policy refused an amount (e.g. a win smaller than the commission unit)."""
+
+
+# --- vocabulary ---------------------------------------------------------------------------
+
+
+class HandResult(enum.StrEnum):
+    """One hand (high or low) from the player's point of view."""
+
+    WIN = "win"
+    LOSE = "lose"
+    COPY = "copy"  # a tie: goes to the banker (000, 001)
+
+
+class Outcome(enum.StrEnum):
+    """What happened to a position's main wager."""
+
+    WIN = "win"  # paid even money, less commission
+    PUSH = "push"  # returned
+    LOSE = "lose"  # taken
+    NOT_QUALIFIED = "not-qualified"  # Double Joker: the dealer did not qualify; returned (003)
+    PREMIUM = "premium"  # Double Joker: the dealer overqualified; paid the premium multiple (003)
+
+
+class DealerQualification(enum.StrEnum):
+    """The Double Joker dealer's qualification, from the dealer's seven cards (003)."""
+
+    NOT_APPLICABLE = "not-applicable"  # the standard game has no qualification
+    NOT_QUALIFIED = "not-qualified"  # cannot make a pair or better
+    QUALIFIED = "qualified"
+    OVERQUALIFIED = "overqualified"  # can make four of a kind or better, overqualifier on
+
+
+class FoulKind(enum.StrEnum):
+    """Why a position's hand is a foul (001, 004)."""
+
+    NOT_SET = "not-set"  # no setting was given
+    WRONG_CARD_COUNT = "wrong-card-count"  # not five behind and two in front (004)
+    LOW_OUTRANKS_HIGH = "low-outranks-high"  # 001
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A settlement rule: a stable id for the audit record, its result, and where it comes from."""
+
+    id: str
+    outcome: Outcome
+    cite: str
+
+
+RULES: Final[Mapping[str, Rule]] = {
+    rule.id: rule
+    for rule in (
+        Rule("both-hands-won", Outcome.WIN, f"{R001} rule 1; {R000}"),
+        Rule("one-hand-each", Outcome.PUSH, f"{R001} rule 3; {R000}"),
+        Rule("won-one-copy-goes-to-banker", Outcome.PUSH, f"{R001} rule 5; {R000}"),
+        Rule("both-hands-lost", Outcome.LOSE, f"{R001} rule 2; {R000}"),
+        Rule("lost-one-copy-goes-to-banker", Outcome.LOSE, f"{R001} rule 4; {R000}"),
+        Rule("both-hands-copied", Outcome.LOSE, f"{R001} rule 4; {R000}"),
+        Rule("foul-forfeit", Outcome.LOSE, f"{R001}; {R004}"),
+        Rule("dealer-not-qualified", Outcome.NOT_QUALIFIED, R003),
+        Rule("premium-overqualifier", Outcome.PREMIUM, R003),
+    )
+}
+
+# (high hand, low hand) -> the rule deciding the main wager (001 rules 1-5). The order of
+# the table is the table of 001; every one of the nine pairs is here.
+_W, _L, _C = HandResult.WIN, HandResult.LOSE, HandResult.COPY
+COMPARISON_RULES: Final[Mapping[tuple[HandResult, HandResult], Rule]] = {
+    (_W, _W): RULES["both-hands-won"],
+    (_W, _L): RULES["one-hand-each"],
+    (_L, _W): RULES["one-hand-each"],
+    (_W, _C): RULES["won-one-copy-goes-to-banker"],
+    (_C, _W): RULES["won-one-copy-goes-to-banker"],
+    (_L, _L): RULES["both-hands-lost"],
+    (_L, _C): RULES["lost-one-copy-goes-to-banker"],
+    (_C, _L): RULES["lost-one-copy-goes-to-banker"],
+    (_C, _C): RULES["both-hands-copied"],
+}
+
+
+class BonusRule(enum.StrEnum):
+    """What decided a bonus wager."""
+
+    PAY_TABLE = "bonus-pay-table"  # paid or taken by the pay table line (003)
+    FOUL_FORFEIT = "bonus-foul-forfeit"  # the table forfeits a fouled hand's bonuses
+    HAND_NOT_SET = "bonus-hand-not-set"  # 003: "did not set their hand, collect those bets"
+
+
+BONUS_CITES: Final[Mapping[BonusRule, str]] = {
+    BonusRule.PAY_TABLE: R003,
+    BonusRule.FOUL_FORFEIT: f"table rule foul_forfeits_bonuses; {R004}",
+    BonusRule.HAND_NOT_SET: R003,
+}
+
+
+# --- input --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BankerHand:
+    """The banker's (dealer's) seven cards and how they are set."""
+
+    cards: tuple[Card, ...]
+    setting: Setting
+
+
+@dataclass(frozen=True, slots=True)
+class PositionHand:
+    """One player position's seven cards, setting (None: not set) and wagers in cents."""
+
+    position: int
+    cards: tuple[Card, ...]
+    setting: Setting | None
+    wager: Cents
+    big_hand_wager: Cents | None = None
+    joker_bonus_wager: Cents | None = None
+
+    def bonus_wagers(self) -> tuple[tuple[Bonus, Cents], ...]:
+        """The bonus wagers made, Big Hand first."""
+        made = ((Bonus.BIG_HAND, self.big_hand_wager), (Bonus.JOKER, self.joker_bonus_wager))
+        return tuple((bonus, wager) for bonus, wager in made if wager is not None)
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BonusResult:
+    """One bonus wager settled: the line the cards made, its odds (None: loss) and the result.
+
+    ``line`` and ``odds`` are the cards' line even when the wager was forfeited; ``rule``
+    says what decided it and ``net`` is what the player got (+odds x wager or -wager).
+    """
+
+    bonus: Bonus
+    wager: Cents
+    line: str
+    odds: int | None
+    net: Cents
+    rule: BonusRule
+    cite: str
+
+    @property
+    def won(self) -> Cents:
+        return max(self.net, 0)
+
+    @property
+    def lost(self) -> Cents:
+        return max(-self.net, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class PositionSettlement:
+    """The audit record of one position (amounts in cents, ``net`` from the player's side).
+
+    ``setting`` is the setting compared with the banker's: the player's own, or the house
+    way's when a foul was re-set (``house_way_reset``); ``high``/``low`` are None when no
+    comparison was made (foul forfeited, dealer not qualified or overqualified).
+    """
+
+    position: int
+    outcome: Outcome
+    rule: str
+    cite: str
+    high: HandResult | None
+    low: HandResult | None
+    foul: FoulKind | None
+    house_way_reset: bool
+    setting: Setting | None
+    wager: Cents
+    win: Cents
+    commission: Cents
+    fee: Cents
+    bonuses: tuple[BonusResult, ...]
+    net: Cents
+
+    @property
+    def main_net(self) -> Cents:
+        """The main wager's result alone: win less commission, 0, or -wager."""
+        return self.net - sum(b.net for b in self.bonuses) + self.fee
+
+    def as_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSettlement:
+    """A settled round: per-position records and the round's totals (cents)."""
+
+    game: Game
+    qualification: DealerQualification
+    positions: tuple[PositionSettlement, ...]
+
+    @property
+    def main_wagered(self) -> Cents:
+        return sum(p.wager for p in self.positions)
+
+    @property
+    def bonus_wagered(self) -> Cents:
+        return sum(b.wager for p in self.positions for b in p.bonuses)
+
+    @property
+    def total_wagered(self) -> Cents:
+        return self.main_wagered + self.bonus_wagered
+
+    @property
+    def main_paid(self) -> Cents:
+        """Gross main-wager wins paid to players (before commission)."""
+        return sum(p.win for p in self.positions)
+
+    @property
+    def main_collected(self) -> Cents:
+        """Main wagers taken by the house."""
+        return sum(p.wager for p in self.positions if p.outcome is Outcome.LOSE)
+
+    @property
+    def commission(self) -> Cents:
+        return sum(p.commission for p in self.positions)
+
+    @property
+    def fees(self) -> Cents:
+        return sum(p.fee for p in self.positions)
+
+    @property
+    def bonuses_paid(self) -> Cents:
+        return sum(b.won for p in self.positions for b in p.bonuses)
+
+    @property
+    def bonuses_collected(self) -> Cents:
+        return sum(b.lost for p in self.positions for b in p.bonuses)
+
+    @property
+    def house_result(self) -> Cents:
+        """What the house gained (negative: lost) this round: minus the sum of the players' nets."""
+        return -sum(p.net for p in self.positions)
+
+    def position(self, number: int) -> PositionSettlement:
+        for record in self.positions:
+            if record.position == number:
+                return record
+        raise PositionError(f"position {number} did not play this round")
+
+    def totals(self) -> dict[str, Cents]:
+        return {
+            name: getattr(self, name)
+            for name in (
+                "main_wagered",
+                "bonus_wagered",
+                "total_wagered",
+                "main_paid",
+                "main_collected",
+                "commission",
+                "fees",
+                "bonuses_paid",
+                "bonuses_collected",
+                "house_result",
+            )
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        record = _plain(self)
+        record["totals"] = self.totals()
+        return record
+
+
+def _plain(value: Any) -> Any:
+    """Records to JSON-ready data: enums to values, cards to codes."""
+    if isinstance(value, Card):
+        return value.code
+    if isinstance(value, Setting):
+        return {"high": codes(value.high), "low": codes(value.low)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+# --- the rules ----------------------------------------------------------------------------
+
+
+def best_high_category(cards: Sequence[Card], ranking: RankingRules) -> HighCategory:
+    """The best five-card category any five of ``cards`` make (jokers as bugs)."""
+    return max(high_category(rank_high(five, ranking)) for five in combinations(cards, 5))
+
+
+def dealer_qualification(rules: TableRules, banker_cards: Sequence[Card]) -> DealerQualification:
+    """Double Joker qualification from the dealer's seven cards, however they are set (003).
+
+    Qualifies: the seven cards make one pair or better (a joker with an Ace, or two jokers,
+    is a pair of Aces; a straight or flush is better than a pair). Overqualifies: four of a
+    kind or better (four of a kind, straight flush, royal flush, five Aces) with the
+    table's overqualifier on.
+    """
+    if rules.game is not Game.DOUBLE_JOKER:
+        return DealerQualification.NOT_APPLICABLE
+    best = best_high_category(banker_cards, rules.ranking)
+    if rules.overqualifier and best >= HighCategory.FOUR_OF_A_KIND:
+        return DealerQualification.OVERQUALIFIED
+    if best >= HighCategory.ONE_PAIR:
+        return DealerQualification.QUALIFIED
+    return DealerQualification.NOT_QUALIFIED
+
+
+def compare_settings(
+    player: Setting, banker: Setting, ranking: RankingRules
+) -> tuple[HandResult, HandResult]:
+    """High with high, low with low; equal scores are a copy (000, 001)."""
+
+    def result(sign: int) -> HandResult:
+        return {1: HandResult.WIN, -1: HandResult.LOSE, 0: HandResult.COPY}[sign]
+
+    high = compare(rank_high(player.high, ranking), rank_high(banker.high, ranking))
+    low = compare(rank_low(player.low, ranking), rank_low(banker.low, ranking))
+    return result(high), result(low)
+
+
+def foul_kind(setting: Setting | None, ranking: RankingRules) -> FoulKind | None:
+    """None when the setting is legal, else why it is a foul (001, 004)."""
+    if setting is None:
+        return FoulKind.NOT_SET
+    if len(setting.high) != 5 or len(setting.low) != 2:
+        return FoulKind.WRONG_CARD_COUNT
+    if not is_legal(setting, ranking):
+        return FoulKind.LOW_OUTRANKS_HIGH
+    return None
+
+
+def _house_way_setting(reset: HouseWay | None, hand: PositionHand, ranking: RankingRules) -> Setting:
+    if reset is None:
+        raise HouseWayError("the table re-sets fouls by the house way, but no house way was given")
+    setting = reset(tuple(hand.cards))
+    if not isinstance(setting, Setting):
+        raise HouseWayError(f"position {hand.position}: the house way returned {setting!r}, not a Setting")
+    try:
+        check_setting(hand.cards, setting.high, setting.low)
+    except SettingError as error:
+        raise HouseWayError(f"position {hand.position}: the house way setting is wrong: {error}") from error
+    if not is_legal(setting, ranking):
+        raise HouseWayError(f"position {hand.position}: the house way setting {setting.as_dict()} is a foul")
+    return setting
+
+
+def _commission(rules: TableRules, win: Cents, position: int) -> Cents:
+    try:
+        return rules.commission.commission_on(win)
+    except MoneyError as error:
+        raise SettlementMoneyError(f"position {position}: {error}") from error
+
+
+def _settle_bonuses(
+    rules: TableRules, hand: PositionHand, banker: BankerHand, foul: FoulKind | None
+) -> tuple[BonusResult, ...]:
+    results = []
+    for bonus, wager in hand.bonus_wagers():
+        table = rules.paytable(bonus)
+        assert table is not None  # checked with the input
+        if bonus is Bonus.BIG_HAND:
+            line = big_hand_line(table, hand.cards, rules.ranking)
+        else:
+            line = joker_bonus_line(table, hand.cards, banker.cards)
+        if foul is FoulKind.NOT_SET:
+            rule, net = BonusRule.HAND_NOT_SET, -wager
+        elif foul is not None and rules.foul_forfeits_bonuses:
+            rule, net = BonusRule.FOUL_FORFEIT, -wager
+        else:
+            rule, net = BonusRule.PAY_TABLE, line.settle(wager)
+        results.append(BonusResult(bonus, wager, line.name, line.odds, net, rule, BONUS_CITES[rule]))
+    return tuple(results)
+
+
+def _settle_position(
+    rules: TableRules,
+    banker: BankerHand,
+    qualification: DealerQualification,
+    hand: PositionHand,
+    reset: HouseWay | None,
+) -> PositionSettlement:
+    foul = foul_kind(hand.setting, rules.ranking)
+    bonuses = _settle_bonuses(rules, hand, banker, foul)
+    fee = rules.commission.fee_per_hand
+    setting = hand.setting
+    high = low = None
+    house_way_reset = False
+    if qualification is DealerQualification.NOT_QUALIFIED:
+        rule = RULES["dealer-not-qualified"]
+    elif qualification is DealerQualification.OVERQUALIFIED:
+        rule = RULES["premium-overqualifier"]
+    elif foul is not None and rules.foul_rule is FoulRule.FORFEIT:
+        rule = RULES["foul-forfeit"]
+    else:
+        if foul is not None:
+            setting = _house_way_setting(reset, hand, rules.ranking)
+            house_way_reset = True
+        assert setting is not None
+        high, low = compare_settings(setting, banker.setting, rules.ranking)
+        rule = COMPARISON_RULES[(high, low)]
+
+    win = commission = 0
+    if rule.outcome is Outcome.WIN:
+        win = hand.wager
+    elif rule.outcome is Outcome.PREMIUM:
+        win = rules.premium_multiple * hand.wager
+    if win:
+        commission = _commission(rules, win, hand.position)
+    main_net = -hand.wager if rule.outcome is Outcome.LOSE else win - commission
+    net = main_net + sum(b.net for b in bonuses) - fee
+    return PositionSettlement(
+        position=hand.position,
+        outcome=rule.outcome,
+        rule=rule.id,
+        cite=rule.cite,
+        high=high,
+        low=low,
+        foul=foul,
+        house_way_reset=house_way_reset,
+        setting=setting,
+        wager=hand.wager,
+        win=win,
+        commission=commission,
+        fee=fee,
+        bonuses=bonuses,
+        net=net,
+    )
+
+
+# --- input checks -------------------------------------------------------------------------
+
+
+def _check_seven(cards: object, who: str) -> None:
+    if not isinstance(cards, Sequence) or len(cards) != 7 or not all(isinstance(c, Card) for c in cards):
+        raise HandError(f"{who}: seven cards expected, got {cards!r}")
+
+
+def _check_banker(rules: TableRules, banker: BankerHand) -> None:
+    if not isinstance(banker, BankerHand):
+        raise BankerHandError(f"the banker's hand must be a BankerHand, got {banker!r}")
+    _check_seven(banker.cards, "banker")
+    if not isinstance(banker.setting, Setting):
+        raise BankerHandError(f"the banker's hand must be set, got {banker.setting!r}")
+    try:
+        check_setting(banker.cards, banker.setting.high, banker.setting.low)
+    except SettingError as error:
+        raise BankerHandError(f"banker: {error}") from error
+    if not is_legal(banker.setting, rules.ranking):
+        raise BankerHandError(f"banker: the setting {banker.setting.as_dict()} is a foul")
+
+
+def _check_wager(amount: object, what: str) -> None:
+    try:
+        check_amount(amount, what)
+    except InvalidAmountError as error:
+        raise WagerError(str(error)) from error
+
+
+def _check_position(rules: TableRules, hand: PositionHand) -> None:
+    if not isinstance(hand, PositionHand):
+        raise PositionError(f"a position's hand must be a PositionHand, got {hand!r}")
+    number = hand.position
+    if isinstance(number, bool) or not isinstance(number, int) or number not in PLAYER_POSITIONS:
+        raise PositionError(
+            f"position {number!r} is not a player position (2..7; the banker is position {BANKER_POSITION})"
+        )
+    who = f"position {number}"
+    _check_seven(hand.cards, who)
+    setting = hand.setting
+    if setting is not None:
+        if not isinstance(setting, Setting):
+            raise HandError(f"{who}: setting must be a Setting or None, got {setting!r}")
+        if Counter(setting.high) + Counter(setting.low) != Counter(hand.cards):
+            raise HandError(
+                f"{who}: setting {codes(setting.high)} / {codes(setting.low)} is not made of the "
+                f"position's cards {codes(hand.cards)}"
+            )
+    _check_wager(hand.wager, f"{who} main wager")
+    for bonus, wager in hand.bonus_wagers():
+        if rules.game is not Game.DOUBLE_JOKER or rules.paytable(bonus) is None:
+            raise BonusNotOfferedError(f"{who}: the {rules.game.value} table offers no {bonus.value} wager")
+        _check_wager(wager, f"{who} {bonus.value} wager")
+
+
+def _check_one_deck(rules: TableRules, banker: BankerHand, hands: Sequence[PositionHand]) -> None:
+    holders: dict[Card, list[str]] = defaultdict(list)
+    for who, cards in [("banker", banker.cards)] + [(f"position {h.position}", h.cards) for h in hands]:
+        for card in cards:
+            holders[card].append(who)
+    for card, who in holders.items():
+        if not card.is_joker and len(who) > 1:
+            raise DeckError(f"card {card} dealt more than once: {', '.join(who)}")
+    jokers = [who for card, holders_ in holders.items() if card.is_joker for who in holders_]
+    if len(jokers) > rules.game.jokers:
+        raise DeckError(
+            f"{len(jokers)} jokers dealt ({', '.join(jokers)}); the {rules.game.value} deck holds "
+            f"{rules.game.jokers}"
+        )
+
+
+def settle_round(
+    rules: TableRules,
+    banker: BankerHand,
+    hands: Sequence[PositionHand],
+    reset_by_house_way: HouseWay | None = None,
+) -> RoundSettlement:
+    """Settle every position that played against the banker; records come in position order.
+
+    ``reset_by_house_way`` is required when the table re-sets fouls by the house way.
+    """
+    if not isinstance(rules, TableRules):
+        raise SettlementError(f"rules must be TableRules, got {rules!r}")
+    _check_banker(rules, banker)
+    if not hands:
+        raise PositionError("no position played: nothing to settle")
+    seen: set[int] = set()
+    for hand in hands:
+        _check_position(rules, hand)
+        if hand.position in seen:
+            raise PositionError(f"position {hand.position} is given twice")
+        seen.add(hand.position)
+    _check_one_deck(rules, banker, hands)
+    if rules.foul_rule is FoulRule.HOUSE_WAY and reset_by_house_way is None:
+        raise HouseWayError("the table re-sets fouls by the house way: give reset_by_house_way")
+    qualification = dealer_qualification(rules, banker.cards)
+    records = tuple(
+        _settle_position(rules, banker, qualification, hand, reset_by_house_way)
+        for hand in sorted(hands, key=lambda h: h.position)
+    )
+    return RoundSettlement(game=rules.game, qualification=qualification, positions=records)
+
+
+__all__ = [
+    "BANKER_POSITION",
+    "BONUS_CITES",
+    "BankerHand",
+    "BankerHandError",
+    "BonusNotOfferedError",
+    "BonusResult",
+    "BonusRule",
+    "COMPARISON_RULES",
+    "DealerQualification",
+    "DeckError",
+    "FoulKind",
+    "HandError",
+    "HandResult",
+    "HouseWay",
+    "HouseWayError",
+    "Outcome",
+    "PLAYER_POSITIONS",
+    "PositionError",
+    "PositionHand",
+    "PositionSettlement",
+    "RULES",
+    "RoundSettlement",
+    "Rule",
+    "SettlementError",
+    "SettlementMoneyError",
+    "WagerError",
+    "best_high_category",
+    "compare_settings",
+    "dealer_qualification",
+    "foul_kind",
+    "settle_round",
+]
