@@ -43,7 +43,7 @@ R004: Final = "004_60e2fc6346e3399b.txt"
 BANKER_POSITION: Final = 1
 PLAYER_POSITIONS: Final = range(2, 8)
 
-HouseWay = Callable[[tuple[Card, ...]], Setting]
+HouseWayReset = Callable[[tuple[Card, ...]], Setting]
 """Re-sets seven cards by the house way; injected (the house way engine lives elsewhere)."""
 
 
@@ -414,7 +414,7 @@ def foul_kind(setting: Setting | None, ranking: RankingRules) -> FoulKind | None
     return None
 
 
-def _house_way_setting(reset: HouseWay | None, hand: PositionHand, ranking: RankingRules) -> Setting:
+def _house_way_setting(reset: HouseWayReset | None, hand: PositionHand, ranking: RankingRules) -> Setting:
     if reset is None:
         raise HouseWayError("the table re-sets fouls by the house way, but no house way was given")
     setting = reset(tuple(hand.cards))
@@ -462,7 +462,7 @@ def _settle_position(
     banker: BankerHand,
     qualification: DealerQualification,
     hand: PositionHand,
-    reset: HouseWay | None,
+    reset: HouseWayReset | None,
 ) -> PositionSettlement:
     foul = foul_kind(hand.setting, rules.ranking)
     bonuses = _settle_bonuses(rules, hand, banker, foul)
@@ -587,7 +587,7 @@ def settle_round(
     rules: TableRules,
     banker: BankerHand,
     hands: Sequence[PositionHand],
-    reset_by_house_way: HouseWay | None = None,
+    reset_by_house_way: HouseWayReset | None = None,
 ) -> RoundSettlement:
     """Settle every position that played against the banker; records come in position order.
 
@@ -629,7 +629,7 @@ __all__ = [
     "FoulKind",
     "HandError",
     "HandResult",
-    "HouseWay",
+    "HouseWayReset",
     "HouseWayError",
     "Outcome",
     "PLAYER_POSITIONS",
