@@ -1,0 +1,48 @@
+"""The drivers' error hierarchy: init, I/O, timeout, frame, protocol.
+
+Every error may carry the raw frame (or raw bytes) it is about, so that a log line or an
+error event is evidence on its own (issue 3, "Errors are a small typed hierarchy").
+"""
+
+from __future__ import annotations
+
+
+class DriverError(Exception):
+    """Base class of every driver error; ``raw`` is the offending frame's bytes, if any."""
+
+    def __init__(self, message: str, *, raw: bytes | None = None) -> None:
+        super().__init__(message)
+        self.raw: bytes | None = bytes(raw) if raw is not None else None
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        if self.raw is not None:
+            return f"{text} (raw frame {self.raw.hex(' ')})"
+        return text
+
+    def __reduce__(self):  # keep pickling (multiprocessing, copy) working with the keyword
+        return (_rebuild, (type(self), self.args[0] if self.args else "", self.raw))
+
+
+def _rebuild(cls: type[DriverError], message: str, raw: bytes | None) -> DriverError:
+    return cls(message, raw=raw)
+
+
+class DriverInitError(DriverError):
+    """The device could not be opened or refused the hello (wrong protocol version, no answer)."""
+
+
+class DriverIOError(DriverError):
+    """The transport failed: the port is gone, a read or a write failed."""
+
+
+class DriverTimeoutError(DriverError):
+    """The device did not answer in time (hello, acknowledgement, heartbeat)."""
+
+
+class FrameError(DriverError):
+    """Bytes that do not make a valid frame: bad CRC, bad length, garbage."""
+
+
+class ProtocolError(DriverError):
+    """A valid frame whose content breaks the protocol: unknown type, bad payload, bad card code."""

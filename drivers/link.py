@@ -1,0 +1,450 @@
+"""The host side of the link over any Transport (docs/protocols/link.md).
+
+Hello (protocol version, model, serial number, firmware, session), ACK/NAK by message id,
+bounded retransmission, duplicate message ids dropped, heartbeats both ways, link-loss
+detection and reconnection with exponential backoff. Everything here runs in the driver's
+reader thread, the only thread that touches the transport; ``send`` may be called from any
+thread and only queues.
+
+Delivery guarantee: one application message in flight per direction (stop-and-wait), so
+messages arrive in order; a message is re-sent until ACKed, across reconnects, with the same
+id; the receiver ACKs every copy and delivers only the first (ids increase by one within a
+session, so "id <= last delivered" is a duplicate).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import structlog
+
+from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, ProtocolError
+from .framing import CrcMismatchError, Frame, FrameDecoder, FrameError, encode_frame
+from .messages import (
+    MAX_MSG_ID,
+    PROTOCOL_MAJOR,
+    PROTOCOL_MINOR,
+    Hello,
+    MsgType,
+    Nak,
+    NakReason,
+    decode_ack,
+    decode_hello,
+    decode_nak,
+    encode_ack,
+    encode_hello,
+    encode_nak,
+    encode_reliable,
+    is_reliable,
+    split_reliable,
+)
+from .transport import Transport
+
+log = structlog.get_logger()
+
+READ_SIZE = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class LinkConfig:
+    """Timings and limits of the link, in seconds; defaults are the documented production values."""
+
+    heartbeat_interval: float = 1.0
+    loss_after_heartbeats: int = 3
+    ack_timeout: float = 0.25
+    max_retransmissions: int = 3
+    hello_timeout: float = 0.5
+    hello_attempts: int = 3
+    backoff_initial: float = 0.1
+    backoff_factor: float = 2.0
+    backoff_max: float = 5.0
+    poll_interval: float = 0.01
+    stale_frame_after: float = 0.5
+
+    def __post_init__(self) -> None:
+        positive = ("heartbeat_interval", "ack_timeout", "hello_timeout", "backoff_initial", "poll_interval",
+                    "stale_frame_after")
+        for name in positive:
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
+        if self.loss_after_heartbeats < 2:
+            raise ValueError("loss_after_heartbeats must be at least 2")
+        if self.max_retransmissions < 0 or self.hello_attempts < 1:
+            raise ValueError("max_retransmissions >= 0 and hello_attempts >= 1")
+        if self.backoff_factor < 1 or self.backoff_max < self.backoff_initial:
+            raise ValueError("backoff_factor >= 1 and backoff_max >= backoff_initial")
+        if not 0.001 <= self.heartbeat_interval <= 65.535:
+            raise ValueError("heartbeat_interval must fit the HELLO field: 1 ms to 65.535 s")
+
+    @property
+    def heartbeat_ms(self) -> int:
+        return round(self.heartbeat_interval * 1000)
+
+    @classmethod
+    def fast(cls) -> LinkConfig:
+        """Short timings for tests and demos: 50 ms heartbeat."""
+        return cls(heartbeat_interval=0.05, ack_timeout=0.04, hello_timeout=0.1, backoff_initial=0.02,
+                   backoff_max=0.2, poll_interval=0.005, stale_frame_after=0.1)
+
+
+class LinkListener(Protocol):
+    """What the link reports to its driver (called from the reader thread)."""
+
+    def link_up(self, hello: Hello, *, restored: bool, device_restarted: bool) -> None: ...
+
+    def link_lost(self, error: DriverError) -> None: ...
+
+    def message(self, msg_type: int, msg_id: int, body: bytes, frame: Frame) -> None: ...
+
+    def commands_dropped(self, msg_ids: tuple[int, ...], reason: str) -> None: ...
+
+    def link_error(self, error: DriverError) -> None: ...
+
+
+@dataclass(slots=True)
+class LinkStats:
+    """Counters for benchmarks, surveillance and tests."""
+
+    frames_received: int = 0
+    frames_sent: int = 0
+    messages_delivered: int = 0
+    duplicates_dropped: int = 0
+    retransmissions: int = 0
+    crc_errors: int = 0
+    garbage_bytes: int = 0
+    naks_sent: int = 0
+    naks_received: int = 0
+    links_lost: int = 0
+    reconnects: int = 0
+
+
+@dataclass(slots=True)
+class _Outgoing:
+    msg_id: int
+    msg_type: int
+    payload: bytes
+    frame: bytes = b""
+    sent_at: float = 0.0
+    retransmissions: int = 0
+
+
+class _LinkDown(Exception):
+    def __init__(self, error: DriverError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass(frozen=True, slots=True)
+class HostIdentity:
+    """What the host says of itself in its HELLO."""
+
+    model: str = "table-controller"
+    serial_number: str = ""
+    firmware: str = "0.1.0"
+
+
+class HostLink:
+    """The host end of one device link, run by the driver's reader thread."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        listener: LinkListener,
+        *,
+        config: LinkConfig | None = None,
+        identity: HostIdentity | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.transport = transport
+        self.listener = listener
+        self.config = config or LinkConfig()
+        self.identity = identity or HostIdentity()
+        self.stats = LinkStats()
+        self.session_id = secrets.randbits(32) or 1
+        self._clock = clock
+        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock)
+        self._early: list[Frame | FrameError] = []  # what followed the device's HELLO in the same read
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._outbox: deque[_Outgoing] = deque()
+        self._in_flight: _Outgoing | None = None
+        self._seq = 0
+        self._device: Hello | None = None
+        self._last_delivered = 0
+        self._last_rx = 0.0
+        self._last_tx = 0.0
+        self._loss_after = self.config.heartbeat_interval * self.config.loss_after_heartbeats
+
+    # -- public ---------------------------------------------------------------------------------
+
+    @property
+    def device(self) -> Hello | None:
+        """The device's last HELLO, None before the first."""
+        return self._device
+
+    def send(self, msg_type: int, body: bytes) -> int:
+        """Queue a reliable application message; return its message id. Thread-safe."""
+        if not is_reliable(msg_type):
+            raise ValueError(f"message type 0x{msg_type:02X} is not an application type")
+        with self._lock:
+            msg_id = next(self._ids)
+            if msg_id > MAX_MSG_ID:
+                raise ProtocolError("message ids exhausted for this session")
+            self._outbox.append(_Outgoing(msg_id, msg_type, encode_reliable(msg_id, body)))
+        return msg_id
+
+    def connect(self) -> Hello:
+        """Open the transport and exchange HELLOs; DriverInitError on any failure (cause chained)."""
+        try:
+            self.transport.open()
+            hello = self._hello()
+        except DriverInitError:
+            self.transport.close()
+            raise
+        except (DriverError, _LinkDown) as exc:
+            self.transport.close()
+            cause = exc.error if isinstance(exc, _LinkDown) else exc
+            raise DriverInitError(f"no link with {self.transport!r}: {cause}", raw=cause.raw) from cause
+        restarted = self._device is not None and hello.session_id != self._device.session_id
+        first = self._device is None
+        if restarted:
+            self._last_delivered = 0
+        self._device = hello
+        now = self._clock()
+        self._last_rx = now
+        self._last_tx = 0.0
+        self._loss_after = max(self.config.heartbeat_interval, hello.heartbeat_ms / 1000) * \
+            self.config.loss_after_heartbeats
+        if self._in_flight is not None:  # re-sent at once on the new connection, same id and bytes
+            self._in_flight.sent_at = 0.0
+            self._in_flight.retransmissions = 0
+        log.info("link.up", device=hello.model, serial=hello.serial_number, firmware=hello.firmware,
+                 session=hello.session_id, restored=not first, device_restarted=restarted)
+        self.listener.link_up(hello, restored=not first, device_restarted=restarted)
+        if restarted:  # the new device session knows nothing of our unacknowledged commands
+            self._drop_commands("device restarted")
+        return hello
+
+    def run(self, stop: threading.Event) -> None:
+        """Serve the link until ``stop`` is set, reconnect with backoff; close the transport at the end."""
+        try:
+            while not stop.is_set():
+                try:
+                    self._serve(stop)
+                except _LinkDown as down:
+                    self._lose(down.error)
+                    self._reconnect(stop)
+        finally:
+            self.transport.close()
+
+    # -- hello ----------------------------------------------------------------------------------
+
+    def _my_hello(self) -> Hello:
+        return Hello(PROTOCOL_MAJOR, PROTOCOL_MINOR, self.config.heartbeat_ms, self.session_id,
+                     self.identity.model, self.identity.serial_number, self.identity.firmware)
+
+    def _hello(self) -> Hello:
+        cfg = self.config
+        decoder = self._decoder
+        decoder.clear()
+        self._early = []
+        payload = encode_hello(self._my_hello())
+        for attempt in range(1, cfg.hello_attempts + 1):
+            self._write(self._frame(MsgType.HELLO, payload))
+            deadline = self._clock() + cfg.hello_timeout
+            while (left := deadline - self._clock()) > 0:
+                data = self.transport.read(READ_SIZE, min(left, cfg.poll_interval * 5))
+                items = decoder.feed(data) + decoder.expire()
+                for index, item in enumerate(items):
+                    if isinstance(item, Frame) and item.msg_type == MsgType.HELLO:
+                        self.stats.frames_received += 1
+                        try:
+                            hello = decode_hello(item.payload, raw=item.raw)
+                        except ProtocolError as exc:
+                            raise DriverInitError(f"bad HELLO: {exc}", raw=item.raw) from exc
+                        if hello.session_id == self.session_id:  # our own HELLO echoed (loopback, RS-485)
+                            log.warning("link.hello_echo", raw=item.raw.hex())
+                            continue
+                        if hello.protocol_major != PROTOCOL_MAJOR:
+                            error = DriverInitError(
+                                f"device speaks protocol {hello.protocol_major}.{hello.protocol_minor}, "
+                                f"host {PROTOCOL_MAJOR}.{PROTOCOL_MINOR}", raw=item.raw)
+                            log.error("link.version_mismatch", error=str(error), raw=item.raw.hex())
+                            raise error
+                        self._early = items[index + 1:]
+                        return hello
+                    if isinstance(item, Frame):
+                        self.stats.frames_received += 1  # stale traffic before the hello: re-sent later
+            log.warning("link.hello_unanswered", attempt=attempt, transport=repr(self.transport))
+        raise DriverTimeoutError(f"no HELLO from {self.transport!r} after {cfg.hello_attempts} attempts")
+
+    # -- serving --------------------------------------------------------------------------------
+
+    def _serve(self, stop: threading.Event) -> None:
+        cfg = self.config
+        early, self._early = self._early, []
+        self._handle(early, self._clock())
+        while not stop.is_set():
+            try:
+                data = self.transport.read(READ_SIZE, cfg.poll_interval)
+            except DriverIOError as exc:
+                raise _LinkDown(exc) from exc
+            self._handle(self._decoder.feed(data) + self._decoder.expire(), self._clock())
+            self._tick(self._clock())
+
+    def _handle(self, items: list[Frame | FrameError], now: float) -> None:
+        for item in items:
+            if isinstance(item, Frame):
+                self._last_rx = now
+                self.stats.frames_received += 1
+                self._on_frame(item)
+            else:
+                self._on_frame_error(item)
+
+    def _tick(self, now: float) -> None:
+        cfg = self.config
+        if now - self._last_rx > self._loss_after:
+            raise _LinkDown(DriverTimeoutError(f"no frame from the device for {now - self._last_rx:.3f} s"))
+        flight = self._in_flight
+        if flight is None:
+            with self._lock:
+                flight = self._in_flight = self._outbox.popleft() if self._outbox else None
+        if flight is not None:
+            if flight.sent_at == 0.0:
+                self._transmit(flight, now)
+            elif now - flight.sent_at >= cfg.ack_timeout:
+                self._retransmit(flight, now, "no ACK")
+        if now - self._last_tx >= cfg.heartbeat_interval:
+            self._write(self._frame(MsgType.HEARTBEAT, b""))
+
+    def _transmit(self, flight: _Outgoing, now: float) -> None:
+        if not flight.frame:  # first transmission: frame it once, re-send the same bytes (same seq)
+            flight.frame = self._frame(flight.msg_type, flight.payload)
+        flight.sent_at = now
+        self._write(flight.frame)
+
+    def _retransmit(self, flight: _Outgoing, now: float, why: str) -> None:
+        if flight.retransmissions >= self.config.max_retransmissions:
+            raise _LinkDown(DriverTimeoutError(
+                f"message {flight.msg_id} not acknowledged after {flight.retransmissions} "
+                f"retransmissions ({why})",
+                raw=flight.frame))
+        flight.retransmissions += 1
+        self.stats.retransmissions += 1
+        log.info("link.retransmit", msg_id=flight.msg_id, attempt=flight.retransmissions, why=why)
+        self._transmit(flight, now)
+
+    def _on_frame(self, frame: Frame) -> None:
+        kind = frame.msg_type
+        if kind == MsgType.HEARTBEAT:
+            return
+        if kind == MsgType.ACK:
+            msg_id = self._decode_or_report(decode_ack, frame)
+            if msg_id is not None and self._in_flight is not None and msg_id == self._in_flight.msg_id:
+                self._in_flight = None
+            return
+        if kind == MsgType.NAK:
+            nak = self._decode_or_report(decode_nak, frame)
+            self.stats.naks_received += 1
+            if nak is not None and self._in_flight is not None and self._in_flight.sent_at:
+                self._retransmit(self._in_flight, self._clock(), f"NAK {nak.reason.name}")
+            return
+        if kind == MsgType.HELLO:
+            log.warning("link.unexpected_hello", raw=frame.raw.hex())
+            return
+        if not is_reliable(kind):
+            self._report(ProtocolError(f"unknown message type 0x{kind:02X}", raw=frame.raw))
+            return
+        try:
+            msg_id, body = split_reliable(frame.payload, raw=frame.raw)
+        except ProtocolError as exc:
+            self._report(exc)
+            self._send_nak(NakReason.MALFORMED, frame.seq)
+            return
+        self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
+        if msg_id <= self._last_delivered:
+            self.stats.duplicates_dropped += 1
+            log.debug("link.duplicate_dropped", msg_id=msg_id, raw=frame.raw.hex())
+            return
+        if self._last_delivered and msg_id != self._last_delivered + 1:
+            self._report(ProtocolError(
+                f"message id {msg_id} after {self._last_delivered}: ids skipped", raw=frame.raw))
+        self._last_delivered = msg_id
+        self.stats.messages_delivered += 1
+        self.listener.message(kind, msg_id, body, frame)
+
+    def _on_frame_error(self, error: FrameError) -> None:
+        if isinstance(error, CrcMismatchError):
+            self.stats.crc_errors += 1
+            raw = error.raw or b""
+            log.warning("link.crc_error", error=str(error), raw=raw.hex())
+            self._send_nak(NakReason.BAD_CRC, raw[2] if len(raw) > 2 else 0)
+        else:
+            self.stats.garbage_bytes += len(error.raw or b"")
+            log.warning("link.discarded", kind=type(error).__name__, raw=(error.raw or b"").hex())
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _decode_or_report(self, decode, frame: Frame):
+        try:
+            return decode(frame.payload, raw=frame.raw)
+        except ProtocolError as exc:
+            self._report(exc)
+            return None
+
+    def _report(self, error: DriverError) -> None:
+        log.error("link.protocol_error", error=str(error), raw=(error.raw or b"").hex())
+        self.listener.link_error(error)
+
+    def _send_nak(self, reason: NakReason, seq: int) -> None:
+        self.stats.naks_sent += 1
+        self._write(self._frame(MsgType.NAK, encode_nak(Nak(reason, seq))))
+
+    def _frame(self, msg_type: int, payload: bytes) -> bytes:
+        seq = self._seq
+        self._seq = (seq + 1) & 0xFF
+        return encode_frame(seq, msg_type, payload)
+
+    def _write(self, data: bytes) -> None:
+        try:
+            self.transport.write(data)
+        except DriverIOError as exc:
+            raise _LinkDown(exc) from exc
+        self.stats.frames_sent += 1
+        self._last_tx = self._clock()
+
+    def _drop_commands(self, reason: str) -> None:
+        with self._lock:
+            dropped = ([self._in_flight] if self._in_flight else []) + list(self._outbox)
+            self._outbox.clear()
+            self._in_flight = None
+        if dropped:
+            ids = tuple(item.msg_id for item in dropped)
+            log.warning("link.commands_dropped", msg_ids=ids, reason=reason)
+            self.listener.commands_dropped(ids, reason)
+
+    def _lose(self, error: DriverError) -> None:
+        self.stats.links_lost += 1
+        log.error("link.lost", error=str(error), kind=type(error).__name__, raw=(error.raw or b"").hex())
+        self.transport.close()
+        self._decoder.clear()
+        self.listener.link_lost(error)
+
+    def _reconnect(self, stop: threading.Event) -> None:
+        delay = self.config.backoff_initial
+        while not stop.wait(delay):
+            try:
+                self.connect()
+            except DriverError as exc:
+                log.warning("link.reconnect_failed", error=str(exc), retry_in=delay)
+                delay = min(delay * self.config.backoff_factor, self.config.backoff_max)
+                continue
+            self.stats.reconnects += 1
+            return

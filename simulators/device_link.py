@@ -1,0 +1,651 @@
+"""The device side of the link (docs/protocols/link.md), written apart from ``drivers/link.py``.
+
+It shares only the framer, the CRC and the message-type constants with the driver, so that a
+bug in the driver's link logic cannot cancel itself out against the simulator (issue 3).
+
+- ``DeviceLink``: the protocol state machine, driven by ``receive(bytes)`` and ``poll()``; no
+  threads, no I/O of its own (it writes through a callable).
+- ``DeviceChannel`` and three channels: ``MemoryChannel`` (the in-process pyserial port),
+  ``PtyChannel`` (the master end of an ``os.openpty()`` pair), ``SocketChannel`` (a listening
+  TCP socket, one host at a time).
+- ``SimulatorRunner``: the one thread that moves bytes between a channel and a DeviceLink and
+  ticks the device model; it can cut the link for a while (fault ``link-cut``).
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+import errno
+import os
+import secrets
+import select
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from drivers.framing import CrcMismatchError, Frame, FrameDecoder, encode_frame
+from drivers.messages import APPLICATION_TYPES, PROTOCOL_MAJOR, PROTOCOL_MINOR, MsgType
+
+from .faults import LinkFaultInjector
+
+log = structlog.get_logger()
+
+NAK_BAD_CRC = 0x01
+NAK_MALFORMED = 0x02
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceIdentity:
+    """What the device says of itself in its HELLO."""
+
+    model: str
+    serial_number: str
+    firmware: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceLinkConfig:
+    """Device-side limits, in seconds (docs/protocols/link.md, "Timings")."""
+
+    ack_timeout: float = 0.25
+    max_retransmissions: int = 3
+    loss_after_heartbeats: int = 3
+    stale_frame_after: float = 0.5
+
+    @classmethod
+    def fast(cls) -> DeviceLinkConfig:
+        return cls(ack_timeout=0.04, stale_frame_after=0.1)
+
+
+class DeviceLinkState(enum.Enum):
+    WAITING_FOR_HELLO = "waiting-for-hello"
+    UP = "up"
+
+
+@dataclass(slots=True)
+class _Pending:
+    event_id: int
+    msg_type: int
+    body: bytes
+    frame: bytes = b""
+    sent_at: float | None = None
+    retransmissions: int = 0
+
+
+@dataclass(slots=True)
+class DeviceLinkStats:
+    frames_received: int = 0
+    frames_sent: int = 0
+    events_sent: int = 0
+    events_acked: int = 0
+    retransmissions: int = 0
+    commands_received: int = 0
+    duplicate_commands: int = 0
+    crc_errors: int = 0
+    hellos: int = 0
+    links_lost: int = 0
+
+
+CommandHandler = Callable[[int, int, bytes], None]
+
+
+class DeviceLink:
+    """The device end of the link: answers HELLO, sends events until ACKed, ACKs and dedupes commands.
+
+    ``on_command(msg_type, command_id, body)`` is called once per new command, after its ACK.
+    Events queued with ``send_event`` wait in order until the host ACKs each one, across link
+    losses: the device forgets nothing until it is restarted (a new ``DeviceLink``).
+    """
+
+    def __init__(
+        self,
+        identity: DeviceIdentity,
+        on_command: CommandHandler,
+        *,
+        write: Callable[[bytes], None] = lambda data: None,
+        config: DeviceLinkConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        session_id: int | None = None,
+        injectors: Sequence[LinkFaultInjector] = (),
+        protocol: tuple[int, int] = (PROTOCOL_MAJOR, PROTOCOL_MINOR),
+    ) -> None:
+        self.identity = identity
+        self.on_command = on_command
+        self.write = write
+        self.config = config or DeviceLinkConfig()
+        self.clock = clock
+        self.session_id = session_id if session_id is not None else (secrets.randbits(32) or 1)
+        self.injectors = list(injectors)
+        self.protocol = protocol
+        self.state = DeviceLinkState.WAITING_FOR_HELLO
+        self.stats = DeviceLinkStats()
+        self.heartbeat = 1.0
+        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock)
+        self._outbox: list[_Pending] = []
+        self._next_event_id = 1
+        self._host_session: int | None = None
+        self._last_command = 0
+        self._seq = 0
+        self._last_rx = 0.0
+        self._last_tx = 0.0
+
+    # -- the device model's side -----------------------------------------------------------------
+
+    def send_event(self, msg_type: int, body: bytes) -> int:
+        """Queue an event for reliable delivery; return its event id."""
+        if msg_type not in APPLICATION_TYPES:
+            raise ValueError(f"0x{msg_type:02X} is not an application message type")
+        event_id = self._next_event_id
+        self._next_event_id += 1
+        self._outbox.append(_Pending(event_id, msg_type, body))
+        return event_id
+
+    @property
+    def unacknowledged(self) -> int:
+        """Events queued or in flight, not yet ACKed."""
+        return len(self._outbox)
+
+    @property
+    def connected(self) -> bool:
+        return self.state is DeviceLinkState.UP
+
+    # -- the wire's side ------------------------------------------------------------------------
+
+    def receive(self, data: bytes) -> None:
+        """Bytes from the host."""
+        self._handle(self._decoder.feed(data) + self._decoder.expire())
+
+    def _handle(self, items: list) -> None:
+        for item in items:
+            if isinstance(item, Frame):
+                self.stats.frames_received += 1
+                self._on_frame(item)
+            elif isinstance(item, CrcMismatchError):
+                self.stats.crc_errors += 1
+                raw = item.raw or b""
+                log.warning("sim.link.crc_error", raw=raw.hex())
+                if self.connected:
+                    self._send(MsgType.NAK, bytes((NAK_BAD_CRC, raw[2] if len(raw) > 2 else 0)))
+
+    def poll(self) -> None:
+        """Timers: stale partial frames, retransmission, heartbeat, loss of the host."""
+        self._handle(self._decoder.expire())
+        if not self.connected:
+            return
+        now = self.clock()
+        if now - self._last_rx > self.heartbeat * self.config.loss_after_heartbeats:
+            self._lose("no frame from the host")
+            return
+        if self._outbox:
+            head = self._outbox[0]
+            if head.sent_at is None:
+                self._transmit(head, first=not head.frame)
+            elif now - head.sent_at >= self.config.ack_timeout:
+                self._retransmit(head, "no ACK")
+        if self.connected and now - self._last_tx >= self.heartbeat:
+            self._send(MsgType.HEARTBEAT, b"")
+
+    def lose(self) -> None:
+        """The channel says the host is gone (socket closed, port detached)."""
+        if self.connected:
+            self._lose("channel closed")
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _on_frame(self, frame: Frame) -> None:
+        kind = frame.msg_type
+        if kind == MsgType.HELLO:
+            self._on_hello(frame)
+            return
+        if not self.connected:
+            return  # nothing but a HELLO is answered before the hello exchange
+        self._last_rx = self.clock()
+        if kind == MsgType.HEARTBEAT:
+            return
+        if kind == MsgType.ACK:
+            if len(frame.payload) == 4 and self._outbox and self._outbox[0].sent_at is not None:
+                (acked,) = struct.unpack(">I", frame.payload)
+                if acked == self._outbox[0].event_id:
+                    self._outbox.pop(0)
+                    self.stats.events_acked += 1
+            return
+        if kind == MsgType.NAK:
+            if self._outbox and self._outbox[0].sent_at is not None:
+                self._retransmit(self._outbox[0], "NAK")
+            return
+        if kind not in APPLICATION_TYPES:
+            log.warning("sim.link.unknown_type", msg_type=kind, raw=frame.raw.hex())
+            return
+        if len(frame.payload) < 4:
+            self._send(MsgType.NAK, bytes((NAK_MALFORMED, frame.seq)))
+            return
+        (command_id,) = struct.unpack(">I", frame.payload[:4])
+        self._send(MsgType.ACK, frame.payload[:4])
+        if command_id <= self._last_command:
+            self.stats.duplicate_commands += 1
+            return
+        self._last_command = command_id
+        self.stats.commands_received += 1
+        self.on_command(kind, command_id, bytes(frame.payload[4:]))
+
+    def _on_hello(self, frame: Frame) -> None:
+        payload = frame.payload
+        if len(payload) < 8:
+            log.warning("sim.link.bad_hello", raw=frame.raw.hex())
+            return
+        major, _minor, heartbeat_ms, host_session = struct.unpack(">BBHI", payload[:8])
+        if heartbeat_ms == 0:
+            log.warning("sim.link.bad_hello", raw=frame.raw.hex())
+            return
+        self.stats.hellos += 1
+        if host_session != self._host_session:  # a new host: its command ids start again
+            self._host_session = host_session
+            self._last_command = 0
+        self.heartbeat = heartbeat_ms / 1000
+        reply = struct.pack(">BBHI", self.protocol[0], self.protocol[1], heartbeat_ms, self.session_id)
+        for text in (self.identity.model, self.identity.serial_number, self.identity.firmware):
+            data = text.encode("ascii")
+            reply += bytes((len(data),)) + data
+        now = self.clock()
+        self._last_rx = now
+        self._send(MsgType.HELLO, reply)
+        if major != self.protocol[0]:
+            self.state = DeviceLinkState.WAITING_FOR_HELLO
+            return
+        self.state = DeviceLinkState.UP
+        if self._outbox:  # the pending event is re-sent at the next poll: same id, same bytes,
+            self._outbox[0].sent_at = None  # with a fresh count of retransmissions
+            self._outbox[0].retransmissions = 0
+
+    def _transmit(self, pending: _Pending, *, first: bool) -> None:
+        if not pending.frame:
+            payload = struct.pack(">I", pending.event_id) + pending.body
+            pending.frame = self._next_frame(pending.msg_type, payload)
+        pending.sent_at = self.clock()
+        chunks = [pending.frame]
+        injectors = self.injectors if first else []
+        for injector in injectors:
+            chunks = [out for chunk in chunks
+                      for out in injector.transmit(chunk, pending.msg_type, pending.body)]
+        if first:
+            self.stats.events_sent += 1
+        for chunk in chunks:
+            self._write(chunk)
+        for injector in injectors:
+            injector.written()
+
+    def _retransmit(self, pending: _Pending, why: str) -> None:
+        if pending.retransmissions >= self.config.max_retransmissions:
+            self._lose(f"event {pending.event_id} not acknowledged ({why})")
+            return
+        pending.retransmissions += 1
+        self.stats.retransmissions += 1
+        self._transmit(pending, first=False)
+
+    def _lose(self, why: str) -> None:
+        log.info("sim.link.lost", why=why, session=self.session_id)
+        self.stats.links_lost += 1
+        self.state = DeviceLinkState.WAITING_FOR_HELLO
+        self._decoder.clear()
+        if self._outbox:  # nothing is in flight on a lost link; the count starts afresh on HELLO
+            self._outbox[0].sent_at = None
+            self._outbox[0].retransmissions = 0
+
+    def _next_frame(self, msg_type: int, payload: bytes) -> bytes:
+        frame = encode_frame(self._seq, msg_type, payload)
+        self._seq = (self._seq + 1) & 0xFF
+        return frame
+
+    def _send(self, msg_type: int, payload: bytes) -> None:
+        self._write(self._next_frame(msg_type, payload))
+
+    def _write(self, data: bytes) -> None:
+        self.stats.frames_sent += 1
+        self._last_tx = self.clock()
+        self.write(data)
+
+
+# -- channels ---------------------------------------------------------------------------------------
+
+
+class DeviceChannel(abc.ABC):
+    """The device's end of a byte pipe, used only by the runner thread (and ``cut``/``close``)."""
+
+    @abc.abstractmethod
+    def read(self, timeout: float) -> bytes:
+        """Bytes from the host, ``b""`` after ``timeout``; never raises for a missing host."""
+
+    @abc.abstractmethod
+    def write(self, data: bytes) -> None:
+        """Bytes to the host; silently lost when no host is there (like a real cable)."""
+
+    def host_present(self) -> bool:
+        """False when the channel knows the host is gone (closed socket, detached port)."""
+        return True
+
+    def set_cut(self, cut: bool) -> None:
+        """Pull (True) or plug back (False) the cable."""
+
+    def close(self) -> None:
+        """Release the channel's resources."""
+
+
+class MemoryChannel(DeviceChannel):
+    """An in-memory cable between a ``DeviceLink`` and one pyserial port object at a time."""
+
+    def __init__(self, buffer_limit: int = 1 << 20) -> None:
+        self._cond = threading.Condition()
+        self._to_device = bytearray()
+        self._to_host = bytearray()
+        self._attached = False
+        self._cut = False
+        self._closed = False
+        self._limit = buffer_limit
+
+    # the device side
+    def read(self, timeout: float) -> bytes:
+        with self._cond:
+            if not self._to_device:
+                self._cond.wait(timeout)
+            data = bytes(self._to_device)
+            self._to_device.clear()
+            return data
+
+    def write(self, data: bytes) -> None:
+        with self._cond:
+            if self._attached and not self._cut and len(self._to_host) + len(data) <= self._limit:
+                self._to_host += data
+                self._cond.notify_all()
+
+    def host_present(self) -> bool:
+        with self._cond:
+            return self._attached and not self._cut
+
+    def set_cut(self, cut: bool) -> None:
+        with self._cond:
+            self._cut = cut
+            if cut:
+                self._to_host.clear()
+                self._to_device.clear()
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._attached = False
+            self._cond.notify_all()
+
+    # the host side (the pyserial port)
+    def attach(self) -> None:
+        """A port opens: ConnectionError when the cable is cut, the channel closed or already in use."""
+        with self._cond:
+            if self._closed:
+                raise ConnectionError("the simulator is stopped")
+            if self._cut:
+                raise ConnectionError("the link is cut")
+            if self._attached:
+                raise ConnectionError("the simulator already has a host attached")
+            self._attached = True
+            self._to_host.clear()
+            self._to_device.clear()
+
+    def detach(self) -> None:
+        with self._cond:
+            self._attached = False
+            self._to_host.clear()
+            self._cond.notify_all()
+
+    def host_write(self, data: bytes) -> None:
+        with self._cond:
+            self._check_host()
+            self._to_device += data
+            self._cond.notify_all()
+
+    def host_read(self, size: int, timeout: float | None) -> bytes:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while True:
+                self._check_host()
+                if self._to_host:
+                    data = bytes(self._to_host[:size])
+                    del self._to_host[:size]
+                    return data
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return b""
+                    self._cond.wait(left)
+                else:
+                    self._cond.wait()
+
+    def host_waiting(self) -> int:
+        with self._cond:
+            self._check_host()
+            return len(self._to_host)
+
+    def host_clear(self) -> None:
+        with self._cond:
+            self._to_host.clear()
+
+    def _check_host(self) -> None:
+        if self._closed:
+            raise ConnectionError("the simulator is stopped")
+        if self._cut:
+            raise ConnectionError("the link is cut")
+        if not self._attached:
+            raise ConnectionError("port not attached")
+
+
+class PtyChannel(DeviceChannel):
+    """The master end of a pty pair; ``tty_path`` is the slave a driver opens like a serial port."""
+
+    def __init__(self) -> None:
+        import tty
+
+        self.master, slave = os.openpty()
+        tty.setraw(slave)  # no echo, no line discipline on the host's side
+        self.tty_path = os.ttyname(slave)
+        self._slave = slave  # kept open so the master never sees EIO between host reconnects
+        self._cut = False
+        os.set_blocking(self.master, False)
+
+    def read(self, timeout: float) -> bytes:
+        try:
+            ready, _, _ = select.select([self.master], [], [], timeout)
+        except (OSError, ValueError):
+            return b""
+        if not ready:
+            return b""
+        try:
+            data = os.read(self.master, 65536)
+        except BlockingIOError:
+            return b""
+        except OSError as exc:
+            if exc.errno == errno.EIO:
+                time.sleep(timeout)
+                return b""
+            raise
+        return b"" if self._cut else data
+
+    def write(self, data: bytes) -> None:
+        if self._cut:
+            return
+        view = memoryview(data)
+        deadline = time.monotonic() + 1.0
+        while view and time.monotonic() < deadline:
+            try:
+                written = os.write(self.master, view)
+                view = view[written:]
+            except BlockingIOError:
+                select.select([], [self.master], [], 0.01)
+            except OSError:
+                return
+
+    def set_cut(self, cut: bool) -> None:
+        self._cut = cut
+
+    def close(self) -> None:
+        for fd in (self.master, self._slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class SocketChannel(DeviceChannel):
+    """A listening TCP socket; one host connection at a time (``socket://host:port`` on the host side)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self._server = socket.create_server((host, port))
+        self._server.setblocking(False)
+        self.address: tuple[str, int] = self._server.getsockname()[:2]
+        self._client: socket.socket | None = None
+        self._cut = False
+
+    def read(self, timeout: float) -> bytes:
+        if self._client is None:
+            ready, _, _ = select.select([self._server], [], [], timeout)
+            if ready and not self._cut:
+                try:
+                    client, _ = self._server.accept()
+                except BlockingIOError:
+                    return b""
+                client.setblocking(False)
+                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                self._client = client
+            return b""
+        ready, _, _ = select.select([self._client], [], [], timeout)
+        if not ready:
+            return b""
+        try:
+            data = self._client.recv(65536)
+        except BlockingIOError:
+            return b""
+        except OSError:
+            data = b""
+        if not data:
+            self._drop_client()
+        return data
+
+    def write(self, data: bytes) -> None:
+        if self._client is None:
+            return
+        try:
+            self._client.sendall(data)
+        except OSError:
+            self._drop_client()
+
+    def host_present(self) -> bool:
+        return self._client is not None
+
+    def set_cut(self, cut: bool) -> None:
+        self._cut = cut
+        if cut:
+            self._drop_client()
+
+    def _drop_client(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def close(self) -> None:
+        self._drop_client()
+        self._server.close()
+
+
+# -- the runner -------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Cut:
+    until: float
+
+
+class SimulatorRunner:
+    """The thread that serves one channel: host bytes into the link, model and link timers ticked.
+
+    ``lock`` is the simulator's lock: the runner holds it while it touches the link or the
+    model, and so must anything else (a test opening the shuffler's door).
+    """
+
+    def __init__(
+        self,
+        link: DeviceLink,
+        channel: DeviceChannel,
+        *,
+        lock: threading.RLock,
+        tick: Callable[[], None] = lambda: None,
+        poll_interval: float = 0.002,
+        name: str = "simulator",
+    ) -> None:
+        self.link = link
+        self.channel = channel
+        self.lock = lock
+        self.tick = tick
+        self.poll_interval = poll_interval
+        self._stop = threading.Event()
+        self._cut: _Cut | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        link.write = self._write
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        self.channel.close()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def cut(self, duration: float) -> None:
+        """Pull the cable for ``duration`` seconds (the device link notices by itself)."""
+        with self.lock:
+            self._cut = _Cut(until=time.monotonic() + duration)
+            self.channel.set_cut(True)
+            log.info("sim.link.cut", duration=duration)
+
+    def _write(self, data: bytes) -> None:
+        if self._cut is None:
+            self.channel.write(data)
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                data = self.channel.read(self.poll_interval)
+                with self.lock:
+                    if self._cut is not None and time.monotonic() >= self._cut.until:
+                        self._cut = None
+                        self.channel.set_cut(False)
+                        log.info("sim.link.restored")
+                    if data and self._cut is None:
+                        self.link.receive(data)
+                    if not self.channel.host_present():
+                        self.link.lose()
+                    self.tick()
+                    self.link.poll()
+        except Exception:  # a simulator bug must be loud, not a silent dead device
+            log.exception("sim.runner_crashed")
+            raise
+
+
+__all__ = [
+    "DeviceChannel",
+    "DeviceIdentity",
+    "DeviceLink",
+    "DeviceLinkConfig",
+    "DeviceLinkState",
+    "MemoryChannel",
+    "PtyChannel",
+    "SimulatorRunner",
+    "SocketChannel",
+]

@@ -1,0 +1,92 @@
+"""``python -m simulators dice``: the shaker's serial variant as a process, for demos and end-to-end tests.
+
+    python -m simulators dice --pty [--seed N] [--fault NAME ...]
+    python -m simulators dice --listen 127.0.0.1:PORT [--seed N] [--fault NAME ...]
+
+Prints one line, the port a driver opens (a tty path, or ``socket://host:port``), then serves
+until SIGINT or SIGTERM (or ``--duration`` seconds). Unseeded, the dice come from
+``secrets.SystemRandom``. Fault names: simulators/faults.py (``cocked-die``, ``die-unreadable``,
+``cover-open``, ``tamper``, ``corrupted-frame``, ``dropped-frame``, ``duplicated-frame``,
+``link-cut``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+
+from simulators.device_link import DeviceLinkConfig
+from simulators.faults import DICE_SHAKER_FAULTS, UnknownFaultError, parse_faults
+
+from .device import DiceShakerSimulator
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    return host, int(port)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m simulators dice", description=__doc__.split("\n\n")[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--pty", action="store_true", help="serve on a new pty pair; print the tty path")
+    where.add_argument("--listen", type=_address, metavar="HOST:PORT",
+                       help="serve on a TCP socket (port 0: any free port)")
+    parser.add_argument("--seed", type=int, default=None, help="seed the dice (default: SystemRandom)")
+    parser.add_argument("--fault", action="append", default=[], metavar="NAME",
+                        help="a fault scenario; repeat or comma-separate for several. "
+                             f"Known: {', '.join(sorted(f.value for f in DICE_SHAKER_FAULTS))}")
+    parser.add_argument("--serial-number", default="DS3-SIM-0001")
+    parser.add_argument("--shake-duration", type=float, default=0.0, metavar="SECONDS")
+    parser.add_argument("--cut-duration", type=float, default=0.3, metavar="SECONDS",
+                        help="how long the link-cut scenario keeps the cable pulled")
+    parser.add_argument("--cover-close-after", type=float, default=0.05, metavar="SECONDS",
+                        help="how long the cover-open scenario keeps the cover open")
+    parser.add_argument("--tamper-reset-after", type=float, default=None, metavar="SECONDS",
+                        help="clear a tamper fault after this long (default: latched until restart)")
+    parser.add_argument("--fast", action="store_true", help="short device-side ACK timeout (tests)")
+    parser.add_argument("--duration", type=float, default=None, metavar="SECONDS",
+                        help="stop after this long (default: until SIGINT or SIGTERM)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        faults = parse_faults(",".join(args.fault), DICE_SHAKER_FAULTS)
+    except UnknownFaultError as exc:
+        parser.error(str(exc))
+    simulator = DiceShakerSimulator(
+        seed=args.seed, faults=faults, serial_number=args.serial_number,
+        link_config=DeviceLinkConfig.fast() if args.fast else None,
+        shake_duration=args.shake_duration, cut_duration=args.cut_duration,
+        cover_close_after=args.cover_close_after,
+        tamper_reset_after=args.tamper_reset_after,
+    )
+    stop = threading.Event()
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, lambda *_: stop.set())
+    try:
+        with simulator:
+            if args.pty:
+                print(simulator.serve_pty(), flush=True)
+            else:
+                host, port = simulator.serve_socket(*args.listen)
+                print(f"socket://{host}:{port}", flush=True)
+            stop.wait(args.duration)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
