@@ -11,13 +11,13 @@ from __future__ import annotations
 import abc
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
 import structlog
 
-from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, ProtocolError
+from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, JournalError, ProtocolError
 from .framing import Frame
 from .link import HostIdentity, HostLink, LinkConfig, LinkStats
 from .messages import Hello
@@ -105,6 +105,12 @@ class CommandRejected(DeviceEvent):
 
 _END = object()
 
+Journal = Callable[[DriverEvent, bytes], None]
+"""Called in the reader thread with each event decoded from a device message and the raw frame,
+*before* the link acknowledges the message: a journal that stores the event durably makes every
+acknowledged event survive a crash. A journal that raises leaves the message unacknowledged, so
+the device sends it again (docs/protocols/link.md, "Delivery")."""
+
 
 # -- the driver -------------------------------------------------------------------------------------
 
@@ -125,8 +131,10 @@ class Driver(abc.ABC):
         link_config: LinkConfig | None = None,
         identity: HostIdentity | None = None,
         stop_timeout: float = 5.0,
+        journal: Journal | None = None,
     ) -> None:
         self.transport = transport
+        self.journal = journal
         self.link = HostLink(transport, _Listener(self), config=link_config, identity=identity)
         self.stop_timeout = stop_timeout
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -282,11 +290,20 @@ class Driver(abc.ABC):
     # called by _Listener from the reader thread
 
     def _deliver(self, msg_type: int, msg_id: int, body: bytes, frame: Frame) -> None:
+        """Decode, journal (before the link ACKs), then queue the events of one device message."""
         try:
             events = list(self.decode_message(msg_type, msg_id, body, frame))
         except ProtocolError as exc:
             log.error("driver.protocol_error", device=self.name, error=str(exc), raw=(exc.raw or b"").hex())
             events = [ErrorEvent(device=self.name, error=exc)]
+        if self.journal is not None:
+            try:
+                for event in events:
+                    self.journal(event, frame.raw)
+            except Exception as exc:
+                log.error("driver.journal_failed", device=self.name, msg_id=msg_id, error=str(exc),
+                          raw=frame.raw.hex())
+                raise JournalError(f"journal refused message {msg_id}: {exc}", raw=frame.raw) from exc
         for event in events:
             self._post(event)
 

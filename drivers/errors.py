@@ -46,3 +46,8 @@ class FrameError(DriverError):
 
 class ProtocolError(DriverError):
     """A valid frame whose content breaks the protocol: unknown type, bad payload, bad card code."""
+
+
+class JournalError(DriverError):
+    """The host could not record a device event before acknowledging it; the message stays
+    unacknowledged so the device sends it again."""

@@ -25,7 +25,7 @@ from typing import Protocol
 
 import structlog
 
-from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, ProtocolError
+from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, JournalError, ProtocolError
 from .framing import CrcMismatchError, Frame, FrameDecoder, FrameError, encode_frame
 from .messages import (
     MAX_MSG_ID,
@@ -116,6 +116,7 @@ class LinkStats:
     frames_sent: int = 0
     messages_delivered: int = 0
     duplicates_dropped: int = 0
+    journal_failures: int = 0
     retransmissions: int = 0
     crc_errors: int = 0
     garbage_bytes: int = 0
@@ -368,17 +369,24 @@ class HostLink:
             self._report(exc)
             self._send_nak(NakReason.MALFORMED, frame.seq)
             return
-        self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
         if msg_id <= self._last_delivered:
+            self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
             self.stats.duplicates_dropped += 1
             log.debug("link.duplicate_dropped", msg_id=msg_id, raw=frame.raw.hex())
             return
         if self._last_delivered and msg_id != self._last_delivered + 1:
             self._report(ProtocolError(
                 f"message id {msg_id} after {self._last_delivered}: ids skipped", raw=frame.raw))
+        try:
+            # Delivered (and journalled by the driver) before the ACK: an acknowledged message
+            # is one the host has kept. A journal failure leaves it unacknowledged: resent.
+            self.listener.message(kind, msg_id, body, frame)
+        except JournalError:
+            self.stats.journal_failures += 1
+            return
         self._last_delivered = msg_id
         self.stats.messages_delivered += 1
-        self.listener.message(kind, msg_id, body, frame)
+        self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
 
     def _on_frame_error(self, error: FrameError) -> None:
         if isinstance(error, CrcMismatchError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from ..base import Driver, DriverEvent
+from ..base import Driver, DriverEvent, Journal
 from ..framing import Frame
 from ..link import HostIdentity, LinkConfig
 from ..transport import SerialTransport, Trace
@@ -37,10 +37,11 @@ class ShufflerDriver(Driver):
         url_packages: Sequence[str] = (),
         baudrate: int = 115200,
         trace: Trace | None = None,
+        journal: Journal | None = None,
     ) -> ShufflerDriver:
         """A driver on ``serial_for_url(url)``; ``url_packages`` lists packages with URL handlers."""
         transport = SerialTransport(url, baudrate=baudrate, url_packages=url_packages, trace=trace)
-        return cls(transport, link_config=link_config, identity=identity)
+        return cls(transport, link_config=link_config, identity=identity, journal=journal)
 
     def shuffle(self, deck_size: int) -> int:
         """Shuffle the deck in the machine, which must count ``deck_size`` (53 or 54) cards."""
