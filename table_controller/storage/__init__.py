@@ -1,0 +1,133 @@
+"""The durable, tamper-evident store of the table (issue 4).
+
+SQLite (WAL, synchronous) in a local data folder by default, PostgreSQL by URL. The event
+log is an append-only SHA-256 hash chain per table (``docs/audit-chain.md``); rounds and
+positions are projections of it for fast queries. The round state machine writes each step
+as ``append_event`` + a projection update inside one ``unit_of_work``.
+
+``table-controller audit verify [--data-dir DIR | --db-url URL]`` is
+``code, text = audit_verify(data_dir=..., db_url=...)``: print ``text``, exit ``code``
+(0 whole, 1 a broken link named, 2 the store could not be checked).
+"""
+
+from .audit import (
+    BreakKind,
+    ChainBreak,
+    ChainReport,
+    HeadOfChain,
+    append_event,
+    head_of_chain,
+    list_events,
+    lock_table,
+    verify_chain,
+)
+from .chain import GENESIS_HASH, canonical_payload, event_hash, event_preimage, format_timestamp
+from .engine import make_engine, redacted, sqlite_path, sqlite_url
+from .errors import (
+    ChainConflictError,
+    ChainHeadMismatchError,
+    InvalidEventError,
+    InvalidFieldError,
+    InvalidRoundError,
+    InvalidTimeError,
+    PositionExistsError,
+    RoundClosedError,
+    RoundNotFoundError,
+    SchemaVersionError,
+    StorageError,
+    StoreNotFoundError,
+    StoreUnavailableError,
+    UnsupportedDatabaseURLError,
+)
+from .migrate import check_schema_current, current_revision, head_revision, upgrade_to_head
+from .models import (
+    BANKER_POSITION,
+    DiceSource,
+    EventCreate,
+    EventPublic,
+    PositionOutcome,
+    RoundCreate,
+    RoundPositionCreate,
+    RoundPositionPublic,
+    RoundPositionUpdate,
+    RoundPublic,
+    RoundUpdate,
+)
+from .rounds import (
+    add_position,
+    create_round,
+    find_open_round,
+    get_positions,
+    get_round,
+    next_round_number,
+    round_id_for,
+    update_position,
+    update_round,
+)
+from .session import read_snapshot, unit_of_work
+from .store import audit_verify, open_store, store_url, verify_store
+
+__all__ = [
+    "BANKER_POSITION",
+    "GENESIS_HASH",
+    "BreakKind",
+    "ChainBreak",
+    "ChainConflictError",
+    "ChainHeadMismatchError",
+    "ChainReport",
+    "DiceSource",
+    "EventCreate",
+    "EventPublic",
+    "HeadOfChain",
+    "InvalidEventError",
+    "InvalidFieldError",
+    "InvalidRoundError",
+    "InvalidTimeError",
+    "PositionExistsError",
+    "PositionOutcome",
+    "RoundClosedError",
+    "RoundCreate",
+    "RoundNotFoundError",
+    "RoundPositionCreate",
+    "RoundPositionPublic",
+    "RoundPositionUpdate",
+    "RoundPublic",
+    "RoundUpdate",
+    "SchemaVersionError",
+    "StorageError",
+    "StoreNotFoundError",
+    "StoreUnavailableError",
+    "UnsupportedDatabaseURLError",
+    "add_position",
+    "append_event",
+    "audit_verify",
+    "canonical_payload",
+    "check_schema_current",
+    "create_round",
+    "current_revision",
+    "event_hash",
+    "event_preimage",
+    "find_open_round",
+    "format_timestamp",
+    "get_positions",
+    "get_round",
+    "head_of_chain",
+    "head_revision",
+    "list_events",
+    "lock_table",
+    "make_engine",
+    "next_round_number",
+    "open_store",
+    "read_snapshot",
+    "redacted",
+    "round_id_for",
+    "sqlite_path",
+    "sqlite_url",
+    "store_url",
+    "unit_of_work",
+    "update_position",
+    "update_round",
+    "upgrade_to_head",
+    "verify_chain",
+    "verify_store",
+]

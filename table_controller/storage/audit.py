@@ -1,0 +1,443 @@
+"""The audit chain: append an event, read events back, verify the whole chain (issue 4).
+
+Each table has its own chain: events numbered ``seq`` 1, 2, 3 ... and each event's
+``prev_hash`` is the ``hash`` of the one before (64 zeros for seq 1). The hashed bytes are
+given in ``chain.py`` and ``docs/audit-chain.md``.
+
+Appends for one table are serialised by locking the table's ``chain_heads`` row
+(``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite the database has one writer at a time,
+and ``unit_of_work`` takes that lock with ``BEGIN IMMEDIATE``). The unique
+``(table_id, seq)`` constraint is the backstop: if it ever fires the append fails with
+:class:`ChainConflictError` rather than forking the chain.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import bindparam, insert, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from .chain import (
+    GENESIS_HASH,
+    canonical_payload,
+    check_actor,
+    check_kind,
+    check_round_id,
+    check_table_id,
+    event_hash,
+    format_timestamp,
+    utc_timestamp,
+)
+from .errors import ChainConflictError, ChainHeadMismatchError
+from .models import ChainHead, Event, EventPublic
+
+# --------------------------------------------------------------------------- appending
+
+
+@dataclass(frozen=True, slots=True)
+class HeadOfChain:
+    """The last link of a table's chain: publish ``last_hash`` somewhere else to anchor it."""
+
+    table_id: str
+    last_seq: int
+    last_hash: str
+    updated_at: datetime
+
+
+# Statements built once (immutable), so each append only binds values: appends are hot.
+_HEADS = ChainHead.__table__  # type: ignore[attr-defined]
+_EVENTS = Event.__table__  # type: ignore[attr-defined]
+_READ_HEAD_FOR_UPDATE = (
+    select(_HEADS.c.last_seq, _HEADS.c.last_hash, _HEADS.c.updated_at)
+    .where(_HEADS.c.table_id == bindparam("head_table_id"))
+    .with_for_update()
+)
+_NEW_HEAD = {
+    "postgresql": postgresql.insert(_HEADS).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(_HEADS).on_conflict_do_nothing(),
+}
+_LAST_LINK = (
+    select(_EVENTS.c.seq, _EVENTS.c.hash)
+    .where(_EVENTS.c.table_id == bindparam("head_table_id"))
+    .order_by(_EVENTS.c.seq.desc())
+    .limit(1)
+)
+_INSERT_EVENT = insert(_EVENTS).returning(_EVENTS.c.id)
+_MOVE_HEAD = update(_HEADS).where(_HEADS.c.table_id == bindparam("head_table_id"))
+
+
+def lock_table(session: Session, *, table_id: str) -> HeadOfChain:
+    """Take the table's write lock for the rest of the transaction and return its chain head.
+
+    Creates the head (seq 0, genesis hash) the first time a table writes; two first writers
+    racing both end up waiting on the one head row.
+    """
+    check_table_id(table_id)
+    key = {"head_table_id": table_id}
+    head = session.exec(_READ_HEAD_FOR_UPDATE, params=key).first()
+    if head is None:
+        dialect = session.get_bind().dialect.name
+        if dialect not in _NEW_HEAD:  # pragma: no cover - make_engine refuses other backends
+            raise ChainConflictError(f"no chain lock for database {dialect!r}")
+        session.exec(
+            _NEW_HEAD[dialect],
+            params={
+                "table_id": table_id,
+                "last_seq": 0,
+                "last_hash": GENESIS_HASH,
+                "updated_at": datetime.now(UTC),
+            },
+        )
+        head = session.exec(_READ_HEAD_FOR_UPDATE, params=key).one()
+    return HeadOfChain(table_id, head[0], head[1], head[2])
+
+
+def _last_link(session: Session, table_id: str) -> tuple[int, str]:
+    """(seq, hash) of the table's last stored event, or (0, genesis)."""
+    last = session.exec(_LAST_LINK, params={"head_table_id": table_id}).first()
+    return (last[0], last[1]) if last is not None else (0, GENESIS_HASH)
+
+
+def append_event(
+    session: Session,
+    *,
+    table_id: str,
+    round_id: str | None,
+    kind: str,
+    actor: str,
+    payload: Mapping[str, Any],
+    now: datetime | None = None,
+) -> EventPublic:
+    """Append one event to the table's chain in the session's transaction and return it.
+
+    ``seq`` and ``prev_hash`` come from the table's chain head, cross-checked with the last
+    stored event: if they disagree the chain is broken and :class:`ChainHeadMismatchError`
+    stops the append. ``now`` defaults to the UTC time at which the table's lock was
+    obtained; a naive time is refused. The chain's order is ``seq``, not the time.
+    Nothing is committed here: the caller's ``unit_of_work`` commits the whole step.
+    """
+    check_table_id(table_id)
+    if round_id is not None:
+        check_round_id(round_id)
+    check_kind(kind)
+    check_actor(actor)
+    text = canonical_payload(payload)
+    given = utc_timestamp(now) if now is not None else None
+
+    head = lock_table(session, table_id=table_id)
+    moment = given if given is not None else datetime.now(UTC)  # taken once the lock is ours
+    last_seq, last_hash = _last_link(session, table_id)
+    if (last_seq, last_hash) != (head.last_seq, head.last_hash):
+        raise ChainHeadMismatchError(
+            f"table {table_id}: chain head says seq {head.last_seq} hash {head.last_hash[:12]}...,"
+            f" last stored event is seq {last_seq} hash {last_hash[:12]}...; appends stop until"
+            " the chain is verified (table-controller audit verify)"
+        )
+
+    seq = last_seq + 1
+    values: dict[str, Any] = {
+        "table_id": table_id,
+        "round_id": round_id,
+        "kind": kind,
+        "actor": actor,
+        "seq": seq,
+        "created_at": moment,
+        "payload": text,
+        "prev_hash": last_hash,
+    }
+    values["hash"] = event_hash(
+        table_id=table_id,
+        seq=seq,
+        round_id=round_id,
+        kind=kind,
+        actor=actor,
+        created_at=format_timestamp(moment),
+        prev_hash=last_hash,
+        payload=text,
+    )
+    try:
+        event_id = session.exec(_INSERT_EVENT, params=values).scalar_one()
+    except IntegrityError as exc:
+        raise ChainConflictError(
+            f"table {table_id}: seq {seq} was stored by another writer; append refused ({exc.orig})"
+        ) from exc
+    session.exec(
+        _MOVE_HEAD,
+        params={
+            "head_table_id": table_id,
+            "last_seq": seq,
+            "last_hash": values["hash"],
+            "updated_at": moment,
+        },
+    )
+    return EventPublic(id=event_id, **values)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def list_events(
+    session: Session,
+    *,
+    table_id: str | None = None,
+    round_id: str | None = None,
+    after_seq: int = 0,
+    limit: int | None = None,
+) -> list[EventPublic]:
+    """Events in chain order (table, then seq), filtered by table and/or round."""
+    statement = select(Event).where(Event.seq > after_seq)
+    if table_id is not None:
+        statement = statement.where(Event.table_id == table_id)
+    if round_id is not None:
+        statement = statement.where(Event.round_id == round_id)
+    statement = statement.order_by(col(Event.table_id), col(Event.seq))
+    if limit is not None:
+        statement = statement.limit(limit)
+    return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+
+
+def head_of_chain(session: Session, *, table_id: str) -> HeadOfChain | None:
+    """The table's chain head as stored now, or None if the table never wrote an event."""
+    check_table_id(table_id)
+    head = session.exec(
+        select(_HEADS.c.last_seq, _HEADS.c.last_hash, _HEADS.c.updated_at).where(
+            _HEADS.c.table_id == table_id
+        )
+    ).first()
+    return None if head is None else HeadOfChain(table_id, head[0], head[1], head[2])
+
+
+# --------------------------------------------------------------------------- verifying
+
+
+class BreakKind(enum.StrEnum):
+    """What is wrong at the first broken link of a table's chain."""
+
+    HASH_MISMATCH = "hash-mismatch"  # the row's fields do not hash to its stored hash: edited
+    PREV_HASH_MISMATCH = "prev-hash-mismatch"  # the row does not link to the one before
+    SEQ_GAP = "seq-gap"  # rows missing before this seq: deleted
+    SEQ_REPEATED = "seq-repeated"  # two rows claim one seq: forged
+    DELETED_TAIL = "deleted-tail"  # the head records more rows than are stored: deleted
+    UNRECORDED_ROW = "unrecorded-row"  # a row beyond the recorded head: inserted
+    HEAD_MISMATCH = "head-mismatch"  # the head's hash differs from the last row's
+
+
+@dataclass(frozen=True, slots=True)
+class ChainBreak:
+    """The first broken link of one table's chain."""
+
+    table_id: str
+    seq: int
+    event_id: int | None  # None when the row at ``seq`` is missing
+    kind: BreakKind
+    detail: str
+
+    def describe(self) -> str:
+        row = f"event id {self.event_id}" if self.event_id is not None else "row missing"
+        return f"table {self.table_id}, seq {self.seq} ({row}): {self.kind.value}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class ChainReport:
+    """Result of :func:`verify_chain`. ``first_break`` is the first broken link overall
+    (tables in id order); ``breaks`` holds the first broken link of every broken table."""
+
+    events_checked: int
+    tables_checked: int
+    breaks: tuple[ChainBreak, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaks
+
+    @property
+    def first_break(self) -> ChainBreak | None:
+        return self.breaks[0] if self.breaks else None
+
+    def describe(self) -> str:
+        summary = f"{self.events_checked} events in {self.tables_checked} table chain(s)"
+        if self.ok:
+            return f"audit chain whole: {summary} verified"
+        lines = [f"audit chain BROKEN: {summary} checked; first broken link:"]
+        lines += [f"  {item.describe()}" for item in self.breaks]
+        return "\n".join(lines)
+
+
+_VERIFY_BATCH = 2000
+
+
+class _TableCheck:
+    """Walks one table's rows in seq order and keeps the first break."""
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self.expected_seq = 1
+        self.prev_hash = GENESIS_HASH
+        self.last_seen: tuple[int, int, str] | None = None  # (seq, id, hash)
+        self.first_seq: int | None = None
+        self.broken: ChainBreak | None = None
+
+    def _break(self, seq: int, event_id: int | None, kind: BreakKind, detail: str) -> None:
+        if self.broken is None:
+            self.broken = ChainBreak(self.table_id, seq, event_id, kind, detail)
+
+    def check(self, row: Any) -> None:
+        event_id, table_id, seq, round_id, kind, actor, created_at, payload, prev_hash, stored = row
+        if self.first_seq is None:
+            self.first_seq = seq
+        if seq < self.expected_seq:
+            self._break(seq, event_id, BreakKind.SEQ_REPEATED, f"seq {seq} is stored more than once")
+        elif seq > self.expected_seq:
+            missing = (
+                f"seq {self.expected_seq}"
+                if seq == self.expected_seq + 1
+                else f"seqs {self.expected_seq}..{seq - 1}"
+            )
+            self._break(
+                self.expected_seq,
+                None,
+                BreakKind.SEQ_GAP,
+                f"{missing} missing (deleted); next stored row is seq {seq} (event id {event_id})",
+            )
+        if prev_hash != self.prev_hash:
+            before = "the genesis hash" if seq == 1 else "the hash of the row before"
+            self._break(
+                seq,
+                event_id,
+                BreakKind.PREV_HASH_MISMATCH,
+                f"prev_hash {prev_hash} does not match {before} ({self.prev_hash})",
+            )
+        recomputed = event_hash(
+            table_id=table_id,
+            seq=seq,
+            round_id=round_id,
+            kind=kind,
+            actor=actor,
+            created_at=format_timestamp(created_at),
+            prev_hash=prev_hash,
+            payload=payload,
+        )
+        if recomputed != stored:
+            self._break(
+                seq,
+                event_id,
+                BreakKind.HASH_MISMATCH,
+                f"stored hash {stored} but the row's fields hash to {recomputed} (row edited)",
+            )
+        self.prev_hash = stored
+        self.expected_seq = max(self.expected_seq, seq) + 1
+        self.last_seen = (seq, event_id, stored)
+
+    def finish(self, head: ChainHead | None) -> None:
+        if head is None:
+            if self.last_seen is not None:
+                self._break(
+                    self.first_seq or 1,
+                    None,
+                    BreakKind.UNRECORDED_ROW,
+                    "rows stored for a table that has no chain head (inserted behind the store's back)",
+                )
+            return
+        last_seq, last_id, last_hash = self.last_seen if self.last_seen else (0, None, GENESIS_HASH)
+        if head.last_seq > last_seq:
+            self._break(
+                last_seq + 1,
+                None,
+                BreakKind.DELETED_TAIL,
+                f"the chain head records seq {head.last_seq} but the last stored row is seq {last_seq}",
+            )
+        elif head.last_seq < last_seq:
+            self._break(
+                head.last_seq + 1,
+                None,
+                BreakKind.UNRECORDED_ROW,
+                f"rows up to seq {last_seq} stored beyond the chain head (seq {head.last_seq})",
+            )
+        elif head.last_hash != last_hash:
+            self._break(
+                last_seq,
+                last_id,
+                BreakKind.HEAD_MISMATCH,
+                f"the chain head records hash {head.last_hash}, the last row has {last_hash}",
+            )
+
+
+def verify_chain(
+    session: Session, *, table_id: str | None = None, batch_size: int = _VERIFY_BATCH
+) -> ChainReport:
+    """Check every link of every table's chain (or of one table) and name the first break.
+
+    Rows are streamed in (table, seq) order, ``batch_size`` at a time, so memory stays flat
+    on a year of rounds.
+    Run it inside :func:`~table_controller.storage.session.read_snapshot` so that appends
+    made while it runs are not mistaken for tampering.
+    """
+    heads_query = select(ChainHead)
+    columns = (
+        "id",
+        "table_id",
+        "seq",
+        "round_id",
+        "kind",
+        "actor",
+        "created_at",
+        "payload",
+        "prev_hash",
+        "hash",
+    )
+    rows_query = select(*(_EVENTS.c[name] for name in columns))
+    if table_id is not None:
+        check_table_id(table_id)
+        heads_query = heads_query.where(ChainHead.table_id == table_id)
+        rows_query = rows_query.where(_EVENTS.c.table_id == table_id)
+    heads = {head.table_id: head for head in session.exec(heads_query)}
+    rows = session.exec(
+        rows_query.order_by(_EVENTS.c.table_id, _EVENTS.c.seq, _EVENTS.c.id),
+        execution_options={"yield_per": batch_size},
+    )
+
+    breaks: list[ChainBreak] = []
+    tables: set[str] = set()
+    checked = 0
+    current: _TableCheck | None = None
+
+    def close(check: _TableCheck) -> None:
+        check.finish(heads.pop(check.table_id, None))
+        tables.add(check.table_id)
+        if check.broken is not None:
+            breaks.append(check.broken)
+
+    for row in rows:
+        if current is None or row[1] != current.table_id:
+            if current is not None:
+                close(current)
+            current = _TableCheck(row[1])
+        current.check(row)
+        checked += 1
+    if current is not None:
+        close(current)
+    for orphan in list(heads.values()):  # heads whose every row is gone
+        close(_TableCheck(orphan.table_id))
+
+    breaks.sort(key=lambda item: (item.table_id, item.seq))
+    return ChainReport(events_checked=checked, tables_checked=len(tables), breaks=tuple(breaks))
+
+
+__all__ = [
+    "BreakKind",
+    "ChainBreak",
+    "ChainReport",
+    "HeadOfChain",
+    "append_event",
+    "head_of_chain",
+    "list_events",
+    "lock_table",
+    "verify_chain",
+]

@@ -1,0 +1,577 @@
+"""What the store keeps: the event log (the audit chain) and the round projections (issue 4).
+
+Per entity a Base / Create / Table / Public family (STYLE.md): Create and Update models
+validate what callers hand in, table models stay inside the storage package, Public models
+go out. Money is integer cents (BIGINT columns, strict ``int`` in, never a float).
+
+- ``events``: the append-only log, one row per event, hash-chained per table (``chain.py``,
+  ``docs/audit-chain.md``). It is the evidence; UPDATE, DELETE and TRUNCATE are refused by
+  database triggers (installed by the migration).
+- ``chain_heads``: per table the last seq and hash. Appends lock this row, so two writers for
+  one table queue; the verifier compares it with the last event, so a deleted tail is seen.
+- ``rounds`` and ``round_positions``: projections of the log for fast queries (issue 5).
+  They are derived data: no foreign key from ``events`` to ``rounds``.
+
+Round ids are ``<table_id>-<number>`` (``PG-3-1042``): readable on a floor of many tables,
+unique because ``(table_id, number)`` is unique and the number is the part after the last
+``-``. Positions are 1..7, the banker is position 1 (003_4dcc2fceebc6e4af.txt).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import ConfigDict, Strict, field_validator
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Dialect,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlmodel import Field, SQLModel
+
+from ..game.cards import Card, Game, codes, parse_cards
+from ..game.evaluator import HighCategory, LowCategory, SevenCardCategory
+from .chain import (
+    ACTOR_MAX,
+    KIND_MAX,
+    ROUND_ID_MAX,
+    TABLE_ID_MAX,
+    canonical_payload,
+    check_actor,
+    check_kind,
+    check_name,
+    check_round_id,
+    check_table_id,
+    utc_timestamp,
+)
+from .errors import InvalidFieldError
+
+POSITIONS = range(1, 8)  # seven positions, banker = 1 (003)
+BANKER_POSITION = 1
+PHASE_MAX = 32
+RULE_ID_MAX = 64
+REASON_MAX = 500
+
+_PHASE = re.compile(r"[a-z][a-z0-9_-]*")
+
+Cents = Annotated[int, Strict()]
+"""Money in integer cents; a float, a string or a bool is refused, never rounded."""
+
+StrictCount = Annotated[int, Strict()]
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A UTC time kept to the microsecond on both backends; naive times are refused.
+
+    PostgreSQL: ``timestamp with time zone``. SQLite: text ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC.
+    Read back always as an aware UTC datetime.
+    """
+
+    impl = DateTime
+    cache_ok = True
+
+    def __init__(self) -> None:
+        super().__init__(timezone=True)
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        utc = utc_timestamp(value)
+        return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+_ID_TYPE = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements INTEGER keys only
+
+
+class DiceSource(enum.StrEnum):
+    """How the starting position was found (000, 003: three dice, a dice shaker or the shuffler RNG)."""
+
+    SHAKER = "shaker"
+    SHUFFLER_RNG = "shuffler-rng"
+    MANUAL = "manual"  # keyed in by the dealer, e.g. when the shaker faulted
+
+
+class PositionOutcome(enum.StrEnum):
+    """The main wager's result against the banker (000, 001_c9adb19db438d99f.txt).
+
+    Win: both hands beat the banker's. Push: one each, or the banker did not qualify (003).
+    Loss: the banker wins or copies both, or wins one and copies the other.
+    """
+
+    WIN = "win"
+    PUSH = "push"
+    LOSS = "loss"
+
+
+# --------------------------------------------------------------------------- validators
+
+
+def _check_phase(value: str | None) -> str | None:
+    if value is not None and (len(value) > PHASE_MAX or not _PHASE.fullmatch(value)):
+        raise InvalidFieldError(f"phase {value!r} is not valid: lowercase word like 'dealing'")
+    return value
+
+
+def _check_rule_id(value: str | None) -> str | None:
+    if value is not None and (not value or len(value) > RULE_ID_MAX or value != value.strip()):
+        raise InvalidFieldError(f"house way rule id {value!r} is not valid: 1..{RULE_ID_MAX} characters")
+    return value
+
+
+def _check_reason(value: str | None) -> str | None:
+    if value is not None and (not value.strip() or len(value) > REASON_MAX):
+        raise InvalidFieldError(f"reason must be 1..{REASON_MAX} characters, got {value!r}")
+    return value
+
+
+def _card_text(value: Any, size: int, what: str) -> str | None:
+    """Canonical codes, space-separated (``As Kd JK``), of exactly ``size`` cards."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        cards = parse_cards(value)
+    elif isinstance(value, Iterable):
+        items = list(value)
+        cards = tuple(item if isinstance(item, Card) else parse_cards([item])[0] for item in items)
+    else:
+        raise InvalidFieldError(f"{what} must be card codes, got {type(value).__name__}")
+    if len(cards) != size:
+        raise InvalidFieldError(f"{what} has {len(cards)} cards, expected {size}")
+    return " ".join(codes(cards))
+
+
+def _category_label(value: Any, category: type[enum.IntEnum], what: str) -> str | None:
+    if value is None:
+        return None
+    labels = {member.name.lower().replace("_", "-"): member for member in category}
+    if isinstance(value, category):
+        return value.name.lower().replace("_", "-")
+    if isinstance(value, str) and value in labels:
+        return value
+    raise InvalidFieldError(f"{what} {value!r} is not one of {', '.join(labels)}")
+
+
+# --------------------------------------------------------------------------- events
+
+
+class EventBase(SQLModel):
+    table_id: str = Field(max_length=TABLE_ID_MAX)
+    round_id: str | None = Field(default=None, max_length=ROUND_ID_MAX)
+    kind: str = Field(max_length=KIND_MAX)
+    actor: str = Field(max_length=ACTOR_MAX)
+
+
+class EventCreate(EventBase):
+    """An event as a caller (API, state machine) describes it; ``append_event`` chains it."""
+
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("table_id")
+    @classmethod
+    def _table_id(cls, value: str) -> str:
+        return check_table_id(value)
+
+    @field_validator("round_id")
+    @classmethod
+    def _round_id(cls, value: str | None) -> str | None:
+        return None if value is None else check_round_id(value)
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, value: str) -> str:
+        return check_kind(value)
+
+    @field_validator("actor")
+    @classmethod
+    def _actor(cls, value: str) -> str:
+        return check_actor(value)
+
+    @field_validator("payload")
+    @classmethod
+    def _payload(cls, value: dict[str, Any]) -> dict[str, Any]:
+        canonical_payload(value)
+        return value
+
+
+class _EventKey(SQLModel):
+    id: int | None = Field(default=None, primary_key=True, sa_type=_ID_TYPE)
+
+
+class Event(EventBase, _EventKey, table=True):
+    """One stored event, chained: ``hash`` covers every field and ``prev_hash``."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        UniqueConstraint("table_id", "seq", name="uq_events_table_seq"),
+        UniqueConstraint("hash", name="uq_events_hash"),
+        CheckConstraint("seq >= 1", name="ck_events_seq_positive"),
+        Index("ix_events_round_seq", "round_id", "seq"),
+        Index("ix_events_created_at", "created_at"),
+        {"sqlite_autoincrement": True},  # row ids are never reused after a delete
+    )
+
+    seq: int = Field(sa_type=BigInteger)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    payload: str = Field(sa_type=Text)
+    prev_hash: str = Field(max_length=64)
+    hash: str = Field(max_length=64)
+
+
+class EventPublic(EventBase):
+    """A stored event as shown outward: ``payload`` is the exact canonical JSON text hashed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    seq: int
+    created_at: datetime
+    payload: str
+    prev_hash: str
+    hash: str
+
+    def payload_data(self) -> dict[str, Any]:
+        """The payload parsed back into Python values."""
+        data: dict[str, Any] = json.loads(self.payload)
+        return data
+
+
+class ChainHead(SQLModel, table=True):
+    """Per table: the last seq and hash of its chain. Internal bookkeeping, never returned."""
+
+    __tablename__ = "chain_heads"
+
+    table_id: str = Field(primary_key=True, max_length=TABLE_ID_MAX)
+    last_seq: int = Field(sa_type=BigInteger)
+    last_hash: str = Field(max_length=64)
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+# --------------------------------------------------------------------------- rounds
+
+
+class RoundBase(SQLModel):
+    table_id: str = Field(max_length=TABLE_ID_MAX)
+    game: str = Field(max_length=16)
+    dealer: str = Field(max_length=ACTOR_MAX)
+    phase: str = Field(max_length=PHASE_MAX)
+    opened_at: datetime = Field(sa_type=UTCDateTime)
+
+
+class RoundCreate(RoundBase):
+    """A new round; the store gives it the table's next number and its id."""
+
+    game: Game  # type: ignore[assignment]
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("table_id")
+    @classmethod
+    def _table_id(cls, value: str) -> str:
+        return check_table_id(value)
+
+    @field_validator("dealer")
+    @classmethod
+    def _dealer(cls, value: str) -> str:
+        return check_name("dealer", value)
+
+    @field_validator("phase")
+    @classmethod
+    def _phase(cls, value: str) -> str:
+        checked = _check_phase(value)
+        assert checked is not None
+        return checked
+
+    @field_validator("opened_at")
+    @classmethod
+    def _opened_at(cls, value: datetime) -> datetime:
+        return utc_timestamp(value)
+
+
+class RoundFields(SQLModel):
+    """What the round state machine fills in as the round goes (all of it optional at first)."""
+
+    closed_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    voided: bool = False
+    misdeal: bool = False
+    void_reason: str | None = Field(default=None, max_length=REASON_MAX)
+    die_1: int | None = None
+    die_2: int | None = None
+    die_3: int | None = None
+    dice_source: str | None = Field(default=None, max_length=16)
+    start_position: int | None = None
+    wagered_cents: int = Field(default=0, sa_type=BigInteger)
+    bonus_wagered_cents: int = Field(default=0, sa_type=BigInteger)
+    commission_cents: int = Field(default=0, sa_type=BigInteger)
+    bonuses_paid_cents: int = Field(default=0, sa_type=BigInteger)
+    house_result_cents: int = Field(default=0, sa_type=BigInteger)  # + house won, - house lost
+    house_way_rule_id: str | None = Field(default=None, max_length=RULE_ID_MAX)
+    override: bool = False
+
+
+class _RoundKey(SQLModel):
+    round_id: str = Field(primary_key=True, max_length=ROUND_ID_MAX)
+    number: int = Field(sa_type=BigInteger)
+
+
+class Round(RoundFields, RoundBase, _RoundKey, table=True):
+    """The ``rounds`` projection."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (
+        UniqueConstraint("table_id", "number", name="uq_rounds_table_number"),
+        CheckConstraint("number >= 1", name="ck_rounds_number_positive"),
+        CheckConstraint("start_position BETWEEN 1 AND 7", name="ck_rounds_start_position"),
+        CheckConstraint("die_1 BETWEEN 1 AND 6", name="ck_rounds_die_1"),
+        CheckConstraint("die_2 BETWEEN 1 AND 6", name="ck_rounds_die_2"),
+        CheckConstraint("die_3 BETWEEN 1 AND 6", name="ck_rounds_die_3"),
+        CheckConstraint(
+            "wagered_cents >= 0 AND bonus_wagered_cents >= 0 AND commission_cents >= 0"
+            " AND bonuses_paid_cents >= 0",
+            name="ck_rounds_money_not_negative",
+        ),
+        Index("ix_rounds_opened_at", "opened_at", "round_id"),
+        Index("ix_rounds_table_opened_at", "table_id", "opened_at"),
+        Index("ix_rounds_game_opened_at", "game", "opened_at"),
+        Index("ix_rounds_dealer_opened_at", "dealer", "opened_at"),
+        Index("ix_rounds_voided_opened_at", "voided", "opened_at"),
+        Index("ix_rounds_misdeal_opened_at", "misdeal", "opened_at"),
+        Index("ix_rounds_override_opened_at", "override", "opened_at"),
+    )
+
+
+class RoundUpdate(SQLModel):
+    """Changes to a round's projection; only the fields given are written."""
+
+    phase: str | None = None
+    dealer: str | None = None
+    closed_at: datetime | None = None
+    voided: bool | None = None
+    misdeal: bool | None = None
+    void_reason: str | None = None
+    die_1: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
+    die_2: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
+    die_3: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
+    dice_source: DiceSource | None = None
+    start_position: Annotated[StrictCount, Field(ge=1, le=7)] | None = None
+    wagered_cents: Annotated[Cents, Field(ge=0)] | None = None
+    bonus_wagered_cents: Annotated[Cents, Field(ge=0)] | None = None
+    commission_cents: Annotated[Cents, Field(ge=0)] | None = None
+    bonuses_paid_cents: Annotated[Cents, Field(ge=0)] | None = None
+    house_result_cents: Cents | None = None
+    house_way_rule_id: str | None = None
+    override: bool | None = None
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("phase")
+    @classmethod
+    def _phase(cls, value: str | None) -> str | None:
+        return _check_phase(value)
+
+    @field_validator("dealer")
+    @classmethod
+    def _dealer(cls, value: str | None) -> str | None:
+        return None if value is None else check_name("dealer", value)
+
+    @field_validator("closed_at")
+    @classmethod
+    def _closed_at(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else utc_timestamp(value)
+
+    @field_validator("void_reason")
+    @classmethod
+    def _reason(cls, value: str | None) -> str | None:
+        return _check_reason(value)
+
+    @field_validator("house_way_rule_id")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        return _check_rule_id(value)
+
+
+class RoundPublic(RoundFields, RoundBase, _RoundKey):
+    """A round as shown outward."""
+
+    model_config = ConfigDict(frozen=True)
+
+    @property
+    def dice(self) -> tuple[int, int, int] | None:
+        if self.die_1 is None or self.die_2 is None or self.die_3 is None:
+            return None
+        return (self.die_1, self.die_2, self.die_3)
+
+
+# --------------------------------------------------------------------------- positions
+
+
+class RoundPositionBase(SQLModel):
+    position: int
+    wager_cents: int = Field(default=0, sa_type=BigInteger)
+    big_hand_bonus_cents: int = Field(default=0, sa_type=BigInteger)  # side wager (003)
+    joker_bonus_cents: int = Field(default=0, sa_type=BigInteger)  # side wager (003)
+
+
+class RoundPositionCreate(RoundPositionBase):
+    """A position taking part in a round: the banker (1) or a position with a wager."""
+
+    position: Annotated[StrictCount, Field(ge=1, le=7)]
+    wager_cents: Annotated[Cents, Field(ge=0)] = 0
+    big_hand_bonus_cents: Annotated[Cents, Field(ge=0)] = 0
+    joker_bonus_cents: Annotated[Cents, Field(ge=0)] = 0
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RoundPositionFields(SQLModel):
+    """The hand and the settlement of one position, filled in as the round goes."""
+
+    cards: str | None = Field(default=None, max_length=32)  # the 7 cards, "As Kd ..."
+    high: str | None = Field(default=None, max_length=24)  # the high hand, 5 cards
+    low: str | None = Field(default=None, max_length=8)  # the low hand, 2 cards
+    high_category: str | None = Field(default=None, max_length=24)
+    low_category: str | None = Field(default=None, max_length=24)
+    seven_card_category: str | None = Field(default=None, max_length=40)
+    house_way_rule_id: str | None = Field(default=None, max_length=RULE_ID_MAX)
+    fouled: bool = False
+    outcome: str | None = Field(default=None, max_length=8)
+    win_cents: int = Field(default=0, sa_type=BigInteger)
+    commission_cents: int = Field(default=0, sa_type=BigInteger)
+    bonus_paid_cents: int = Field(default=0, sa_type=BigInteger)
+    net_cents: int = Field(default=0, sa_type=BigInteger)  # the position's result, + won, - lost
+    override: bool = False
+
+
+class _RoundPositionKey(SQLModel):
+    round_id: str = Field(primary_key=True, max_length=ROUND_ID_MAX)
+
+
+class RoundPosition(RoundPositionFields, RoundPositionBase, _RoundPositionKey, table=True):
+    """The ``round_positions`` projection: one row per position taking part."""
+
+    __tablename__ = "round_positions"
+    __table_args__ = (
+        ForeignKeyConstraint(["round_id"], ["rounds.round_id"], name="fk_round_positions_round"),
+        CheckConstraint("position BETWEEN 1 AND 7", name="ck_round_positions_position"),
+        CheckConstraint(
+            "wager_cents >= 0 AND big_hand_bonus_cents >= 0 AND joker_bonus_cents >= 0"
+            " AND win_cents >= 0 AND commission_cents >= 0 AND bonus_paid_cents >= 0",
+            name="ck_round_positions_money_not_negative",
+        ),
+        Index("ix_round_positions_position_outcome", "position", "outcome"),
+        Index("ix_round_positions_outcome", "outcome"),
+        Index("ix_round_positions_high_category", "high_category"),
+        Index("ix_round_positions_seven_card_category", "seven_card_category"),
+    )
+
+    position: int = Field(primary_key=True)
+
+
+class RoundPositionUpdate(SQLModel):
+    """Changes to one position; only the fields given are written."""
+
+    wager_cents: Annotated[Cents, Field(ge=0)] | None = None
+    big_hand_bonus_cents: Annotated[Cents, Field(ge=0)] | None = None
+    joker_bonus_cents: Annotated[Cents, Field(ge=0)] | None = None
+    cards: str | None = None
+    high: str | None = None
+    low: str | None = None
+    high_category: str | None = None
+    low_category: str | None = None
+    seven_card_category: str | None = None
+    house_way_rule_id: str | None = None
+    fouled: bool | None = None
+    outcome: PositionOutcome | None = None
+    win_cents: Annotated[Cents, Field(ge=0)] | None = None
+    commission_cents: Annotated[Cents, Field(ge=0)] | None = None
+    bonus_paid_cents: Annotated[Cents, Field(ge=0)] | None = None
+    net_cents: Cents | None = None
+    override: bool | None = None
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("cards", mode="before")
+    @classmethod
+    def _cards(cls, value: Any) -> str | None:
+        return _card_text(value, 7, "cards")
+
+    @field_validator("high", mode="before")
+    @classmethod
+    def _high(cls, value: Any) -> str | None:
+        return _card_text(value, 5, "high hand")
+
+    @field_validator("low", mode="before")
+    @classmethod
+    def _low(cls, value: Any) -> str | None:
+        return _card_text(value, 2, "low hand")
+
+    @field_validator("high_category", mode="before")
+    @classmethod
+    def _high_category(cls, value: Any) -> str | None:
+        return _category_label(value, HighCategory, "high hand category")
+
+    @field_validator("low_category", mode="before")
+    @classmethod
+    def _low_category(cls, value: Any) -> str | None:
+        return _category_label(value, LowCategory, "low hand category")
+
+    @field_validator("seven_card_category", mode="before")
+    @classmethod
+    def _seven_card_category(cls, value: Any) -> str | None:
+        return _category_label(value, SevenCardCategory, "seven-card category")
+
+    @field_validator("house_way_rule_id")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        return _check_rule_id(value)
+
+
+class RoundPositionPublic(RoundPositionFields, RoundPositionBase, _RoundPositionKey):
+    """A position of a round as shown outward."""
+
+    model_config = ConfigDict(frozen=True)
+
+
+__all__ = [
+    "BANKER_POSITION",
+    "POSITIONS",
+    "ChainHead",
+    "Cents",
+    "DiceSource",
+    "Event",
+    "EventBase",
+    "EventCreate",
+    "EventPublic",
+    "PositionOutcome",
+    "Round",
+    "RoundBase",
+    "RoundCreate",
+    "RoundFields",
+    "RoundPosition",
+    "RoundPositionBase",
+    "RoundPositionCreate",
+    "RoundPositionFields",
+    "RoundPositionPublic",
+    "RoundPositionUpdate",
+    "RoundPublic",
+    "RoundUpdate",
+    "UTCDateTime",
+]

@@ -1,0 +1,216 @@
+"""The round projections: create a round, update it step by step, read it back (issue 4).
+
+The round state machine writes each step as ``append_event(...)`` plus one of these calls
+inside one :func:`~table_controller.storage.session.unit_of_work`. A closed round is final:
+its projection is never written again, so a round cannot settle twice
+(:class:`RoundClosedError`). Positions are 1..7 and the banker is position 1
+(003_4dcc2fceebc6e4af.txt).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from ..game.cards import CardError, Game, check_cards, parse_cards
+from .audit import lock_table
+from .chain import check_round_id, check_table_id
+from .errors import InvalidRoundError, PositionExistsError, RoundClosedError, RoundNotFoundError
+from .models import (
+    Round,
+    RoundCreate,
+    RoundPosition,
+    RoundPositionCreate,
+    RoundPositionPublic,
+    RoundPositionUpdate,
+    RoundPublic,
+    RoundUpdate,
+)
+
+_ROUNDS = Round.__table__  # type: ignore[attr-defined]
+_POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
+
+
+def round_id_for(table_id: str, number: int) -> str:
+    """The id of a table's round ``number``: ``<table_id>-<number>`` (``PG-3-1042``)."""
+    check_table_id(table_id)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise InvalidRoundError(f"round number must be an int >= 1, got {number!r}")
+    return f"{table_id}-{number}"
+
+
+def next_round_number(session: Session, *, table_id: str) -> int:
+    """One more than the table's highest round number (1 for a new table)."""
+    check_table_id(table_id)
+    highest = session.exec(select(func.max(Round.number)).where(Round.table_id == table_id)).one()
+    return 1 if highest is None else int(highest) + 1
+
+
+def create_round(session: Session, *, data: RoundCreate) -> RoundPublic:
+    """Open a new round for ``data.table_id`` with the table's next number.
+
+    Takes the table's write lock first, so two writers never pick the same number.
+    """
+    lock_table(session, table_id=data.table_id)
+    number = next_round_number(session, table_id=data.table_id)
+    row = Round(
+        **data.model_dump(),
+        round_id=round_id_for(data.table_id, number),
+        number=number,
+    )
+    session.add(row)
+    session.flush()
+    return RoundPublic.model_validate(row, from_attributes=True)
+
+
+def _round_row(session: Session, round_id: str, *, for_update: bool = False) -> Round:
+    check_round_id(round_id)
+    statement = select(Round).where(Round.round_id == round_id)
+    if for_update:
+        statement = statement.with_for_update()
+    row = session.exec(statement.execution_options(populate_existing=True)).first()
+    if row is None:
+        raise RoundNotFoundError(f"no round {round_id!r}")
+    return row
+
+
+def _writable_round(session: Session, round_id: str) -> Round:
+    row = _round_row(session, round_id, for_update=True)
+    if row.closed_at is not None:
+        raise RoundClosedError(f"round {round_id} closed at {row.closed_at.isoformat()}: its record is final")
+    return row
+
+
+def _checked_updates(table: Any, what: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """``changes`` with a clear error for a None written to a column that cannot be empty."""
+    for name, value in changes.items():
+        if value is None and not table.c[name].nullable:
+            raise InvalidRoundError(f"{what}: {name} cannot be empty")
+    return changes
+
+
+def _check_round(candidate: RoundPublic) -> None:
+    dice = (candidate.die_1, candidate.die_2, candidate.die_3)
+    if any(die is None for die in dice) and any(die is not None for die in dice):
+        raise InvalidRoundError(f"round {candidate.round_id}: three dice or none, got {dice}")
+    if (candidate.voided or candidate.misdeal) and not candidate.void_reason:
+        raise InvalidRoundError(f"round {candidate.round_id}: a void or misdeal needs a reason")
+    if candidate.closed_at is not None and candidate.closed_at < candidate.opened_at:
+        raise InvalidRoundError(f"round {candidate.round_id}: closed before it opened")
+
+
+def update_round(session: Session, *, round_id: str, changes: RoundUpdate) -> RoundPublic:
+    """Write the fields set in ``changes``; setting ``closed_at`` closes the round for good.
+
+    The whole new state is checked before anything is written (three dice or none, a void
+    or misdeal has a reason, closed after opened).
+    """
+    row = _writable_round(session, round_id)
+    updates = _checked_updates(_ROUNDS, f"round {round_id}", changes.model_dump(exclude_unset=True))
+    current = RoundPublic.model_validate(row, from_attributes=True)
+    candidate = current.model_copy(update=updates)
+    _check_round(candidate)
+    for name, value in updates.items():
+        setattr(row, name, value)
+    session.add(row)
+    session.flush()
+    return RoundPublic.model_validate(row, from_attributes=True)
+
+
+def get_round(session: Session, *, round_id: str) -> RoundPublic:
+    """One round; :class:`RoundNotFoundError` if there is none."""
+    return RoundPublic.model_validate(_round_row(session, round_id), from_attributes=True)
+
+
+def find_open_round(session: Session, *, table_id: str) -> RoundPublic | None:
+    """The table's latest round if it is not closed (what a restart resumes), else None."""
+    check_table_id(table_id)
+    row = session.exec(
+        select(Round).where(Round.table_id == table_id).order_by(col(Round.number).desc()).limit(1)
+    ).first()
+    if row is None or row.closed_at is not None:
+        return None
+    return RoundPublic.model_validate(row, from_attributes=True)
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def add_position(session: Session, *, round_id: str, data: RoundPositionCreate) -> RoundPositionPublic:
+    """Seat a position in an open round (the banker, or a position with a wager)."""
+    _writable_round(session, round_id)
+    if session.get(RoundPosition, (round_id, data.position)) is not None:
+        raise PositionExistsError(f"round {round_id}: position {data.position} already has a row")
+    row = RoundPosition(round_id=round_id, **data.model_dump())
+    session.add(row)
+    try:
+        session.flush()
+    except IntegrityError as exc:
+        raise PositionExistsError(f"round {round_id}: position {data.position} already has a row") from exc
+    return RoundPositionPublic.model_validate(row, from_attributes=True)
+
+
+def _check_hand(candidate: RoundPositionPublic, game: Game) -> None:
+    """The seven cards come from one deck of the game; high + low are a split of them (001)."""
+    where = f"round {candidate.round_id} position {candidate.position}"
+    if candidate.cards is not None:
+        try:
+            check_cards(parse_cards(candidate.cards), game)
+        except CardError as exc:
+            raise InvalidRoundError(f"{where}: cards {candidate.cards}: {exc}") from exc
+    if candidate.high is not None and candidate.low is not None and candidate.cards is not None:
+        split = Counter(parse_cards(candidate.high)) + Counter(parse_cards(candidate.low))
+        if split != Counter(parse_cards(candidate.cards)):
+            raise InvalidRoundError(
+                f"{where}: high {candidate.high} and low {candidate.low}"
+                f" are not a split of the cards {candidate.cards}"
+            )
+
+
+def update_position(
+    session: Session, *, round_id: str, position: int, changes: RoundPositionUpdate
+) -> RoundPositionPublic:
+    """Write the fields set in ``changes`` for one position of an open round.
+
+    Checked before anything is written: the cards fit one deck of the round's game and the
+    high and low hands are a split of the seven cards.
+    """
+    round_row = _writable_round(session, round_id)
+    row = session.get(RoundPosition, (round_id, position), populate_existing=True)
+    if row is None:
+        raise RoundNotFoundError(f"round {round_id} has no position {position}")
+    where = f"round {round_id} position {position}"
+    updates = _checked_updates(_POSITIONS, where, changes.model_dump(exclude_unset=True))
+    candidate = RoundPositionPublic.model_validate(row, from_attributes=True).model_copy(update=updates)
+    _check_hand(candidate, Game(round_row.game))
+    for name, value in updates.items():
+        setattr(row, name, value)
+    session.add(row)
+    session.flush()
+    return RoundPositionPublic.model_validate(row, from_attributes=True)
+
+
+def get_positions(session: Session, *, round_id: str) -> list[RoundPositionPublic]:
+    """The round's positions in position order."""
+    _round_row(session, round_id)
+    rows = session.exec(
+        select(RoundPosition).where(RoundPosition.round_id == round_id).order_by(col(RoundPosition.position))
+    )
+    return [RoundPositionPublic.model_validate(row, from_attributes=True) for row in rows]
+
+
+__all__ = [
+    "add_position",
+    "create_round",
+    "find_open_round",
+    "get_positions",
+    "get_round",
+    "next_round_number",
+    "round_id_for",
+    "update_position",
+    "update_round",
+]

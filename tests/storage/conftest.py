@@ -1,0 +1,134 @@
+"""Fixtures of the storage tests: every test runs on SQLite and on a real PostgreSQL.
+
+PostgreSQL is found at ``TABLE_TEST_POSTGRES_URL`` (default
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``, trust auth). If nothing answers, the
+fixture runs ``scripts/start-postgres.sh`` and tries again; if there is still no server the
+tests FAIL, never skip: CI must run them. Each test gets its own schema (dropped after).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
+
+from table_controller.storage import current_revision, head_revision, make_engine, sqlite_url, upgrade_to_head
+
+POSTGRES_URL_ENV = "TABLE_TEST_POSTGRES_URL"
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+START_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "start-postgres.sh"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def _probe(url: str) -> str | None:
+    """None if a server answers at ``url``, else why not."""
+    engine = make_engine(f"{url}{'&' if '?' in url else '?'}connect_timeout=3")
+    try:
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+        return None
+    except OperationalError as exc:
+        return str(exc.orig).strip()
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get(POSTGRES_URL_ENV, DEFAULT_POSTGRES_URL)
+    problem = _probe(url)
+    if problem is not None:
+        started = subprocess.run(
+            [str(START_SCRIPT)], capture_output=True, text=True, timeout=120, check=False
+        )
+        problem = _probe(url)
+        if problem is not None:
+            pytest.fail(
+                f"PostgreSQL is required for the storage tests and none could be had at {url}: {problem}\n"
+                f"{START_SCRIPT.name} exited {started.returncode}: {started.stderr.strip()}",
+                pytrace=False,
+            )
+    return url
+
+
+def _admin(postgres_url: str, statement: str) -> None:
+    """Run one statement on a connection of its own (closed after: no socket outlives a test)."""
+    admin = make_engine(postgres_url)
+    try:
+        with admin.begin() as connection:
+            connection.exec_driver_sql(statement)
+    finally:
+        admin.dispose()
+
+
+def _postgres_engine(postgres_url: str) -> Iterator[Engine]:
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    _admin(postgres_url, f'CREATE SCHEMA "{schema}"')
+    url = make_url(postgres_url).update_query_dict({"options": f"-csearch_path={schema}"})
+    engine = make_engine(url.render_as_string(hide_password=False))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+        _admin(postgres_url, f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """An engine on an empty database (no schema), SQLite file or PostgreSQL schema."""
+    if request.param == "sqlite":
+        engine = make_engine(sqlite_url(tmp_path))
+        try:
+            yield engine
+        finally:
+            engine.dispose()
+    else:
+        yield from _postgres_engine(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture(scope="session")
+def migration_sql() -> dict[str, list[tuple[str, Any]]]:
+    """Per backend, the SQL the migration to head ran, recorded once (see ``engine``)."""
+    return {}
+
+
+def _record_migration(engine: Engine) -> list[tuple[str, Any]]:
+    recorded: list[tuple[str, Any]] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, parameters: Any, _context: Any, _many: bool) -> None:
+        if not statement.lstrip().upper().startswith(("BEGIN", "COMMIT", "ROLLBACK")):
+            recorded.append((statement, parameters))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        upgrade_to_head(engine)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    return recorded
+
+
+@pytest.fixture
+def engine(empty_engine: Engine, migration_sql: dict[str, list[tuple[str, Any]]]) -> Engine:
+    """An engine on a database migrated to head.
+
+    The first test of each backend runs ``upgrade_to_head`` and records its SQL; later tests
+    replay that SQL into their fresh database in one transaction (same schema, a tenth of
+    the time). ``test_migrations.py`` runs the real migration from empty on every backend.
+    """
+    backend = empty_engine.dialect.name
+    if backend not in migration_sql:
+        migration_sql[backend] = _record_migration(empty_engine)
+    else:
+        with empty_engine.begin() as connection:
+            for statement, parameters in migration_sql[backend]:
+                connection.exec_driver_sql(statement, parameters if parameters else None)
+    assert current_revision(empty_engine) == head_revision()
+    return empty_engine

@@ -1,0 +1,384 @@
+"""The round projections: numbering, step updates, closed rounds final, positions and hands."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from pydantic import ValidationError
+from sqlalchemy.engine import Engine
+
+from table_controller.game.cards import Game
+from table_controller.game.evaluator import HighCategory, LowCategory, SevenCardCategory
+from table_controller.storage import (
+    DiceSource,
+    InvalidRoundError,
+    PositionExistsError,
+    PositionOutcome,
+    RoundClosedError,
+    RoundCreate,
+    RoundNotFoundError,
+    RoundPositionCreate,
+    RoundPositionUpdate,
+    RoundUpdate,
+    add_position,
+    append_event,
+    create_round,
+    find_open_round,
+    get_positions,
+    get_round,
+    list_events,
+    read_snapshot,
+    round_id_for,
+    unit_of_work,
+    update_position,
+    update_round,
+)
+
+from .helpers import T0, at
+
+
+def _new_round(engine: Engine, table_id: str = "PG-3", game: Game = Game.STANDARD) -> str:
+    with unit_of_work(engine) as session:
+        round_ = create_round(
+            session,
+            data=RoundCreate(table_id=table_id, game=game, dealer="ann", phase="betting", opened_at=T0),
+        )
+        append_event(
+            session,
+            table_id=table_id,
+            round_id=round_.round_id,
+            kind="round.opened",
+            actor="ann",
+            payload={"game": str(game)},
+            now=T0,
+        )
+    return round_.round_id
+
+
+def test_round_ids_are_table_and_number() -> None:
+    assert round_id_for("PG-3", 1042) == "PG-3-1042"
+    with pytest.raises(InvalidRoundError):
+        round_id_for("PG-3", 0)
+
+
+def test_rounds_are_numbered_per_table(engine: Engine) -> None:
+    ids = [_new_round(engine, "PG-3"), _new_round(engine, "PG-3"), _new_round(engine, "PG-4")]
+    assert ids == ["PG-3-1", "PG-3-2", "PG-4-1"]
+    with read_snapshot(engine) as session:
+        round_ = get_round(session, round_id="PG-3-2")
+    assert (round_.table_id, round_.number, round_.game, round_.dealer, round_.phase) == (
+        "PG-3",
+        2,
+        "standard",
+        "ann",
+        "betting",
+    )
+    assert round_.opened_at == T0 and round_.closed_at is None
+    assert (round_.wagered_cents, round_.house_result_cents, round_.voided, round_.override) == (
+        0,
+        0,
+        False,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"opened_at": datetime(2024, 5, 1, 20, 15)},  # naive
+        {"game": "texas"},
+        {"dealer": " ann"},
+        {"table_id": "PG 3"},
+        {"phase": "Betting"},
+    ],
+)
+def test_bad_round_creation_is_refused(fields: dict) -> None:
+    values = dict(table_id="PG-3", game="standard", dealer="ann", phase="betting", opened_at=T0) | fields
+    with pytest.raises(ValidationError):
+        RoundCreate(**values)
+
+
+def test_step_updates_read_back_exactly(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        append_event(
+            session,
+            table_id="PG-3",
+            round_id=round_id,
+            kind="dice.rolled",
+            actor="device:shaker",
+            payload={"dice": [3, 5, 6]},
+            now=at(7),
+        )
+        update_round(
+            session,
+            round_id=round_id,
+            changes=RoundUpdate(
+                phase="dealing",
+                die_1=3,
+                die_2=5,
+                die_3=6,
+                dice_source=DiceSource.SHAKER,
+                start_position=7,
+                wagered_cents=1_000_000_000_000,
+                commission_cents=125,
+                house_result_cents=-2_500,
+                house_way_rule_id="hw-002-07",
+            ),
+        )
+    with read_snapshot(engine) as session:
+        round_ = get_round(session, round_id=round_id)
+        events = list_events(session, round_id=round_id)
+    assert round_.dice == (3, 5, 6) and round_.dice_source == "shaker" and round_.start_position == 7
+    assert round_.wagered_cents == 1_000_000_000_000 and type(round_.wagered_cents) is int
+    assert (round_.commission_cents, round_.house_result_cents) == (125, -2_500)
+    assert round_.house_way_rule_id == "hw-002-07" and round_.phase == "dealing"
+    assert [e.kind for e in events] == ["round.opened", "dice.rolled"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"wagered_cents": 10.0},
+        {"wagered_cents": "1000"},
+        {"wagered_cents": True},
+        {"commission_cents": -1},
+        {"house_result_cents": 1.5},
+        {"die_1": 7},
+        {"die_1": 0},
+        {"start_position": 8},
+        {"dice_source": "coin"},
+        {"phase": "Dealing!"},
+        {"unknown_field": 1},
+    ],
+)
+def test_bad_updates_are_refused_before_the_store(fields: dict) -> None:
+    with pytest.raises(ValidationError):
+        RoundUpdate(**fields)
+
+
+def test_dice_come_three_or_none(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with pytest.raises(InvalidRoundError, match="three dice or none"):
+        with unit_of_work(engine) as session:
+            update_round(session, round_id=round_id, changes=RoundUpdate(die_1=3, die_2=4))
+    with read_snapshot(engine) as session:
+        assert get_round(session, round_id=round_id).dice is None
+
+
+def test_a_void_needs_a_reason(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with pytest.raises(InvalidRoundError, match="needs a reason"):
+        with unit_of_work(engine) as session:
+            update_round(session, round_id=round_id, changes=RoundUpdate(misdeal=True))
+    with unit_of_work(engine) as session:
+        round_ = update_round(
+            session,
+            round_id=round_id,
+            changes=RoundUpdate(misdeal=True, void_reason="pile count wrong: 6 cards"),
+        )
+    assert round_.misdeal and round_.void_reason == "pile count wrong: 6 cards"
+
+
+def test_a_flag_cannot_be_emptied(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with pytest.raises(InvalidRoundError, match="voided cannot be empty"):
+        with unit_of_work(engine) as session:
+            update_round(session, round_id=round_id, changes=RoundUpdate(voided=None))
+
+
+def test_a_closed_round_is_final(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=1))
+        update_round(session, round_id=round_id, changes=RoundUpdate(phase="settled", closed_at=at(60)))
+    with pytest.raises(RoundClosedError):
+        with unit_of_work(engine) as session:
+            append_event(
+                session,
+                table_id="PG-3",
+                round_id=round_id,
+                kind="settled",
+                actor="system",
+                payload={},
+                now=at(61),
+            )
+            update_round(session, round_id=round_id, changes=RoundUpdate(house_result_cents=100))
+    with pytest.raises(RoundClosedError):
+        with unit_of_work(engine) as session:
+            update_position(session, round_id=round_id, position=1, changes=RoundPositionUpdate(net_cents=5))
+    with pytest.raises(RoundClosedError):
+        with unit_of_work(engine) as session:
+            add_position(session, round_id=round_id, data=RoundPositionCreate(position=2))
+    with read_snapshot(engine) as session:
+        assert [e.kind for e in list_events(session, round_id=round_id)] == ["round.opened"]  # settle undone
+        assert get_round(session, round_id=round_id).house_result_cents == 0
+
+
+def test_closing_before_opening_is_refused(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with pytest.raises(InvalidRoundError, match="closed before it opened"):
+        with unit_of_work(engine) as session:
+            update_round(session, round_id=round_id, changes=RoundUpdate(closed_at=at(-1)))
+
+
+def test_a_restart_finds_the_open_round(engine: Engine) -> None:
+    with read_snapshot(engine) as session:
+        assert find_open_round(session, table_id="PG-3") is None
+    first = _new_round(engine)
+    with unit_of_work(engine) as session:
+        update_round(session, round_id=first, changes=RoundUpdate(closed_at=at(60)))
+    second = _new_round(engine)
+    with read_snapshot(engine) as session:
+        found = find_open_round(session, table_id="PG-3")
+        assert found is not None and found.round_id == second == "PG-3-2"
+        assert find_open_round(session, table_id="PG-4") is None
+
+
+def test_unknown_round_is_named(engine: Engine) -> None:
+    with read_snapshot(engine) as session:
+        with pytest.raises(RoundNotFoundError, match="PG-3-7"):
+            get_round(session, round_id="PG-3-7")
+
+
+# --------------------------------------------------------------------------- positions
+
+
+def test_positions_are_seated_once_each(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_position(
+            session,
+            round_id=round_id,
+            data=RoundPositionCreate(position=3, wager_cents=2500, joker_bonus_cents=500),
+        )
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=1))
+    with pytest.raises(PositionExistsError):
+        with unit_of_work(engine) as session:
+            add_position(session, round_id=round_id, data=RoundPositionCreate(position=3))
+    with read_snapshot(engine) as session:
+        positions = get_positions(session, round_id=round_id)
+    assert [(p.position, p.wager_cents, p.joker_bonus_cents, p.big_hand_bonus_cents) for p in positions] == [
+        (1, 0, 0, 0),
+        (3, 2500, 500, 0),
+    ]
+
+
+@pytest.mark.parametrize("fields", [{"position": 0}, {"position": 8}, {"position": 2, "wager_cents": 25.0}])
+def test_bad_positions_are_refused(fields: dict) -> None:
+    with pytest.raises(ValidationError):
+        RoundPositionCreate(**fields)
+
+
+def test_a_hand_is_stored_as_canonical_codes_with_its_categories(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=2, wager_cents=2500))
+        position = update_position(
+            session,
+            round_id=round_id,
+            position=2,
+            changes=RoundPositionUpdate(
+                cards="as ks 9h 9d 4c 3c jk",
+                high=["9h", "9d", "AS", "4c", "3c"],
+                low="ks jk",
+                high_category=HighCategory.ONE_PAIR,
+                low_category="high-card",
+                seven_card_category=SevenCardCategory.NOTHING,
+                house_way_rule_id="hw-002-03",
+                outcome=PositionOutcome.WIN,
+                win_cents=2500,
+                commission_cents=125,
+                net_cents=2375,
+            ),
+        )
+    assert (position.cards, position.high, position.low) == (
+        "As Ks 9h 9d 4c 3c JK",
+        "9h 9d As 4c 3c",
+        "Ks JK",
+    )
+    assert (position.high_category, position.low_category, position.seven_card_category) == (
+        "one-pair",
+        "high-card",
+        "nothing",
+    )
+    assert (position.outcome, position.win_cents, position.commission_cents, position.net_cents) == (
+        "win",
+        2500,
+        125,
+        2375,
+    )
+    with read_snapshot(engine) as session:
+        assert get_positions(session, round_id=round_id)[0] == position
+
+
+def test_high_and_low_must_split_the_seven_cards(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=2, wager_cents=100))
+        update_position(
+            session, round_id=round_id, position=2, changes=RoundPositionUpdate(cards="As Ks 9h 9d 4c 3c JK")
+        )
+    with pytest.raises(InvalidRoundError, match="not a split"):
+        with unit_of_work(engine) as session:
+            update_position(
+                session,
+                round_id=round_id,
+                position=2,
+                changes=RoundPositionUpdate(high="9h 9d As 4c 2c", low="Ks JK"),
+            )
+    with read_snapshot(engine) as session:
+        assert get_positions(session, round_id=round_id)[0].high is None
+
+
+def test_two_jokers_fit_double_joker_but_not_the_standard_deck(engine: Engine) -> None:
+    standard = _new_round(engine, "PG-3", Game.STANDARD)
+    double = _new_round(engine, "PG-5", Game.DOUBLE_JOKER)
+    hand = RoundPositionUpdate(cards="JK JK As Ks 9h 9d 4c")
+    with unit_of_work(engine) as session:
+        add_position(session, round_id=double, data=RoundPositionCreate(position=1))
+        assert (
+            update_position(session, round_id=double, position=1, changes=hand).cards
+            == "JK JK As Ks 9h 9d 4c"
+        )
+    with pytest.raises(InvalidRoundError, match="jokers"):
+        with unit_of_work(engine) as session:
+            add_position(session, round_id=standard, data=RoundPositionCreate(position=1))
+            update_position(session, round_id=standard, position=1, changes=hand)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"cards": "As Ks 9h"},  # not seven
+        {"high": "As Ks 9h 9d"},  # not five
+        {"low": "As"},  # not two
+        {"cards": "As Ks 9h 9d 4c 3c 1x"},  # no such card
+        {"high_category": "two-pairs"},
+        {"low_category": HighCategory.ONE_PAIR},
+        {"seven_card_category": "royal"},
+        {"outcome": "copy"},  # a copy is a tied hand, not a result of the wager
+        {"win_cents": -1},
+        {"net_cents": 1.0},
+    ],
+)
+def test_bad_hand_fields_are_refused(fields: dict) -> None:
+    with pytest.raises(ValidationError):
+        RoundPositionUpdate(**fields)
+
+
+def test_category_labels_are_the_evaluator_labels() -> None:
+    assert RoundPositionUpdate(high_category=HighCategory.FIVE_ACES).high_category == "five-aces"
+    assert RoundPositionUpdate(low_category=LowCategory.PAIR).low_category == "pair"
+    assert (
+        RoundPositionUpdate(seven_card_category="seven-card-natural-straight-flush").seven_card_category
+        == "seven-card-natural-straight-flush"
+    )
+
+
+def test_unknown_position_is_named(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with pytest.raises(RoundNotFoundError, match="no position 4"):
+        with unit_of_work(engine) as session:
+            update_position(session, round_id=round_id, position=4, changes=RoundPositionUpdate(net_cents=0))
