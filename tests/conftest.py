@@ -17,6 +17,8 @@ import weakref
 import pytest
 import pytest_asyncio
 
+pytest_plugins = ["tests.db_fixtures"]  # engine / postgres_url fixtures for storage and round tests
+
 #: seconds a thread or port may take to finish closing after the test
 LEAK_GRACE = float(os.environ.get("TABLE_TEST_LEAK_GRACE", "1.0"))
 

@@ -101,11 +101,12 @@ _ID_TYPE = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements
 
 
 class DiceSource(enum.StrEnum):
-    """How the starting position was found (000, 003: three dice, a dice shaker or the shuffler RNG)."""
+    """What chose the start position (000, 003; issue 3): the dice shaker's three dice, or,
+    where no shaker is fitted, three dice drawn from a random number generator (``secrets``).
+    Dice are never keyed in by hand: a cocked or unreadable die is re-shaken, never guessed."""
 
     SHAKER = "shaker"
-    SHUFFLER_RNG = "shuffler-rng"
-    MANUAL = "manual"  # keyed in by the dealer, e.g. when the shaker faulted
+    RNG = "rng"
 
 
 class PositionOutcome(enum.StrEnum):

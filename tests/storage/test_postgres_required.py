@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import POSTGRES_URL_ENV
+from tests.db_fixtures import POSTGRES_URL_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 A_POSTGRES_TEST = (

@@ -1,4 +1,5 @@
-"""Fixtures of the storage tests: every test runs on SQLite and on a real PostgreSQL.
+"""Database fixtures (a pytest plugin, see tests/conftest.py): every test using ``engine`` runs
+on SQLite and on a real PostgreSQL.
 
 PostgreSQL is found at ``TABLE_TEST_POSTGRES_URL`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``, trust auth). If nothing answers, the
@@ -24,7 +25,7 @@ from table_controller.storage import current_revision, head_revision, make_engin
 
 POSTGRES_URL_ENV = "TABLE_TEST_POSTGRES_URL"
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-START_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "start-postgres.sh"
+START_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "start-postgres.sh"
 BACKENDS = ["sqlite", "postgresql"]
 
 

@@ -1,0 +1,146 @@
+"""What can happen to a round: frozen, serialisable records.
+
+Each event is validated on the way in (a wrong payload is refused with a clear error), stored
+as JSON in the audit chain, and replayed through the state machine after a restart, so the
+stored events *are* the round.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+from ..game.cards import Game, parse_card
+
+Cents = int
+PlayerPosition = Annotated[int, Field(ge=2, le=7)]
+CardCode = str
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    actor: str = "system"
+
+
+def _canonical(value: list[str]) -> list[str]:
+    """Card codes in canonical form; an unknown code is refused naming it."""
+    return [parse_card(code).code for code in value]
+
+
+class Wager(BaseModel):
+    """A position's wagers in integer cents: the main wager and the Double Joker bonuses (003)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    main: Cents = Field(gt=0)
+    big_hand: Cents = Field(default=0, ge=0)
+    joker_bonus: Cents = Field(default=0, ge=0)
+
+
+class RoundOpened(_Event):
+    """Wagers recorded for positions 2-7; the banker is position 1 (issue 4, step 1)."""
+
+    kind: Literal["round.opened"] = "round.opened"
+    table_id: str
+    round_id: str
+    number: int = Field(ge=1)
+    game: Game
+    rules: dict[str, Any]  # the table rules in force for this round, as stored
+    wagers: dict[PlayerPosition, Wager]
+
+    @field_validator("wagers")
+    @classmethod
+    def _some_wager(cls, wagers: dict[int, Wager]) -> dict[int, Wager]:
+        if not wagers:
+            raise ValueError("a round needs at least one position with a main wager")
+        return wagers
+
+
+class DiceRolled(_Event):
+    """Three dice, and the source that chose them: the shaker or the RNG (issue 3, 4)."""
+
+    kind: Literal["dice.rolled"] = "dice.rolled"
+    faces: tuple[int, int, int]
+    source: Literal["shaker", "rng"]
+    roll_id: str | None = None
+
+    @field_validator("faces")
+    @classmethod
+    def _faces(cls, faces: tuple[int, int, int]) -> tuple[int, int, int]:
+        if any(face < 1 or face > 6 for face in faces):
+            raise ValueError(f"dice faces must be 1..6, got {list(faces)}")
+        return faces
+
+
+class PilesDealt(_Event):
+    """The seven piles in dealing order and the unused cards, as the reader saw them."""
+
+    kind: Literal["piles.dealt"] = "piles.dealt"
+    piles: list[list[CardCode]]  # kept as read: an unknown code is a misdeal, not a bad event
+    unused: list[CardCode]
+
+
+class _SettingEvent(_Event):
+    high: list[CardCode]
+    low: list[CardCode]
+
+    @field_validator("high", "low")
+    @classmethod
+    def _codes(cls, value: list[str]) -> list[str]:
+        return _canonical(value)
+
+
+class PlayerSet(_SettingEvent):
+    """A position's high (five) and low (two) hands."""
+
+    kind: Literal["player.set"] = "player.set"
+    position: PlayerPosition
+    high: list[CardCode]  # five cards; another count is a foul (004), settled by the foul rule
+    low: list[CardCode]
+
+
+class DealerSet(_SettingEvent):
+    """The dealer's setting of the banker's hand; refused when it deviates from the house way."""
+
+    kind: Literal["dealer.set"] = "dealer.set"
+    high: list[CardCode] = Field(min_length=5, max_length=5)
+    low: list[CardCode] = Field(min_length=2, max_length=2)
+
+
+class DealerOverride(DealerSet):
+    """A pit supervisor lets a deviating dealer setting stand, with a reason (issue 4, step 4)."""
+
+    kind: Literal["dealer.override"] = "dealer.override"  # type: ignore[assignment]
+    reason: str = Field(min_length=3)
+
+
+class RoundSettled(_Event):
+    """Settlement recorded; ``result`` is what the game core computed (checked on replay)."""
+
+    kind: Literal["round.settled"] = "round.settled"
+    result: dict[str, Any] | None = None
+
+
+class RoundVoided(_Event):
+    """The pit voids the round before settlement: wagers returned, nothing settled."""
+
+    kind: Literal["round.voided"] = "round.voided"
+    reason: str = Field(min_length=3)
+
+
+RoundEvent = Annotated[
+    Union[RoundOpened, DiceRolled, PilesDealt, PlayerSet, DealerSet, DealerOverride, RoundSettled, RoundVoided],
+    Field(discriminator="kind"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(RoundEvent)
+ROUND_EVENT_KINDS = frozenset(
+    cls.model_fields["kind"].default
+    for cls in (RoundOpened, DiceRolled, PilesDealt, PlayerSet, DealerSet, DealerOverride, RoundSettled, RoundVoided)
+)
+
+
+def event_from_payload(payload: dict[str, Any]) -> _Event:
+    """Rebuild a stored event (raises pydantic.ValidationError on a bad payload)."""
+    return _ADAPTER.validate_python(payload)

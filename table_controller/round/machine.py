@@ -1,0 +1,295 @@
+"""The round state machine: one table of ``(phase, event) -> (next phase, guard, effect)``.
+
+Pure: no I/O, no clock. ``apply(state, event)`` returns the next state or raises
+``TransitionRefused`` (anything not in the table, or a failed guard). The controller stores
+each accepted event (one transaction per step) and, after a restart, rebuilds the round by
+replaying its stored events through ``apply``: the same events give the same state.
+
+Order of a round (issue 4; 000, 003, 004): open with wagers -> three dice pick the start
+position -> seven piles dealt and checked as one complete deck (else misdeal: void) ->
+settings (standard: players first, then the dealer; Double Joker: the dealer first, exposed,
+then the players, 003) -> settle -> closed. The pit may void any round before settlement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from ..game.cards import Card, Game, parse_cards
+from ..game.deal import Discrepancy, check_deal, start_position
+from ..game.dealer import RequiredSetting
+from ..game.evaluator import RankingRules
+from ..game.setting import Setting, check_setting
+from .events import (
+    DealerOverride,
+    DealerSet,
+    DiceRolled,
+    PilesDealt,
+    PlayerSet,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    Wager,
+)
+from .phases import Phase
+
+BANKER = 1
+
+
+class TransitionRefused(ValueError):
+    """An event the round cannot take now; the round is unchanged."""
+
+    def __init__(self, phase: Phase, kind: str, reason: str) -> None:
+        super().__init__(f"{kind} refused in phase {phase.value}: {reason}")
+        self.phase = phase
+        self.kind = kind
+        self.reason = reason
+
+
+class HouseWayDeviation(TransitionRefused):
+    """The dealer's setting deviates from the house way (only a pit override lets it stand)."""
+
+    def __init__(self, phase: Phase, proposed: Setting, required: RequiredSetting) -> None:
+        req = required.setting
+        super().__init__(
+            phase,
+            "dealer.set",
+            f"setting deviates from the house way: rule {required.rule_id} requires "
+            f"low {' '.join(c.code for c in req.low)} / high {' '.join(c.code for c in req.high)}",
+        )
+        self.proposed = proposed
+        self.required = required
+
+
+class RoundRules(Protocol):
+    """What the machine asks of the game core; built from the rules stored in RoundOpened."""
+
+    @property
+    def ranking(self) -> RankingRules: ...
+
+    def required_setting(self, cards: tuple[Card, ...]) -> RequiredSetting: ...
+
+    def matches(self, proposed: Setting, required: RequiredSetting) -> bool: ...
+
+    def settle(self, state: RoundState) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class RoundState:
+    """Everything known about one round; replaced, never mutated, by each event."""
+
+    opened: RoundOpened
+    phase: Phase = Phase.OPEN
+    dice: DiceRolled | None = None
+    start: int | None = None
+    piles: tuple[tuple[str, ...], ...] = ()
+    unused: tuple[str, ...] = ()
+    hands: Mapping[int, tuple[Card, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    misdeal: tuple[Discrepancy, ...] = ()
+    required: RequiredSetting | None = None
+    dealer_setting: Setting | None = None
+    override: DealerOverride | None = None
+    player_settings: Mapping[int, PlayerSet] = field(default_factory=lambda: MappingProxyType({}))
+    result: dict[str, Any] | None = None
+    void_reason: str | None = None
+    events: int = 1
+
+    @property
+    def round_id(self) -> str:
+        return self.opened.round_id
+
+    @property
+    def game(self) -> Game:
+        return self.opened.game
+
+    @property
+    def wagers(self) -> Mapping[int, Wager]:
+        return self.opened.wagers
+
+    @property
+    def playing_positions(self) -> tuple[int, ...]:
+        return tuple(sorted(self.wagers))
+
+    @property
+    def discarded_positions(self) -> tuple[int, ...]:
+        """Positions without a wager: their piles are discarded (004, 003)."""
+        return tuple(p for p in range(2, 8) if p not in self.wagers)
+
+
+Guard = Callable[[RoundState, Any, RoundRules], None]
+Effect = Callable[[RoundState, Any, RoundRules], RoundState]
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Where an event takes a round: a fixed phase, or one the new state decides."""
+
+    next: Phase | Callable[[RoundState], Phase]
+    effect: Effect
+    guard: Guard | None = None
+    reaches: tuple[Phase, ...] = ()  # the phases a callable ``next`` may give (for the diagram)
+
+    @property
+    def targets(self) -> tuple[Phase, ...]:
+        return (self.next,) if isinstance(self.next, Phase) else self.reaches
+
+
+def _settings_order(game: Game) -> tuple[Phase, Phase]:
+    """Standard: players set first; Double Joker: the dealer first, exposed (003)."""
+    if game is Game.DOUBLE_JOKER:
+        return (Phase.DEALER_SETTING, Phase.PLAYERS_SETTING)
+    return (Phase.PLAYERS_SETTING, Phase.DEALER_SETTING)
+
+
+def _after(phase: Phase, game: Game) -> Phase:
+    first, second = _settings_order(game)
+    return {first: second, second: Phase.SETTLING}[phase]
+
+
+# --- effects and guards -------------------------------------------------------------------
+
+
+def _roll(state: RoundState, event: DiceRolled, rules: RoundRules) -> RoundState:
+    return replace(state, dice=event, start=start_position(event.faces))
+
+
+def _deal(state: RoundState, event: PilesDealt, rules: RoundRules) -> RoundState:
+    assert state.start is not None
+    check = check_deal(state.game, event.piles, event.unused, state.start)
+    piles = tuple(tuple(pile) for pile in event.piles)
+    if check.is_misdeal:
+        return replace(state, piles=piles, unused=tuple(event.unused), misdeal=check.discrepancies)
+    keep = (BANKER, *state.playing_positions)
+    hands = MappingProxyType({p: cards for p, cards in check.hands.items() if p in keep})
+    required = rules.required_setting(hands[BANKER])
+    return replace(state, piles=piles, unused=tuple(event.unused), hands=hands, required=required)
+
+
+def _after_deal(state: RoundState) -> Phase:
+    if state.misdeal:
+        return Phase.VOID
+    return _settings_order(state.game)[0]
+
+
+
+def _player_guard(state: RoundState, event: PlayerSet, rules: RoundRules) -> None:
+    if event.position not in state.wagers:
+        raise TransitionRefused(state.phase, event.kind, f"position {event.position} has no wager")
+    if event.position in state.player_settings:
+        raise TransitionRefused(state.phase, event.kind, f"position {event.position} has already set its hand")
+    cards = state.hands[event.position]
+    high, low = parse_cards(event.high), parse_cards(event.low)
+    if sorted(high + low) != sorted(cards):
+        # A setting must be made of the position's own seven cards; a wrong 5/2 split of
+        # them is a foul (004) and is settled by the foul rule, but other cards are refused.
+        raise TransitionRefused(state.phase, event.kind, f"setting is not position {event.position}'s seven cards")
+
+
+def _player_set(state: RoundState, event: PlayerSet, rules: RoundRules) -> RoundState:
+    settings = dict(state.player_settings)
+    settings[event.position] = event
+    return replace(state, player_settings=MappingProxyType(settings))
+
+
+def _after_player(state: RoundState) -> Phase:
+    if len(state.player_settings) < len(state.wagers):
+        return Phase.PLAYERS_SETTING
+    return _after(Phase.PLAYERS_SETTING, state.game)
+
+
+
+def _after_dealer(state: RoundState) -> Phase:
+    return _after(Phase.DEALER_SETTING, state.game)
+
+
+
+def _dealer_setting(state: RoundState, event: DealerSet) -> Setting:
+    try:
+        return check_setting(state.hands[BANKER], parse_cards(event.high), parse_cards(event.low))
+    except ValueError as error:
+        raise TransitionRefused(state.phase, event.kind, str(error)) from error
+
+
+def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> None:
+    proposed = _dealer_setting(state, event)
+    assert state.required is not None
+    if not rules.matches(proposed, state.required):
+        raise HouseWayDeviation(state.phase, proposed, state.required)
+
+
+def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules) -> None:
+    _dealer_setting(state, event)
+
+
+def _dealer_set(state: RoundState, event: DealerSet, rules: RoundRules) -> RoundState:
+    override = event if isinstance(event, DealerOverride) else None
+    return replace(state, dealer_setting=_dealer_setting(state, event), override=override)
+
+
+def _settle(state: RoundState, event: RoundSettled, rules: RoundRules) -> RoundState:
+    result = rules.settle(state)
+    if event.result is not None and event.result != result:
+        raise TransitionRefused(
+            state.phase, event.kind, "stored settlement differs from the game core's: the record is not trusted"
+        )
+    return replace(state, result=result)
+
+
+def _void(state: RoundState, event: RoundVoided, rules: RoundRules) -> RoundState:
+    return replace(state, void_reason=event.reason)
+
+
+TRANSITIONS: dict[tuple[Phase, type], Transition] = {
+    (Phase.OPEN, DiceRolled): Transition(Phase.DEALING, _roll),
+    (Phase.DEALING, PilesDealt): Transition(
+        _after_deal, _deal, reaches=(Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.VOID)
+    ),
+    (Phase.PLAYERS_SETTING, PlayerSet): Transition(
+        _after_player, _player_set, _player_guard, (Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.SETTLING)
+    ),
+    (Phase.DEALER_SETTING, DealerSet): Transition(
+        _after_dealer, _dealer_set, _dealer_guard, (Phase.PLAYERS_SETTING, Phase.SETTLING)
+    ),
+    (Phase.DEALER_SETTING, DealerOverride): Transition(
+        _after_dealer, _dealer_set, _override_guard, (Phase.PLAYERS_SETTING, Phase.SETTLING)
+    ),
+    (Phase.SETTLING, RoundSettled): Transition(Phase.CLOSED, _settle),
+    **{
+        (phase, RoundVoided): Transition(Phase.VOID, _void)
+        for phase in Phase
+        if not phase.is_final
+    },
+}
+"""The whole round: anything not here is refused."""
+
+
+def open_round(event: RoundOpened) -> RoundState:
+    """The first state of a round (its wagers were checked against the table limits)."""
+    return RoundState(opened=event)
+
+
+def apply(state: RoundState, event: Any, rules: RoundRules) -> RoundState:
+    """Take one event: the table's transition, its guard, its effect, its next phase."""
+    transition = TRANSITIONS.get((state.phase, type(event)))
+    kind = getattr(event, "kind", type(event).__name__)
+    if transition is None:
+        raise TransitionRefused(state.phase, kind, "not allowed in this phase")
+    if transition.guard is not None:
+        transition.guard(state, event, rules)
+    new = transition.effect(state, event, rules)
+    phase = transition.next if isinstance(transition.next, Phase) else transition.next(new)
+    return replace(new, phase=phase, events=state.events + 1)
+
+
+def replay(events: list[Any], rules_for: Callable[[RoundOpened], RoundRules]) -> RoundState:
+    """Rebuild a round from its stored events (crash recovery, audit replay)."""
+    if not events or not isinstance(events[0], RoundOpened):
+        raise ValueError("a round's events begin with round.opened")
+    state = open_round(events[0])
+    rules = rules_for(events[0])
+    for event in events[1:]:
+        state = apply(state, event, rules)
+    return state

@@ -1,0 +1,73 @@
+"""The game core, as the round state machine asks for it (machine.RoundRules).
+
+Built from the rules stored in the round's ``round.opened`` event, so a round replayed after
+a restart (or by an auditor) is judged by the rules it was played under, not by today's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..game.cards import Card, parse_cards
+from ..game.dealer import RequiredSetting, required_setting
+from ..game.evaluator import RankingRules
+from ..game.house_way import HouseWay, load_house_way
+from ..game.setting import Setting, same_values
+from ..game.settlement import BankerHand, PositionHand, settle_round
+from ..game.table_rules import TableRules
+from .machine import BANKER, RoundState
+
+
+@dataclass(frozen=True)
+class GameRoundRules:
+    """Table rules plus the house way the banker's hand is set by."""
+
+    table: TableRules
+    way: HouseWay
+
+    @classmethod
+    def from_snapshot(cls, snapshot: Mapping[str, Any]) -> GameRoundRules:
+        """``{"table": TableRules as JSON, "house_way": name}``, as stored in round.opened."""
+        return cls(table=TableRules.model_validate(snapshot["table"]), way=load_house_way(snapshot["house_way"]))
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"table": self.table.model_dump(mode="json"), "house_way": self.way.name}
+
+    @property
+    def ranking(self) -> RankingRules:
+        return self.table.ranking
+
+    def required_setting(self, cards: tuple[Card, ...]) -> RequiredSetting:
+        return required_setting(cards, game=self.table.game, way=self.way, rules=self.table.ranking)
+
+    def matches(self, proposed: Setting, required: RequiredSetting) -> bool:
+        return same_values(proposed, required.setting, self.table.ranking)
+
+    def _reset(self, cards: tuple[Card, ...]) -> Setting:
+        return self.way.set(cards, self.table.ranking).setting
+
+    def settle(self, state: RoundState) -> dict[str, Any]:
+        assert state.dealer_setting is not None
+        hands = []
+        for position, wager in sorted(state.wagers.items()):
+            chosen = state.player_settings.get(position)
+            setting = None if chosen is None else Setting(high=parse_cards(chosen.high), low=parse_cards(chosen.low))
+            hands.append(
+                PositionHand(
+                    position=position,
+                    cards=state.hands[position],
+                    setting=setting,
+                    wager=wager.main,
+                    big_hand_wager=wager.big_hand or None,
+                    joker_bonus_wager=wager.joker_bonus or None,
+                )
+            )
+        result = settle_round(
+            self.table,
+            BankerHand(cards=state.hands[BANKER], setting=state.dealer_setting),
+            hands,
+            reset_by_house_way=self._reset,
+        )
+        return result.as_dict()
