@@ -1,0 +1,147 @@
+"""The table's settings: one validated object (pydantic-settings).
+
+Where a value comes from, strongest first: a command-line flag (``--data-dir``...), a
+``TABLE_`` environment variable (nested with ``__``: ``TABLE_LIMITS__MAX_MAIN=50000``), the
+TOML file given with ``--config`` (default ``config/table.toml`` when it exists), then the
+defaults below. Unknown keys and unsafe values are refused at start with the field named.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from .game.cards import Game
+from .game.table_rules import TableRules
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "config"
+DEFAULT_CONFIG_FILE = CONFIG_DIR / "table.toml"
+Cents = int
+
+
+class Limits(BaseModel):
+    """Table limits per position, in integer cents."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_main: Cents = Field(default=500, gt=0)
+    max_main: Cents = Field(default=100_000, gt=0)
+    max_bonus: Cents = Field(default=2_500, ge=0)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Limits:
+        if self.min_main > self.max_main:
+            raise ValueError(f"min_main {self.min_main} is above max_main {self.max_main}")
+        return self
+
+
+class ShufflerSettings(BaseModel):
+    """Where the shuffler is: any pyserial URL (``/dev/ttyUSB0``, ``socket://h:p``...)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str | None = None
+    baudrate: int = Field(default=115_200, gt=0)
+
+
+class DiceSettings(BaseModel):
+    """The dice: a USB shaker (``usb = "vid:pid[:serial]"``), a serial-variant shaker
+    (``url``), or the RNG where no shaker is fitted (``source = "rng"``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: Literal["shaker", "rng"] = "shaker"
+    usb: str | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_way_to_the_shaker(self) -> DiceSettings:
+        if self.source == "shaker" and self.usb and self.url:
+            raise ValueError("give the shaker's usb id or its serial url, not both")
+        return self
+
+
+class TableSettings(BaseSettings):
+    """Everything the daemon needs to run one table."""
+
+    model_config = SettingsConfigDict(env_prefix="TABLE_", env_nested_delimiter="__", extra="forbid", frozen=True)
+
+    table_id: str = "table-1"
+    game: Game = Game.STANDARD
+    house_way: str = "house-way-002"
+    rules: dict[str, Any] = Field(default_factory=dict)  # TableRules fields other than game
+    limits: Limits = Limits()
+    data_dir: Path = Path("var")
+    db_url: str | None = None  # default: SQLite in data_dir
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    shuffler: ShufflerSettings = ShufflerSettings()
+    dice: DiceSettings = DiceSettings()
+    device_timeout: float = Field(default=30.0, gt=0, le=600)  # seconds to wait for a device answer
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = settings_cls.model_config.get("toml_file")
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if toml_file:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+        return tuple(sources)
+
+    @field_validator("table_id")
+    @classmethod
+    def _table_id(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}", value):
+            raise ValueError("table_id: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        return value
+
+    @field_validator("db_url")
+    @classmethod
+    def _db_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("sqlite:", "postgresql:", "postgresql+psycopg:")):
+            raise ValueError("db_url must be a sqlite: or postgresql: URL")
+        return value
+
+    @model_validator(mode="after")
+    def _rules_and_way(self) -> TableSettings:
+        from .game.house_way import load_house_way
+
+        if "game" in self.rules:
+            raise ValueError("set the game with 'game', not inside 'rules'")
+        self.table_rules()  # validates the rules for this game
+        load_house_way(self.house_way)  # an unknown or malformed way is refused at start
+        return self
+
+    def table_rules(self) -> TableRules:
+        return TableRules.model_validate({"game": self.game, **self.rules})
+
+    @property
+    def database_url(self) -> str:
+        if self.db_url:
+            return self.db_url
+        return f"sqlite:///{(self.data_dir / 'table.sqlite3').resolve()}"
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> TableSettings:
+    """Settings from flags (``overrides``), the environment and the TOML file, in that order."""
+    if config_file is None and DEFAULT_CONFIG_FILE.is_file():
+        config_file = DEFAULT_CONFIG_FILE
+    if config_file is not None and not Path(config_file).is_file():
+        raise FileNotFoundError(f"no config file {config_file}")
+
+    class _FromFile(TableSettings):
+        model_config = SettingsConfigDict(toml_file=config_file)
+
+    return _FromFile(**{k: v for k, v in overrides.items() if v is not None})
