@@ -1,0 +1,373 @@
+"""The house way engine: an ordered list of rules, each a condition and a setting action.
+
+How a hand is set (house-way-readings.md):
+
+1. G1: the sections are tried in the way's order; the first whose condition holds is the
+   hand's section.
+2. G3: its rows are tried top to bottom; a row applies when its combination's condition and
+   its own condition hold.
+3. The row's action names the cards for the front: ``take`` (card selectors), ``follow``
+   (the rows of another combination, read with their own conditions only: "Follow the steps
+   described for ..."), or a search action.
+4. G5: where the row leaves the exact cards open, the legal choice with the strongest high
+   hand, then the strongest low hand, then the joker behind; still equal, the first in the
+   hand's order (the choices then differ only in suits).
+5. G4: a row whose every choice fouls is skipped, and the next row is tried.
+
+The result names the row that set the cards (``rule_id``), the rows followed on the way
+there (``via``) and the rows skipped as fouls (``skipped``): surveillance reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any
+
+from ..cards import Card, codes
+from ..evaluator import DEFAULT_RULES, RankingRules
+from ..setting import Setting
+from .errors import NoLegalSettingError
+from .facts import KINDS, MAX_JOKERS, HandFacts
+from .vocabulary import Alternatives, Candidates, Follow, Predicate
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """Predicates that must all hold; ``specs`` keeps the way file's words for docs and audits."""
+
+    specs: tuple[Any, ...]
+    tests: tuple[Predicate, ...] = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A named setting action with its parameters (``take``, ``follow``, ...)."""
+
+    name: str
+    params: dict[str, Any] = field(hash=False)
+    run: Candidates | Follow = field(repr=False, compare=False)
+
+    @property
+    def follows(self) -> str | None:
+        return self.run.combination if isinstance(self.run, Follow) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """A "Hand Ranks" block of the table (G1)."""
+
+    id: str
+    words: str
+    condition: Condition
+    run: str = "straight"  # which straight the rows speak of: "straight" or "straight-flush"
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """A "Hand Combinations" cell: its words, its condition, the rows under it."""
+
+    id: str
+    section: str
+    words: str
+    condition: Condition
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the table: a stable id, the row's own words, a condition, an action."""
+
+    id: str
+    section: str
+    combination: str
+    hand_ranks: str
+    hand_combinations: str
+    more_hand_details: str
+    split: str
+    condition: Condition
+    action: Action
+    reachable: bool = True
+    reason: str = ""  # why the row never applies (readings section 4), when reachable is false
+    added_by: str = ""  # set when the row is not in the source table (e.g. readings T1)
+    words: str = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The row as the table writes it: Hand Ranks | Hand Combinations | More Hand Details | Split.
+        words = " | ".join((self.hand_ranks, self.hand_combinations, self.more_hand_details, self.split))
+        object.__setattr__(self, "words", words)
+
+
+@dataclass(frozen=True, slots=True)
+class HouseWayResult:
+    """The setting the house way gives, and the row that set it (with how it got there)."""
+
+    setting: Setting
+    rule_id: str
+    rule_words: str
+    way: str
+    section: str = ""
+    via: tuple[str, ...] = ()  # rows whose "Follow the steps ..." led to ``rule_id``
+    skipped: tuple[str, ...] = ()  # rows that matched but were skipped: every choice fouls (G4)
+
+
+def _result_maker() -> Callable[..., HouseWayResult]:
+    """HouseWayResult(*fields), built through its slots: the frozen dataclass's own __init__
+    costs a Python-level setattr per field, and every hand makes one (the tests check that
+    both make equal results)."""
+    new = object.__new__
+    setters = [HouseWayResult.__dict__[name].__set__ for name in HouseWayResult.__dataclass_fields__]
+    if len(setters) != 7:
+        raise AssertionError("HouseWayResult changed: update _result_maker")
+    s0, s1, s2, s3, s4, s5, s6 = setters
+
+    def make(setting, rule_id, rule_words, way, section, via, skipped) -> HouseWayResult:
+        result = new(HouseWayResult)
+        s0(result, setting)
+        s1(result, rule_id)
+        s2(result, rule_words)
+        s3(result, way)
+        s4(result, section)
+        s5(result, via)
+        s6(result, skipped)
+        return result
+
+    return make
+
+
+_result = _result_maker()
+
+# (front positions) -> (getter of the five behind, getter of the two in front), hand order.
+_SPLITS = {
+    (a, b): (itemgetter(*(i for i in range(7) if i not in (a, b))), itemgetter(*sorted((a, b))))
+    for a in range(7)
+    for b in range(7)
+    if a != b
+}
+
+_Test = Callable[[HandFacts], bool] | None
+_Entry = tuple[Rule, _Test, Any, Any]  # (rule, condition, followed blocks, candidates)
+_Block = tuple[_Test, tuple[_Entry, ...]]  # a combination's condition and its rows
+
+
+def _kind_of(condition: Condition) -> int | None:
+    """The kind bit of a section condition that is one ``can_make`` (0: no condition)."""
+    if not condition.specs:
+        return 0
+    if len(condition.specs) == 1:
+        spec = condition.specs[0]
+        if isinstance(spec, dict) and spec.get("name") == "can_make" and set(spec) == {"name", "hand"}:
+            return KINDS.get(spec["hand"])
+    return None
+
+
+def _all(tests: Sequence[Predicate]) -> _Test:
+    """One callable for a conjunction (None: always true); short-circuits like ``and``."""
+    tests = tuple(tests)
+    if not tests:
+        return None
+    if len(tests) == 1:
+        return tests[0]
+    if len(tests) == 2:
+        first, second = tests
+        return lambda f: first(f) and second(f)
+    if len(tests) == 3:
+        first, second, third = tests
+        return lambda f: first(f) and second(f) and third(f)
+
+    def every(f: HandFacts) -> bool:
+        for test in tests:
+            if not test(f):
+                return False
+        return True
+
+    return every
+
+
+class HouseWay:
+    """A loaded way: sections in order, combinations, rules in table order (see module doc)."""
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        source: str,
+        sections: Sequence[Section],
+        combinations: Sequence[Combination],
+        rules: Sequence[Rule],
+        last_resort: Rule | None = None,
+    ) -> None:
+        self.name = name
+        self.title = title
+        self.source = source
+        self.sections = tuple(sections)
+        self.combinations = {combination.id: combination for combination in combinations}
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.last_resort = last_resort
+        self._by_id = {rule.id: rule for rule in self.rules}
+        if last_resort is not None:
+            self._by_id[last_resort.id] = last_resort
+        # Compiled form. A row is (rule, condition, followed blocks or None, candidates); rows
+        # are grouped in blocks of one combination, whose condition is tested once per block.
+        targets = {rule.action.follows for rule in self.rules} - {None}
+        steps = {
+            combination: ((None, self._rows(rule for rule in self.rules if rule.combination == combination)),)
+            for combination in targets
+        }
+        self._blocks: dict[str, tuple[_Block, ...]] = {}
+        for section in self.sections:
+            blocks: list[tuple[str, list[Rule]]] = []
+            for rule in self.rules:
+                if rule.section == section.id:
+                    if not blocks or blocks[-1][0] != rule.combination:
+                        blocks.append((rule.combination, []))
+                    blocks[-1][1].append(rule)
+            self._blocks[section.id] = tuple(
+                (_all(self.combinations[combination].condition.tests), self._rows(rules, steps))
+                for combination, rules in blocks
+            )
+        self._dispatch = tuple(
+            (section, _all(section.condition.tests), self._blocks[section.id]) for section in self.sections
+        )
+        # Fast dispatch when every section is "can make X" (or always): one kinds() per hand.
+        kinds = [_kind_of(section.condition) for section in self.sections]
+        self._kind_dispatch = (
+            tuple((section, kind, self._blocks[section.id]) for section, kind in zip(self.sections, kinds))
+            if None not in kinds
+            else None
+        )
+        # kinds bits -> (section, blocks), filled by _section_of: a memo of a pure function
+        # (at most 2**10 entries; the same answer whichever thread fills it first)
+        self._by_kinds: dict[int, tuple[Section, tuple[_Block, ...]]] = {}
+
+    @staticmethod
+    def _rows(rules, steps=None) -> tuple[_Entry, ...]:
+        rows = []
+        for rule in rules:
+            target = rule.action.follows
+            if target is not None and steps is None:
+                raise ValueError(f"rule {rule.id!r}: the rows it follows follow again")
+            follow = None if target is None else steps[target]  # type: ignore[index]
+            rows.append((rule, _all(rule.condition.tests), follow, None if follow else rule.action.run))
+        return tuple(rows)
+
+    def __repr__(self) -> str:
+        return f"HouseWay({self.name!r}, {len(self.rules)} rules)"
+
+    def rule(self, rule_id: str) -> Rule:
+        """The rule with this id (KeyError if none)."""
+        return self._by_id[rule_id]
+
+    def set(
+        self, cards: Sequence[Card], ranking: RankingRules = DEFAULT_RULES, *, max_jokers: int = MAX_JOKERS
+    ) -> HouseWayResult:
+        """Set seven cards by this way. Raises a CardError for a bad hand (size, duplicates,
+        more than ``max_jokers`` jokers) and NoLegalSettingError if the way has a gap."""
+        facts = HandFacts(cards, ranking, max_jokers)
+        found_section = self._by_kinds.get(facts.kinds()) if self._kind_dispatch is not None else None
+        if found_section is None:
+            found_section = self._section_of(facts)
+        section, blocks = found_section
+        facts.run_kind = section.run
+        skipped: list[str] = []
+        found = _first(blocks, facts, skipped, ())
+        if found is None:
+            found = self._last_resort(facts, section)
+        rule, low, via = found
+        hand = facts.cards
+        high_of, low_of = _SPLITS[low]
+        # positional arguments and the result's fast constructor: every hand comes here
+        setting = Setting(high_of(hand), low_of(hand))
+        return _result(setting, rule.id, rule.words, self.name, section.id, via, tuple(skipped) if skipped else ())
+
+    def _last_resort(self, facts: HandFacts, section: Section) -> tuple[Rule, tuple[int, int], tuple[str, ...]]:
+        """No row of the section gives a legal setting: the way's declared last resort, if it
+        has one (recorded as the rule that set the hand), else NoLegalSettingError."""
+        rule = self.last_resort
+        if rule is not None:
+            picks = rule.action.run(facts)  # type: ignore[operator]
+            low = choose(picks, facts) if picks else None
+            if low is not None:
+                return rule, low, ()
+        raise NoLegalSettingError(self.name, " ".join(codes(facts.cards)), section.id)
+
+    def section_of(self, cards: Sequence[Card], ranking: RankingRules = DEFAULT_RULES) -> str:
+        """The id of the section the hand belongs to (G1)."""
+        return self._section_of(HandFacts(cards, ranking))[0].id
+
+    def matching_rules(self, cards: Sequence[Card], ranking: RankingRules = DEFAULT_RULES) -> list[str]:
+        """Ids of the rows of the hand's section whose conditions hold, in order, whether or
+        not an earlier row decides first (for audits and for the never-apply claims)."""
+        facts = HandFacts(cards, ranking)
+        _, blocks = self._section_of(facts)
+        return [
+            rule.id
+            for block_test, rows in blocks
+            if block_test is None or block_test(facts)
+            for rule, test, _, _ in rows
+            if test is None or test(facts)
+        ]
+
+    def _section_of(self, facts: HandFacts) -> tuple[Section, tuple[_Block, ...]]:
+        if self._kind_dispatch is not None:
+            kinds = facts.kinds()
+            for section, bit, blocks in self._kind_dispatch:
+                if bit == 0 or kinds & bit:
+                    facts.run_kind = section.run
+                    self._by_kinds[kinds] = (section, blocks)  # at most 2**10 kinds
+                    return section, blocks
+        else:
+            for section, test, blocks in self._dispatch:
+                if test is None or test(facts):
+                    facts.run_kind = section.run
+                    return section, blocks
+        raise NoLegalSettingError(self.name, " ".join(codes(facts.cards)), "(no section applies)")
+
+
+def _first(
+    blocks: tuple[_Block, ...], facts: HandFacts, skipped: list[str], via: tuple[str, ...]
+) -> tuple[Rule, tuple[int, int], tuple[str, ...]] | None:
+    """G3 and G4: the first row whose condition holds and whose split is legal (module doc)."""
+    for block_test, rows in blocks:
+        if block_test is not None and not block_test(facts):
+            continue
+        for rule, test, follow, candidates in rows:
+            if test is not None and not test(facts):
+                continue
+            if follow is not None:
+                found = _first(follow, facts, skipped, via + (rule.id,))
+                if found is not None:
+                    return found
+            else:
+                picks = candidates(facts)
+                if len(picks) == 1:
+                    low = picks[0]
+                    if facts.legal(low[0], low[1]):
+                        return rule, low, via  # type: ignore[return-value]
+                else:
+                    low = choose(picks, facts)
+                    if low is not None:
+                        return rule, low, via
+            skipped.append(rule.id)
+    return None
+
+
+def choose(candidates: Alternatives, facts: HandFacts) -> tuple[int, int] | None:
+    """G5 among a row's choices (module doc, step 4); None when every choice fouls (G4)."""
+    if len(candidates) == 1:
+        low = candidates[0]
+        return low if facts.legal(low[0], low[1]) else None  # type: ignore[return-value]
+    legal = [low for low in candidates if facts.legal(low[0], low[1])]
+    if len(legal) <= 1:
+        return legal[0] if legal else None  # type: ignore[return-value]
+    if facts.plain:
+        # No straight or flush: copies of a rank are worth the same; keep the jokers behind.
+        return min(legal, key=facts.jokers_in)  # type: ignore[return-value]
+    best = None
+    best_key = None
+    for low in legal:
+        key = (*facts.value(low), -facts.jokers_in(low))  # type: ignore[arg-type]
+        if best_key is None or key > best_key:
+            best, best_key = low, key
+    return best  # type: ignore[return-value]
+
