@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 from .cards import Card, Game, check_cards
-from .evaluator import DEFAULT_RULES, HighCategory, RankingRules, high_category, rank_high, rank_low
+from .evaluator import (
+    DEFAULT_RULES,
+    HighCategory,
+    RankingRules,
+    best_five_category,
+    high_category,
+    rank_high,
+    rank_low,
+)
 from .house_way import HouseWay, set_house_way
 from .setting import Setting, all_settings, check_setting, same_values
 
@@ -45,11 +52,6 @@ class SettingCheck:
     matches: bool
     proposed: Setting
     required: RequiredSetting
-
-
-def best_five_category(cards: Sequence[Card], rules: RankingRules = DEFAULT_RULES) -> HighCategory:
-    """The best five-card category any five of the seven cards make."""
-    return max(high_category(rank_high(five, rules)) for five in combinations(cards, 5))
 
 
 def can_overqualify(cards: Sequence[Card], rules: RankingRules = DEFAULT_RULES) -> bool:
@@ -82,10 +84,13 @@ def required_setting(
     game: Game = Game.STANDARD,
     way: str | HouseWay = "house-way-002",
     rules: RankingRules = DEFAULT_RULES,
+    overqualifier: bool = True,
 ) -> RequiredSetting:
-    """How the banker's seven cards must be set in ``game`` (module docstring)."""
+    """How the banker's seven cards must be set in ``game`` (module docstring); the
+    overqualifier applies in Double Joker when the table uses it (003: "When using
+    OVERQUALIFIER rules")."""
     check_cards(cards, game)
-    if game is Game.DOUBLE_JOKER and can_overqualify(cards, rules):
+    if game is Game.DOUBLE_JOKER and overqualifier and can_overqualify(cards, rules):
         return RequiredSetting(
             setting=overqualifier_setting(cards, rules),
             rule_id=OVERQUALIFIER_RULE_ID,

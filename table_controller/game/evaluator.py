@@ -340,6 +340,11 @@ def compare(score_a: int, score_b: int) -> int:
 # --- seven cards: the Big Hand Bonus categories -----------------------------------------------
 
 
+def best_five_category(cards: Sequence[Card], rules: RankingRules = DEFAULT_RULES) -> HighCategory:
+    """The best five-card category any five of ``cards`` make (the joker as a bug)."""
+    return max(high_category(rank_high(five, rules)) for five in combinations(cards, 5))
+
+
 class SevenCardCategory(enum.IntEnum):
     """Best hand seven cards can make, for the Big Hand Bonus (003); order is the ranking."""
 
@@ -406,6 +411,7 @@ __all__ = [
     "DEFAULT_RULES",
     "CardIntError",
     "HighCategory",
+    "best_five_category",
     "LowCategory",
     "RankingRules",
     "SevenCardCategory",

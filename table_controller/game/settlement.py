@@ -24,11 +24,10 @@ import enum
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from itertools import combinations
 from typing import Any, Final
 
 from .cards import Card, Game, codes
-from .evaluator import HighCategory, RankingRules, compare, high_category, rank_high, rank_low
+from .evaluator import HighCategory, RankingRules, best_five_category, compare, rank_high, rank_low
 from .money import Cents, InvalidAmountError, MoneyError, check_amount
 from .paytables import Bonus, big_hand_line, joker_bonus_line
 from .setting import Setting, SettingError, check_setting, is_legal
@@ -367,11 +366,6 @@ def _plain(value: Any) -> Any:
 # --- the rules ----------------------------------------------------------------------------
 
 
-def best_high_category(cards: Sequence[Card], ranking: RankingRules) -> HighCategory:
-    """The best five-card category any five of ``cards`` make (jokers as bugs)."""
-    return max(high_category(rank_high(five, ranking)) for five in combinations(cards, 5))
-
-
 def dealer_qualification(rules: TableRules, banker_cards: Sequence[Card]) -> DealerQualification:
     """Double Joker qualification from the dealer's seven cards, however they are set (003).
 
@@ -382,7 +376,7 @@ def dealer_qualification(rules: TableRules, banker_cards: Sequence[Card]) -> Dea
     """
     if rules.game is not Game.DOUBLE_JOKER:
         return DealerQualification.NOT_APPLICABLE
-    best = best_high_category(banker_cards, rules.ranking)
+    best = best_five_category(banker_cards, rules.ranking)
     if rules.overqualifier and best >= HighCategory.FOUR_OF_A_KIND:
         return DealerQualification.OVERQUALIFIED
     if best >= HighCategory.ONE_PAIR:
@@ -642,7 +636,6 @@ __all__ = [
     "SettlementError",
     "SettlementMoneyError",
     "WagerError",
-    "best_high_category",
     "compare_settings",
     "dealer_qualification",
     "foul_kind",

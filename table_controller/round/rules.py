@@ -40,7 +40,9 @@ class GameRoundRules:
         return self.table.ranking
 
     def required_setting(self, cards: tuple[Card, ...]) -> RequiredSetting:
-        return required_setting(cards, game=self.table.game, way=self.way, rules=self.table.ranking)
+        return required_setting(
+            cards, game=self.table.game, way=self.way, rules=self.table.ranking, overqualifier=self.table.overqualifier
+        )
 
     def matches(self, proposed: Setting, required: RequiredSetting) -> bool:
         return same_values(proposed, required.setting, self.table.ranking)

@@ -81,3 +81,10 @@ def test_a_setting_not_made_of_the_hand_is_an_error():
     cards = hand("Ac Qd 9h 7s 5c 3d 2h")
     with pytest.raises(SettingError, match="extra"):
         check_dealer_setting(cards, high=hand("Ac 9h 5c 3d 2h"), low=hand("Qd 8s"))
+
+
+def test_a_double_joker_table_without_overqualifier_rules_uses_the_house_way():
+    cards = hand("Ks Kh Kd Kc 5s 5h 2c")
+    required = required_setting(cards, DJ, overqualifier=False)
+    assert required.rule_id != OVERQUALIFIER_RULE_ID
+    assert [c.rank for c in required.setting.low] == [13, 13]  # 002: two from the 4-of-a-kind
