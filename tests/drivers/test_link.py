@@ -480,11 +480,11 @@ def test_link_config_refuses_unsafe_values(kwargs):
         LinkConfig(**kwargs)
 
 
-# -- the leak fixture (tests/conftest.py) fails what it should ----------------------------------------
+# -- the leak fixture (tests/leaks.py) fails what it should ----------------------------------------
 
 
 def test_leak_fixture_fails_a_leaked_thread_port_pty_and_task(pytester, monkeypatch):
-    pytester.makeconftest((Path(__file__).parents[1] / "conftest.py").read_text())
+    pytester.makeconftest((Path(__file__).parents[1] / "leaks.py").read_text())
     pytester.makeini("[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makepyfile(textwrap.dedent("""
         import asyncio, os, threading, serial
