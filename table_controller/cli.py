@@ -1,5 +1,9 @@
 """Command line: ``table-controller``.
 
+- ``run [--config FILE] [--data-dir DIR] [--simulate] [--rounds N]``: the table daemon
+  (table_controller/daemon.py, docs/round-lifecycle.md).
+- ``audit verify [--data-dir DIR | --db-url URL]``: check the audit chain (docs/audit-chain.md).
+
 The game questions asked at the table (and in batch by tests and audits):
 
 - ``rank CARDS...``: a five- or two-card hand's category and score.
@@ -145,6 +149,86 @@ def house_way(
         }
 
     _run("house-way", cards, batch, answer)
+
+
+audit_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The tamper-evident audit chain.")
+app.add_typer(audit_app, name="audit")
+
+
+def _settings_error(error: Exception) -> str:
+    """A bad configuration in words an operator can act on: each field and what is wrong."""
+    from pydantic import ValidationError
+
+    if isinstance(error, ValidationError):
+        lines = []
+        for problem in error.errors():
+            where = ".".join(str(part) for part in problem["loc"]) or "settings"
+            lines.append(f"  {where}: {problem['msg']} (got {problem.get('input')!r})")
+        return "invalid settings:\n" + "\n".join(lines)
+    return f"invalid settings: {error}"
+
+
+@app.command("run")
+def run_command(
+    config: Annotated[Optional[Path], typer.Option("--config", help="TOML settings file (default config/table.toml)")] = None,
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (default ./var)")] = None,
+    db_url: Annotated[Optional[str], typer.Option("--db-url", help="PostgreSQL URL instead of SQLite in the data folder")] = None,
+    simulate: Annotated[bool, typer.Option("--simulate", help="start both simulators and the auto-dealer")] = False,
+    rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, help="stop after N settled rounds (exit 0)")] = None,
+    auto_dealer: Annotated[bool, typer.Option("--auto-dealer", help="the auto-dealer plays (real or configured devices)")] = False,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="seed the auto-dealer and the simulators")] = None,
+    step_delay: Annotated[Optional[float], typer.Option("--step-delay", min=0, help="seconds between the steps of a round")] = None,
+) -> None:
+    """Run the table: devices, rounds, the durable record. Resumes where the last run stopped.
+
+    Exit status: 0 after N settled rounds or a stop (SIGTERM/SIGINT), 2 for a bad configuration.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .daemon import ConfigError, main as run_daemon
+    from .settings import load_settings
+    from .storage import StorageError
+
+    overrides: dict[str, Any] = {"data_dir": data_dir, "db_url": db_url, "step_delay": step_delay}
+    nested: dict[str, dict[str, Any]] = {"auto_dealer": {}, "simulator": {}}
+    if auto_dealer:
+        nested["auto_dealer"]["enabled"] = True
+    if seed is not None:
+        nested["auto_dealer"]["seed"] = seed
+        nested["simulator"]["seed"] = seed
+    overrides.update({name: values for name, values in nested.items() if values})
+    try:
+        settings = load_settings(config, **overrides)
+    except (ValueError, OSError) as error:  # a bad value (ValidationError), a missing or malformed file
+        typer.echo(_settings_error(error), err=True)
+        raise typer.Exit(2) from None
+    configure_logging(settings.log_format, settings.log_level)
+    try:
+        code = run_daemon(settings, simulate=simulate, rounds=rounds)
+    except ConfigError as error:
+        log.error("daemon.config_error", error=str(error))
+        typer.echo(f"invalid settings: {error}", err=True)
+        raise typer.Exit(2) from None
+    except (StorageError, SQLAlchemyError) as error:
+        log.error("daemon.store_unavailable", error=str(error))
+        typer.echo(f"cannot open the store: {error}", err=True)
+        raise typer.Exit(1) from None
+    raise typer.Exit(code)
+
+
+@audit_app.command("verify")
+def audit_verify_command(
+    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (default ./var)")] = None,
+    db_url: Annotated[Optional[str], typer.Option("--db-url", help="the PostgreSQL store's URL")] = None,
+) -> None:
+    """Check every link of the audit chain: exit 0 whole, 1 naming the first broken link, 2 not checked."""
+    from .storage import audit_verify
+
+    if data_dir is None and db_url is None:
+        data_dir = Path("var")
+    code, text = audit_verify(data_dir=data_dir, db_url=db_url)
+    typer.echo(text)
+    raise typer.Exit(code)
 
 
 @app.callback()

@@ -146,6 +146,7 @@ class TableService:
         else:
             assert state.required is not None
             log.info("deal.verified", house_way_rule=state.required.rule_id)
+        self._round_done(state)
         return state
 
     def set_player(self, position: int, high: list[str], low: list[str], actor: str) -> RoundState:
@@ -180,11 +181,13 @@ class TableService:
         log.info("round.settled", positions=len(state.result["positions"]), wagered=totals["total_wagered"],
                  commission=totals["commission"], bonuses_paid=totals["bonuses_paid"],
                  house_result=totals["house_result"])
+        self._round_done(state)
         return state
 
     def void(self, actor: str, reason: str) -> RoundState:
         state = self._record(RoundVoided(actor=actor, reason=reason))
         self.alert("void", f"{actor} voided the round: {reason}", actor=actor)
+        self._round_done(state)
         return state
 
     # -- the table -----------------------------------------------------------------------------
@@ -241,9 +244,12 @@ class TableService:
                 log.warning("round.refused", refused_event=event.kind, phase=refused.phase.value, reason=refused.reason,
                             actor=event.actor)
                 raise
-            if self.round.phase.is_final:
-                structlog.contextvars.unbind_contextvars("round_id")
             return self.round
+
+    def _round_done(self, state: RoundState) -> None:
+        """After the last line about a final round is logged: later lines are not the round's."""
+        if state.phase.is_final:
+            structlog.contextvars.unbind_contextvars("round_id")
 
     def _refuse(self, what: str, reason: str) -> TableRefused:
         log.warning("table.refused", command=what, reason=reason)

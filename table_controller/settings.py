@@ -65,6 +65,39 @@ class DiceSettings(BaseModel):
         return self
 
 
+class AutoDealerSettings(BaseModel):
+    """The auto-dealer (``run --simulate``, or ``enabled = true`` with real devices in a demo):
+    simulated wagers and player settings, the dealer's setting by the house way
+    (table_controller/autodealer.py). Rates are probabilities per player hand."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = False
+    seed: int | None = None  # None: a fresh random seed per run
+    actor: str = Field(default="auto-dealer", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    bonus_rate: float = Field(default=0.3, ge=0, le=1)  # Double Joker: a position also makes bonus wagers
+    other_setting_rate: float = Field(default=0.15, ge=0, le=1)  # a legal setting other than the house way
+    foul_rate: float = Field(default=0.02, ge=0, le=1)  # an illegal setting (a foul, 004)
+
+    @model_validator(mode="after")
+    def _rates(self) -> AutoDealerSettings:
+        if self.other_setting_rate + self.foul_rate > 1:
+            raise ValueError(
+                f"other_setting_rate {self.other_setting_rate} + foul_rate {self.foul_rate} is more than 1")
+        return self
+
+
+class SimulatorSettings(BaseModel):
+    """The simulators ``run --simulate`` starts as child processes (``python -m simulators``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seed: int | None = None
+    pile_interval: float = Field(default=0.2, ge=0, le=10)  # seconds between piles
+    shake_duration: float = Field(default=0.0, ge=0, le=10)  # seconds a shake takes
+    start_timeout: float = Field(default=10.0, gt=0, le=120)  # seconds to wait for a simulator's port
+
+
 class TableSettings(BaseSettings):
     """Everything the daemon needs to run one table."""
 
@@ -82,6 +115,10 @@ class TableSettings(BaseSettings):
     shuffler: ShufflerSettings = ShufflerSettings()
     dice: DiceSettings = DiceSettings()
     device_timeout: float = Field(default=30.0, gt=0, le=600)  # seconds to wait for a device answer
+    device_link: Literal["standard", "fast"] = "standard"  # link timings (link.md 7); fast: tests only
+    step_delay: float = Field(default=0.0, ge=0, le=60)  # seconds between the steps of a round (a human pace)
+    auto_dealer: AutoDealerSettings = AutoDealerSettings()
+    simulator: SimulatorSettings = SimulatorSettings()
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=1, le=65535)
 

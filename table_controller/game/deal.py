@@ -7,6 +7,11 @@
 - Seven piles of seven cards; 4 unused cards in the standard game (000, 004), 5 in Double
   Joker (003_4dcc2fceebc6e4af.txt). The piles and the unused cards must be exactly one
   complete deck; anything else is a misdeal, reported with every discrepancy found.
+- The shuffler's reader reports a card it could not read as ``??``
+  (docs/protocols/shuffler.md, 3.1): never guessed, it is an ``unreadable-card`` discrepancy.
+- A deal the shuffler stopped (jam, door opened) or lost (it restarted mid-deal) is
+  ``interrupted``: a misdeal with the device's reason, plus what is wrong with the cards that
+  were dealt (the cards not dealt are not listed as missing: the interruption says why).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ POSITIONS = tuple(range(1, 8))
 PILES = 7
 PILE_SIZE = 7
 DIE_FACES = range(1, 7)
+UNREADABLE_CODE = "??"  # a card the shuffler's reader could not read (docs/protocols/shuffler.md, 3.1)
 
 
 class DiceError(ValueError):
@@ -45,7 +51,8 @@ def pile_positions(start: int) -> tuple[int, ...]:
 class Discrepancy:
     """One thing wrong with a deal, in words the pit can act on."""
 
-    kind: str  # pile-size, unused-count, unknown-card, duplicate-card, missing-card, joker-count
+    kind: str  # pile-count, pile-size, unused-count, unknown-card, unreadable-card, duplicate-card,
+    #            missing-card, joker-count, deal-interrupted
     detail: str
     cards: tuple[str, ...] = ()
     pile: int | None = None  # 1-based pile number in dealing order
@@ -65,21 +72,34 @@ class DealCheck:
 
 def _parse_pile(codes_: Sequence[str], pile: int | None, problems: list[Discrepancy]) -> list[Card]:
     cards: list[Card] = []
-    for code in codes_:
+    where = f"pile {pile}" if pile else "the unused cards"
+    for place, code in enumerate(codes_, start=1):
+        if code == UNREADABLE_CODE:
+            problems.append(Discrepancy("unreadable-card", f"card {place} of {where} could not be read", (), pile))
+            continue
         try:
             cards.append(parse_card(code))
         except CardError:
-            where = f"pile {pile}" if pile else "the unused cards"
             problems.append(Discrepancy("unknown-card", f"unknown card code {code!r} in {where}", (str(code),), pile))
     return cards
 
 
-def check_deal(game: Game, piles: Sequence[Sequence[str]], unused: Sequence[str], start: int) -> DealCheck:
+def check_deal(
+    game: Game,
+    piles: Sequence[Sequence[str]],
+    unused: Sequence[str],
+    start: int,
+    interrupted: str | None = None,
+) -> DealCheck:
     """Check that seven piles and the unused cards are exactly one deck of ``game``.
 
     ``piles`` are in dealing order (pile 1 is the first dealt). On success the piles are
-    assigned to positions from ``start``; on a misdeal no hand is assigned.
+    assigned to positions from ``start``; on a misdeal no hand is assigned. ``interrupted``
+    (the device's reason) makes the deal a misdeal whatever the cards: only the cards that
+    were dealt are checked then (unknown, unreadable, duplicated, too many jokers).
     """
+    if interrupted is not None:
+        return _check_interrupted(game, piles, unused, interrupted)
     problems: list[Discrepancy] = []
     if len(piles) != PILES:
         problems.append(Discrepancy("pile-count", f"{len(piles)} piles dealt, expected {PILES}"))
@@ -96,19 +116,9 @@ def check_deal(game: Game, piles: Sequence[Sequence[str]], unused: Sequence[str]
         )
     parsed_unused = _parse_pile(unused, None, problems)
 
-    seen = Counter(card for pile in parsed_piles for card in pile) + Counter(parsed_unused)
+    seen = _seen_cards(game, parsed_piles, parsed_unused, problems, exact_jokers=True)
     expected = Counter(game.deck())
-    jokers = seen.pop(JOKER, 0)
-    if jokers != game.jokers:
-        problems.append(Discrepancy("joker-count", f"{jokers} jokers, the {game.value} deck has {game.jokers}"))
     expected.pop(JOKER)
-    for card, count in sorted(seen.items()):
-        if count > 1:
-            where = [n for n, pile in enumerate(parsed_piles, start=1) if card in pile]
-            place = ", ".join(f"pile {n}" for n in where) + (" and unused" if card in parsed_unused else "")
-            problems.append(
-                Discrepancy("duplicate-card", f"{card} appears {count} times ({place})", (card.code,), where[0] if where else None)
-            )
     missing = sorted(set(expected) - set(seen))
     if missing:
         problems.append(Discrepancy("missing-card", f"missing {' '.join(codes(missing))}", tuple(codes(missing))))
@@ -116,3 +126,38 @@ def check_deal(game: Game, piles: Sequence[Sequence[str]], unused: Sequence[str]
         return DealCheck(discrepancies=tuple(problems))
     positions = pile_positions(start)
     return DealCheck(discrepancies=(), hands={positions[k]: tuple(parsed_piles[k]) for k in range(PILES)})
+
+
+def _seen_cards(
+    game: Game, parsed_piles: list[list[Card]], parsed_unused: list[Card], problems: list[Discrepancy],
+    *, exact_jokers: bool,
+) -> Counter[Card]:
+    """Count the natural cards seen; report the joker count and every duplicated card."""
+    seen = Counter(card for pile in parsed_piles for card in pile) + Counter(parsed_unused)
+    jokers = seen.pop(JOKER, 0)
+    if jokers > game.jokers or (exact_jokers and jokers != game.jokers):
+        problems.append(Discrepancy("joker-count", f"{jokers} jokers, the {game.value} deck has {game.jokers}"))
+    for card, count in sorted(seen.items()):
+        if count > 1:
+            where = [n for n, pile in enumerate(parsed_piles, start=1) if card in pile]
+            place = ", ".join(f"pile {n}" for n in where) + (" and unused" if card in parsed_unused else "")
+            problems.append(
+                Discrepancy("duplicate-card", f"{card} appears {count} times ({place})", (card.code,), where[0] if where else None)
+            )
+    return seen
+
+
+def _check_interrupted(
+    game: Game, piles: Sequence[Sequence[str]], unused: Sequence[str], reason: str
+) -> DealCheck:
+    problems = [Discrepancy("deal-interrupted", reason)]
+    parsed_piles = []
+    for number, pile in enumerate(piles, start=1):
+        if len(pile) > PILE_SIZE:
+            problems.append(
+                Discrepancy("pile-size", f"pile {number} has {len(pile)} cards, expected {PILE_SIZE}", pile=number)
+            )
+        parsed_piles.append(_parse_pile(pile, number, problems))
+    parsed_unused = _parse_pile(unused, None, problems)
+    _seen_cards(game, parsed_piles, parsed_unused, problems, exact_jokers=False)
+    return DealCheck(discrepancies=tuple(problems))

@@ -78,8 +78,9 @@ class PilesDealt(_Event):
     """The seven piles in dealing order and the unused cards, as the reader saw them."""
 
     kind: Literal["piles.dealt"] = "piles.dealt"
-    piles: list[list[CardCode]]  # kept as read: an unknown code is a misdeal, not a bad event
+    piles: list[list[CardCode]]  # kept as read: an unknown code (or ``??``, unreadable) is a misdeal
     unused: list[CardCode]
+    interrupted: str | None = None  # the shuffler stopped or lost the deal: a misdeal with this reason
 
 
 class _SettingEvent(_Event):

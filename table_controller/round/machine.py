@@ -158,7 +158,7 @@ def _roll(state: RoundState, event: DiceRolled, rules: RoundRules) -> RoundState
 
 def _deal(state: RoundState, event: PilesDealt, rules: RoundRules) -> RoundState:
     assert state.start is not None
-    check = check_deal(state.game, event.piles, event.unused, state.start)
+    check = check_deal(state.game, event.piles, event.unused, state.start, event.interrupted)
     piles = tuple(tuple(pile) for pile in event.piles)
     if check.is_misdeal:
         return replace(state, piles=piles, unused=tuple(event.unused), misdeal=check.discrepancies)

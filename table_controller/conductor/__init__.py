@@ -1,0 +1,33 @@
+"""The conductor: the async loop that runs a table's devices and rounds (issue 4).
+
+- ``journal``: every device event durable in the audit chain before the link ACKs it.
+- ``port``: a device's driver, its pump of events, its faults.
+- ``shuffler``: shuffle, deal, collect this deal, recover a deal after a restart.
+- ``dice``: the shaker (re-shake on a void shake) or the RNG.
+- ``conductor``: one round at a time through ``TableService``, from whatever phase it is in.
+
+docs/round-lifecycle.md describes the lifecycle, the recovery per phase and the journal.
+"""
+
+from .conductor import Conductor, summary
+from .dice import RngDice, Roll, ShakerPort
+from .journal import DeviceJournal, DeviceRecord, recent_device_events, round_device_events
+from .port import DevicePort, Stopped
+from .shuffler import Deal, ShufflerPort, rebuild_deal
+
+__all__ = [
+    "Conductor",
+    "Deal",
+    "DeviceJournal",
+    "DevicePort",
+    "DeviceRecord",
+    "RngDice",
+    "Roll",
+    "ShakerPort",
+    "ShufflerPort",
+    "Stopped",
+    "rebuild_deal",
+    "recent_device_events",
+    "round_device_events",
+    "summary",
+]

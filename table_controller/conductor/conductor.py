@@ -1,0 +1,287 @@
+"""The conductor: drives the devices through ``TableService`` for one round at a time (issue 4).
+
+    OPEN             the dice (the shaker, re-shaken on a void shake, or the RNG) -> dice.rolled
+    DEALING          shuffle and deal this round's seven piles -> piles.dealt (or a misdeal: void)
+    PLAYERS_SETTING  each position's setting (the auto-dealer, or a terminal through the service)
+    DEALER_SETTING   the banker's setting (the auto-dealer by the house way, or the dealer terminal)
+    SETTLING         settle -> closed, and one ``round.summary`` line
+
+The conductor only ever acts on the phase the round is in, so after a restart it simply
+continues from the phase ``TableService.resume`` restored (docs/round-lifecycle.md). Steps
+are paced by ``step_delay`` (a human pace; tests kill the daemon inside a chosen phase).
+While a device fault or a lost link is open no new round starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Iterable
+from typing import Protocol
+
+import structlog
+
+from ..autodealer import AutoDealer
+from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
+from ..round.phases import Phase
+from ..service import TableRefused, TableService
+from ..storage import next_round_number, read_snapshot
+from .dice import Roll
+from .journal import DeviceRecord, round_device_events
+from .port import Stopped, wait_or_stop
+from .shuffler import COUNT_FAULT, ShufflerPort
+
+log = structlog.get_logger()
+
+IDLE_POLL = 0.05  # seconds between looks at the table while waiting for someone else
+
+
+class Dice(Protocol):
+    source: str
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def recover(self, round_id: str, records: Iterable[DeviceRecord]) -> None: ...
+
+    async def roll_for(self, round_id: str) -> Roll: ...
+
+
+class Conductor:
+    """One table's devices and rounds; ``run`` until stopped or ``rounds`` rounds are settled."""
+
+    def __init__(
+        self,
+        service: TableService,
+        shuffler: ShufflerPort,
+        dice: Dice,
+        *,
+        stop: asyncio.Event,
+        auto_dealer: AutoDealer | None = None,
+        step_delay: float = 0.0,
+    ) -> None:
+        self.service = service
+        self.shuffler = shuffler
+        self.dice = dice
+        self.stop = stop
+        self.auto_dealer = auto_dealer
+        self.step_delay = step_delay
+        self.settled = 0
+        self.voided = 0
+        self._phase: tuple[str, Phase] | None = None
+        self._started_at: dict[str, float] = {}
+
+    # -- the whole run --------------------------------------------------------------------------
+
+    async def run(self, rounds: int | None = None) -> int:
+        """Resume, then play until stopped (or ``rounds`` settled rounds); return rounds settled."""
+        structlog.contextvars.bind_contextvars(table_id=self.service.table_id)
+        try:
+            await self.start()
+            while not self.stop.is_set():
+                state = self.service.round
+                if state is not None and not state.phase.is_final:
+                    await self.play()
+                    continue
+                if rounds is not None and self.settled >= rounds:
+                    break
+                await self.open_next()
+        except Stopped:
+            log.info("conductor.stopping", settled=self.settled)
+        finally:
+            await self.close()
+        return self.settled
+
+    async def start(self) -> None:
+        """Restore the open round, rebuild its device story from the journal, connect the devices."""
+        state = self.service.resume()
+        records: list[DeviceRecord] = []
+        if state is not None and not state.phase.is_final:
+            structlog.contextvars.bind_contextvars(round_id=state.round_id)
+            records = round_device_events(self.service.recorder.engine, self.service.table_id, state.round_id)
+            self.shuffler.recover(state.round_id, records)
+            self.dice.recover(state.round_id, records)
+            log.info("round.resuming", phase=state.phase.value, device_events=len(records))
+        await self.shuffler.start()
+        await self.dice.start()
+        if state is not None:
+            self._note_phase(state)
+
+    async def close(self) -> None:
+        for device in (self.dice, self.shuffler):
+            try:
+                await device.close()
+            except Exception:
+                log.exception("conductor.close_failed", device=type(device).__name__)
+
+    # -- between rounds -------------------------------------------------------------------------
+
+    async def open_next(self) -> None:
+        """Wait until play may go on, then open a round (the auto-dealer) or wait for one to open."""
+        await self.wait_until_ready()
+        if self.auto_dealer is None:
+            await self._wait_for(lambda: self.service.in_progress)
+            return
+        await self.pace()
+        if not self._ready():
+            return
+        wagers = self.auto_dealer.wagers(self._next_number())
+        try:
+            state = self.service.open_round(wagers, actor=self.auto_dealer.actor)
+        except TableRefused as refused:
+            log.warning("conductor.open_refused", reason=str(refused))
+            await wait_or_stop(self.stop, IDLE_POLL)
+            return
+        self._started_at[state.round_id] = time.monotonic()
+        self._note_phase(state)
+
+    def _ready(self) -> bool:
+        return self.service.table_open and not self.service.faults
+
+    async def wait_until_ready(self) -> None:
+        """No new round while the table is closed or a fault is open (a wrong count is re-checked)."""
+        if self._ready():
+            return
+        log.warning("conductor.waiting", table_open=self.service.table_open,
+                    faults=sorted(f"{f.device} {f.kind}" for f in self.service.faults.values()))
+        next_probe = time.monotonic()
+        while not self._ready():
+            if self.shuffler.open_faults() == [COUNT_FAULT] and time.monotonic() >= next_probe:
+                await self.shuffler.probe_count()
+                next_probe = time.monotonic() + self.shuffler.count_retry
+            await wait_or_stop(self.stop, IDLE_POLL)
+        log.info("conductor.ready")
+
+    def _next_number(self) -> int:
+        with read_snapshot(self.service.recorder.engine) as session:
+            return next_round_number(session, table_id=self.service.table_id)
+
+    # -- one round ------------------------------------------------------------------------------
+
+    async def play(self) -> RoundState:
+        """Take the open round from its phase to CLOSED or VOID."""
+        while True:
+            state = self.service.round
+            assert state is not None
+            self._note_phase(state)
+            if state.phase.is_final:
+                self._finished(state)
+                return state
+            step = {
+                Phase.OPEN: self._roll,
+                Phase.DEALING: self._deal,
+                Phase.PLAYERS_SETTING: self._players,
+                Phase.DEALER_SETTING: self._dealer,
+                Phase.SETTLING: self._settle,
+            }[state.phase]
+            try:
+                await step(state)
+            except TransitionRefused as refused:  # someone else moved the round meanwhile (a pit void)
+                log.warning("conductor.step_refused", phase=state.phase.value, reason=str(refused))
+
+    async def _roll(self, state: RoundState) -> None:
+        await self.pace()
+        roll = await self.dice.roll_for(state.round_id)
+        log.info("dice.seen", faces=list(roll.faces), source=roll.source, roll_id=roll.roll_id)
+        await self.pace()
+        if self.service.round is state:
+            self.service.record_dice(roll.as_event())
+
+    async def _deal(self, state: RoundState) -> None:
+        await self.pace()
+        deal = await self.shuffler.deal_for(state.round_id)
+        if self.service.round is state:
+            self.service.record_deal(deal.as_event())
+
+    async def _players(self, state: RoundState) -> None:
+        if self.auto_dealer is None:
+            await self._wait_for(lambda: self.service.round is not state)
+            return
+        position = self.auto_dealer.next_position(state)
+        if position is None:  # cannot happen: the machine leaves this phase once all are set
+            raise RuntimeError(f"round {state.round_id}: players-setting with every position set")
+        rules = self.service.round_rules
+        decision = self.auto_dealer.player_setting(state, position, rules.way, rules.ranking)
+        await self.pace()
+        if self.service.round is state:
+            self.service.set_player(position, decision.high, decision.low, actor=self.auto_dealer.actor)
+            log.info("player.set", position=position, high=decision.high, low=decision.low, choice=decision.choice)
+
+    async def _dealer(self, state: RoundState) -> None:
+        if self.auto_dealer is None:
+            await self._wait_for(lambda: self.service.round is not state)
+            return
+        high, low = self.auto_dealer.dealer_setting(state)
+        await self.pace()
+        if self.service.round is state:
+            try:
+                self.service.set_dealer(high, low, actor=self.auto_dealer.actor)
+            except HouseWayDeviation:  # the auto-dealer sets by the required setting: a bug if seen
+                log.exception("conductor.auto_dealer_deviated")
+                raise
+            log.info("dealer.set", high=high, low=low, rule=state.required.rule_id if state.required else None)
+
+    async def _settle(self, state: RoundState) -> None:
+        await self.pace()
+        if self.service.round is state:
+            self.service.settle()
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    async def pace(self) -> None:
+        if self.step_delay > 0:
+            await wait_or_stop(self.stop, self.step_delay)
+        elif self.stop.is_set():
+            raise Stopped
+
+    async def _wait_for(self, condition) -> None:
+        while not condition():
+            await wait_or_stop(self.stop, IDLE_POLL)
+
+    def _note_phase(self, state: RoundState) -> None:
+        key = (state.round_id, state.phase)
+        if self._phase != key:
+            self._phase = key
+            log.info("round.phase", round_id=state.round_id, phase=state.phase.value)
+
+    def _finished(self, state: RoundState) -> None:
+        started = self._started_at.pop(state.round_id, None)
+        elapsed = None if started is None else round((time.monotonic() - started) * 1000)
+        if state.phase is Phase.CLOSED:
+            self.settled += 1
+            log.info("round.summary", **summary(state), duration_ms=elapsed)
+        else:
+            self.voided += 1
+            log.warning("round.void", round_id=state.round_id, number=state.opened.number,
+                        reason=state.void_reason or "; ".join(d.detail for d in state.misdeal),
+                        misdeal=bool(state.misdeal), discrepancies=[d.kind for d in state.misdeal])
+        structlog.contextvars.unbind_contextvars("round_id")
+
+
+def summary(state: RoundState) -> dict[str, object]:
+    """The one line a settled round leaves in the log: who played, what was won, by whom."""
+    assert state.result is not None and state.dice is not None
+    totals = state.result["totals"]
+    outcomes = Counter(record["outcome"] for record in state.result["positions"])
+    return {
+        "round_id": state.round_id,
+        "number": state.opened.number,
+        "game": state.game.value,
+        "dice": list(state.dice.faces),
+        "dice_source": state.dice.source,
+        "start_position": state.start,
+        "positions": list(state.playing_positions),
+        "house_way_rule": state.required.rule_id if state.required else None,
+        "override": state.override is not None,
+        "outcomes": dict(sorted(outcomes.items())),
+        "fouls": sum(1 for record in state.result["positions"] if record["foul"] is not None),
+        "wagered": totals["total_wagered"],
+        "commission": totals["commission"],
+        "bonuses_paid": totals["bonuses_paid"],
+        "house_result": totals["house_result"],
+    }
+
+
+__all__ = ["Conductor", "Dice", "summary"]

@@ -1,0 +1,164 @@
+"""The dice that choose the start position: the shaker, or the RNG where no shaker is fitted.
+
+Three dice pick the position that receives the first pile (000_f88fa0f023e5142c.txt,
+004_60e2fc6346e3399b.txt); a table without a shaker uses the RNG (003_4dcc2fceebc6e4af.txt:
+"a dice shaker or shuffle machine RNG"). The round records the faces and the source.
+
+A cocked or unreadable die voids the shake: the dice are shaken again, never guessed
+(issue 4, step 2). A cover opened or a tamper switch tripped is a fault: play waits until it
+clears. Once the shaker has reported a roll for the open round, that roll is the round's: a
+restarted controller uses the roll it finds journalled (or the one the shaker re-sends) and
+never shakes again (docs/round-lifecycle.md, "Recovery").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+import structlog
+
+from drivers.base import DriverEvent
+from drivers.dice_shaker.driver import ShakeFailed
+from drivers.dice_shaker.events import DiceRolled as DeviceRoll
+from drivers.dice_shaker.events import DiceStatus
+from drivers.dice_shaker.rng import RngDiceSource
+from drivers.errors import DriverIOError, DriverTimeoutError
+
+from ..round.events import DiceRolled
+from .journal import DeviceRecord
+from .port import DevicePort, wait_or_stop
+
+log = structlog.get_logger()
+
+DEVICE = "dice-shaker"
+STANDING_FAULTS = frozenset({"cover_open", "tamper"})  # dice-shaker.md: die faults only void one shake
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """Three faces, their source and the source's roll id (``serial:roll`` for the shaker)."""
+
+    faces: tuple[int, int, int]
+    source: Literal["shaker", "rng"]
+    roll_id: str | None = None
+
+    def as_event(self) -> DiceRolled:
+        actor = f"device:{DEVICE}" if self.source == "shaker" else "system"
+        return DiceRolled(faces=self.faces, source=self.source, roll_id=self.roll_id, actor=actor)
+
+
+class RngDice:
+    """The RNG in place of a shaker: a roll is made and recorded in the same step."""
+
+    source = "rng"
+
+    def __init__(self, rng: RngDiceSource | None = None) -> None:
+        self.rng = rng or RngDiceSource()
+
+    async def start(self) -> None:
+        log.info("dice.source", source="rng")
+
+    async def close(self) -> None:
+        return None
+
+    def recover(self, round_id: str, records: Iterable[DeviceRecord]) -> None:
+        return None  # an RNG roll exists only once it is recorded with the round
+
+    async def roll_for(self, round_id: str) -> Roll:
+        roll = self.rng.roll_now()
+        return Roll(roll.faces, "rng", None)
+
+
+class ShakerPort(DevicePort):
+    """The electronic dice shaker (USB, or its serial variant)."""
+
+    device = DEVICE
+    standing_faults = STANDING_FAULTS
+    source = "shaker"
+
+    def __init__(self, *args, roll_timeout: float = 30.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.roll_timeout = roll_timeout
+        self._lock = threading.Lock()
+        self._rolls: dict[str, Roll] = {}  # the first roll reported while each round was open
+        self.journal.listen(self._heard)
+
+    # -- what the shaker reported ---------------------------------------------------------------
+
+    def _heard(self, event: DriverEvent, round_id: str | None) -> None:
+        """Reader thread, after the event is stored: keep the first roll of the open round."""
+        if isinstance(event, DeviceRoll) and round_id is not None:
+            hello = self.driver.hello
+            serial = hello.serial_number if hello is not None else ""
+            with self._lock:
+                self._rolls.setdefault(round_id, Roll(event.faces, "shaker", f"{serial}:{event.roll_id}"))
+
+    def seen(self, round_id: str) -> Roll | None:
+        with self._lock:
+            return self._rolls.get(round_id)
+
+    def recover(self, round_id: str, records: Iterable[DeviceRecord]) -> None:
+        for record in records:
+            if record.device == DEVICE and record.what == "rolled" and record.round_id == round_id:
+                payload = record.payload
+                roll = Roll(tuple(payload["faces"]), "shaker", f"{payload.get('serial') or ''}:{payload['roll_id']}")
+                with self._lock:
+                    self._rolls.setdefault(round_id, roll)
+                log.info("dice.roll_recovered", faces=list(roll.faces), roll_id=roll.roll_id)
+                return
+
+    # -- start ----------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await super().start()
+        await self.drain()
+
+    async def drain(self) -> None:
+        """Wait for the STATUS the shaker sends after every HELLO; what came before it is older."""
+        while True:
+            event = await self.next_event(self.roll_timeout)
+            if event is None:
+                log.error("dice.no_status", timeout=self.roll_timeout)
+                self.queueing = False
+                return
+            if isinstance(event, DiceStatus) and event.command_id is None:
+                break
+            if isinstance(event, DeviceRoll):
+                log.info("dice.roll_resent", roll_id=event.roll_id, faces=list(event.faces))
+        self.queueing = False  # from here on rolls come through ``driver.roll()``; faults are observed
+        for fault, active in (("cover_open", event.cover_open), ("tamper", event.tamper)):
+            if active:
+                self.service.device_fault(DEVICE, fault, "reported by the status at start")
+        log.info("dice.status", cover_open=event.cover_open, tamper=event.tamper,
+                 reshake_needed=event.reshake_needed, last_roll_id=event.last_roll_id)
+
+    # -- the round's roll -----------------------------------------------------------------------
+
+    async def roll_for(self, round_id: str) -> Roll:
+        """The round's roll: one already reported, or shake (again after a void shake) until read."""
+        attempt = 0
+        while True:
+            seen = self.seen(round_id)
+            if seen is not None:
+                return seen
+            await self.wait_clear()
+            attempt += 1
+            try:
+                await self.driver.roll(timeout=self.roll_timeout)
+            except ShakeFailed as failed:
+                if failed.needs_reshake:
+                    log.warning("dice.reshake", attempt=attempt, reason=str(failed))
+                else:
+                    log.warning("dice.shake_refused", attempt=attempt, reason=str(failed))
+                    await wait_or_stop(self.stop, self.poll_interval)  # the fault it reported opens meanwhile
+            except DriverTimeoutError as error:
+                log.error("dice.no_answer", attempt=attempt, error=str(error))
+            except DriverIOError as error:
+                log.error("dice.link_down", attempt=attempt, error=str(error))
+                await wait_or_stop(self.stop, self.retry_interval)
+
+
+__all__ = ["Roll", "RngDice", "ShakerPort"]

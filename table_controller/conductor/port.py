@@ -1,0 +1,172 @@
+"""One device as the conductor sees it: its driver, its journal, its faults, its events.
+
+A port starts its driver (retrying while the device does not answer, with a ``link-lost``
+fault open meanwhile), then a pump task reads every driver event: faults and link changes go
+to ``TableService.device_fault`` / ``fault_cleared`` at once (play stops while any is open,
+issue 4), and every event is queued for the operation in progress (a shuffle, a deal, a
+shake). Operations read that queue with ``next_event``, which gives up when the daemon stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+import structlog
+
+from drivers.base import DeviceFault, Driver, DriverEvent, ErrorEvent, FaultCleared, Journal, LinkLost, LinkRestored
+from drivers.errors import DriverInitError
+
+from .journal import DeviceJournal, DeviceRecord
+
+if TYPE_CHECKING:
+    from ..service import TableService
+
+log = structlog.get_logger()
+
+LINK_LOST = "link-lost"  # the fault kind TableService uses for a lost link
+
+
+class Stopped(Exception):
+    """The daemon is stopping: the operation in progress gives up (the round stays durable)."""
+
+
+async def wait_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    """Sleep ``seconds``; raise Stopped if the daemon stops meanwhile."""
+    if stop.is_set():
+        raise Stopped
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), seconds)
+    if stop.is_set():
+        raise Stopped
+
+
+class DevicePort:
+    """A started driver with its journal and its pump."""
+
+    device: str = "device"
+    standing_faults: frozenset[str] = frozenset()  # fault kinds that stop play until cleared
+
+    def __init__(
+        self,
+        service: TableService,
+        make_driver: Callable[[Journal], Driver],
+        *,
+        stop: asyncio.Event,
+        known: Iterable[DeviceRecord] = (),
+        retry_interval: float = 1.0,
+        poll_interval: float = 0.02,
+    ) -> None:
+        self.service = service
+        self.stop = stop
+        self.journal = DeviceJournal(service, self.device, known=list(known))
+        self.driver = make_driver(self.journal)
+        self.journal.bind(self.driver)
+        self.retry_interval = retry_interval
+        self.poll_interval = poll_interval
+        self._inbox: asyncio.Queue[DriverEvent] = asyncio.Queue()
+        self.queueing = True  # False: nobody reads the events after start (faults are still observed)
+        self._pump_task: asyncio.Task[None] | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect (retrying with a link-lost fault open until the device answers), start the pump."""
+        while True:
+            try:
+                hello = await self.driver.start()
+                break
+            except DriverInitError as error:
+                log.error("device.unreachable", device=self.device, error=str(error))
+                self.service.device_fault(self.device, LINK_LOST, str(error))
+                await wait_or_stop(self.stop, self.retry_interval)
+        self.service.fault_cleared(self.device, LINK_LOST)
+        log.info("device.connected", device=self.device, model=hello.model, serial=hello.serial_number,
+                 firmware=hello.firmware, session=hello.session_id)
+        self._pump_task = asyncio.create_task(self._pump(), name=f"pump-{self.device}")
+
+    async def close(self) -> None:
+        await self.driver.stop()
+        if self._pump_task is not None:
+            task, self._pump_task = self._pump_task, None
+            try:
+                await asyncio.wait_for(task, 5.0)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    # -- events ---------------------------------------------------------------------------------
+
+    async def _pump(self) -> None:
+        async for event in self.driver.events():
+            try:
+                self.observe(event)
+            except Exception:  # a failed fault write must not kill the pump; it is logged
+                log.exception("device.observe_failed", device=self.device, event=type(event).__name__)
+            if self.queueing:
+                self._inbox.put_nowait(event)
+
+    def observe(self, event: DriverEvent) -> None:
+        """Faults and link changes to the table service (play stops while one is open)."""
+        service = self.service
+        if isinstance(event, LinkLost):
+            service.device_fault(self.device, LINK_LOST, event.reason)
+        elif isinstance(event, LinkRestored):
+            if event.device_restarted:  # a new device session: it reports its standing faults anew
+                for fault in [f for f in service.faults.values() if f.device == self.device and f.kind != LINK_LOST]:
+                    log.warning("device.restarted_fault_forgotten", device=self.device, fault=fault.kind)
+                    service.fault_cleared(self.device, fault.kind)
+            service.fault_cleared(self.device, LINK_LOST)
+        elif isinstance(event, DeviceFault) and str(event.kind) in self.standing_faults:
+            service.device_fault(self.device, str(event.kind), self.fault_detail(event))
+        elif isinstance(event, FaultCleared):
+            service.fault_cleared(self.device, str(event.kind))
+        elif isinstance(event, ErrorEvent):
+            log.error("device.error", device=self.device, error=str(event.error),
+                      raw=(event.error.raw or b"").hex())
+
+    def fault_detail(self, event: DeviceFault) -> str:
+        return ""
+
+    async def next_event(self, timeout: float | None = None) -> DriverEvent | None:
+        """The next event for the operation in progress; None after ``timeout``; Stopped on stop."""
+        getter = asyncio.ensure_future(self._inbox.get())
+        stopper = asyncio.ensure_future(self.stop.wait())
+        try:
+            done, _ = await asyncio.wait({getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for future in (getter, stopper):
+                if not future.done():
+                    future.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(getter, stopper, return_exceptions=True)
+        if getter in done and not getter.cancelled():
+            return getter.result()
+        if self.stop.is_set():
+            if getter.done() and not getter.cancelled():  # an event taken at the same moment: keep it
+                self._inbox.put_nowait(getter.result())
+            raise Stopped
+        return None
+
+    # -- faults ---------------------------------------------------------------------------------
+
+    def open_faults(self) -> list[str]:
+        return sorted(f.kind for f in self.service.faults.values() if f.device == self.device)
+
+    async def wait_clear(self, ignore: frozenset[str] = frozenset()) -> None:
+        """Wait until this device has no open fault other than ``ignore`` (logged once)."""
+        def blocking() -> list[str]:
+            return [kind for kind in self.open_faults() if kind not in ignore]
+
+        if not blocking():
+            return
+        log.warning("device.waiting_for_fault", device=self.device, faults=blocking())
+        while blocking():
+            await wait_or_stop(self.stop, self.poll_interval)
+        log.info("device.faults_cleared", device=self.device)
+
+
+__all__ = ["LINK_LOST", "DevicePort", "Stopped", "wait_or_stop"]

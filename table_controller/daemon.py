@@ -1,0 +1,270 @@
+"""The table daemon behind ``table-controller run`` (issue 4, "Running it").
+
+Start: settings validated (the command line refuses a bad configuration with exit status 2),
+logging configured, the store opened (migrated to head), the devices connected (or, with
+``--simulate``, the simulators started first as child processes), the open round resumed,
+then rounds played by the conductor until ``--rounds N`` rounds are settled (exit 0) or
+SIGTERM / SIGINT asks for a stop: the step in progress ends, the round stays where it is in
+the store and the next start resumes it. A SIGKILL at any moment loses nothing either: every
+step was committed before it was shown as done (docs/round-lifecycle.md).
+
+Layering (STYLE.md): ``table_controller`` never imports ``simulators``. ``--simulate`` runs
+``python -m simulators shuffler|dice --pty``, reads the tty path each prints, and configures
+the production drivers with it, exactly as it would a real port. The children die with the
+daemon (``PR_SET_PDEATHSIG`` on Linux) and are stopped on a clean exit; their logs go to
+``<data dir>/simulators/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import selectors
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from drivers.dice_shaker.driver import DEFAULT_USB, DiceShakerDriver
+from drivers.link import LinkConfig
+from drivers.shuffler.driver import ShufflerDriver
+from drivers.usb_transport import UsbConfig
+
+from .autodealer import AutoDealer
+from .conductor import Conductor, RngDice, ShakerPort, ShufflerPort, recent_device_events
+from .service import TableService
+from .settings import TableSettings
+from .storage import open_store, redacted
+
+log = structlog.get_logger()
+
+PR_SET_PDEATHSIG = 1
+
+
+class ConfigError(ValueError):
+    """Settings that cannot run a table (a missing device port...): exit status 2."""
+
+
+# -- simulators as child processes ------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the child gets SIGTERM when the daemon dies, even by SIGKILL."""
+    name = ctypes.util.find_library("c")
+    if name:
+        ctypes.CDLL(name, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@dataclass
+class SimulatorProcess:
+    """``python -m simulators <device> --pty ...`` and the port it printed."""
+
+    name: str
+    process: subprocess.Popen
+    port: str
+
+    @classmethod
+    def start(cls, name: str, args: list[str], log_dir: Path, timeout: float) -> SimulatorProcess:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = log_dir / f"{name}.log"
+        argv = [sys.executable, "-m", "simulators", *args]
+        with log_path.open("ab") as log_file:
+            process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        assert process.stdout is not None
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            ready = selector.select(timeout)
+        line = process.stdout.readline().decode("ascii", "replace").strip() if ready else ""
+        if not line:
+            process.kill()
+            process.wait()
+            raise ConfigError(f"the {name} simulator printed no port within {timeout} s (see {log_path})")
+        log.info("simulator.started", device=name, port=line, pid=process.pid, argv=" ".join(argv[1:]))
+        return cls(name, process, line)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        log.info("simulator.stopped", device=self.name, code=self.process.returncode)
+
+
+def start_simulators(settings: TableSettings) -> dict[str, SimulatorProcess]:
+    """The shuffler (and, unless the table rolls with the RNG, the dice shaker) as processes."""
+    sim = settings.simulator
+    common = ["--fast"] if settings.device_link == "fast" else []
+    seed = ["--seed", str(sim.seed)] if sim.seed is not None else []
+    log_dir = settings.data_dir / "simulators"
+    started: dict[str, SimulatorProcess] = {}
+    try:
+        started["shuffler"] = SimulatorProcess.start(
+            "shuffler", ["shuffler", "--pty", "--jokers", str(settings.game.jokers),
+                         "--pile-interval", str(sim.pile_interval), *seed, *common], log_dir, sim.start_timeout)
+        if settings.dice.source == "shaker":
+            started["dice"] = SimulatorProcess.start(
+                "dice", ["dice", "--pty", "--shake-duration", str(sim.shake_duration), *seed, *common],
+                log_dir, sim.start_timeout)
+    except BaseException:
+        for process in started.values():
+            process.stop()
+        raise
+    return started
+
+
+# -- devices from settings --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DevicePorts:
+    """Where the devices are: a pyserial URL for the shuffler; the dice by URL, USB id or RNG."""
+
+    shuffler_url: str
+    dice_source: str  # "shaker" or "rng"
+    dice_url: str | None = None
+    dice_usb: UsbConfig | None = None
+
+    @classmethod
+    def from_settings(cls, settings: TableSettings, simulators: dict[str, SimulatorProcess]) -> DevicePorts:
+        if "shuffler" in simulators:
+            shuffler_url = simulators["shuffler"].port
+        elif settings.shuffler.url:
+            shuffler_url = settings.shuffler.url
+        else:
+            raise ConfigError("no shuffler: set shuffler.url (TABLE_SHUFFLER__URL) or use --simulate")
+        dice = settings.dice
+        if dice.source == "rng":
+            return cls(shuffler_url, "rng")
+        if "dice" in simulators:
+            return cls(shuffler_url, "shaker", dice_url=simulators["dice"].port)
+        if dice.url:
+            return cls(shuffler_url, "shaker", dice_url=dice.url)
+        try:
+            usb = UsbConfig.parse(dice.usb) if dice.usb else DEFAULT_USB
+        except ValueError as error:
+            raise ConfigError(f"dice.usb: {error}") from None
+        return cls(shuffler_url, "shaker", dice_usb=usb)
+
+
+def build_conductor(
+    settings: TableSettings, service: TableService, ports: DevicePorts, stop: asyncio.Event
+) -> Conductor:
+    """The conductor with the production drivers on the configured ports."""
+    link = LinkConfig.fast() if settings.device_link == "fast" else LinkConfig()
+    known = recent_device_events(service.recorder.engine, settings.table_id)
+    shuffler = ShufflerPort(
+        service,
+        lambda journal: ShufflerDriver.from_url(ports.shuffler_url, link_config=link,
+                                                baudrate=settings.shuffler.baudrate, journal=journal),
+        stop=stop, known=known, deck_size=settings.game.deck_size, answer_timeout=settings.device_timeout)
+    if ports.dice_source == "rng":
+        dice: RngDice | ShakerPort = RngDice()
+    elif ports.dice_url is not None:
+        dice = ShakerPort(service, lambda journal: DiceShakerDriver.over_serial(
+            ports.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
+            stop=stop, known=known, roll_timeout=settings.device_timeout)
+    else:
+        dice = ShakerPort(service, lambda journal: DiceShakerDriver.over_usb(
+            ports.dice_usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
+            stop=stop, known=known, roll_timeout=settings.device_timeout)
+    auto = settings.auto_dealer
+    auto_dealer = AutoDealer(auto, settings.game, settings.limits) if auto.enabled else None
+    return Conductor(service, shuffler, dice, stop=stop, auto_dealer=auto_dealer, step_delay=settings.step_delay)
+
+
+# -- logs -------------------------------------------------------------------------------------------
+
+
+def table_context(service: TableService):
+    """A structlog processor: lines that carry no table or round id (the drivers' reader threads,
+    which have no context variables of their own) get the table's id and its open round's id."""
+
+    def add_table(_logger: object, _method: str, event_dict: dict) -> dict:
+        event_dict.setdefault("table_id", service.table_id)
+        state = service.round
+        if "round_id" not in event_dict and state is not None and not state.phase.is_final:
+            event_dict["round_id"] = state.round_id
+        return event_dict
+
+    return add_table
+
+
+def install_table_context(service: TableService) -> None:
+    """Put ``table_context`` right after the context variables in the configured chain (logs.py)."""
+    processors = list(structlog.get_config()["processors"])
+    processors.insert(1 if processors and processors[0] is structlog.contextvars.merge_contextvars else 0,
+                      table_context(service))
+    structlog.configure(processors=processors)
+
+
+# -- the run ----------------------------------------------------------------------------------------
+
+
+async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: int | None = None) -> int:
+    """Run the table until ``rounds`` rounds are settled or a stop is asked; return the exit status."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, _stop_requested, stop, signum)
+    structlog.contextvars.bind_contextvars(table_id=settings.table_id)
+    log.info("daemon.starting", pid=os.getpid(), game=settings.game.value, simulate=simulate, rounds=rounds,
+             store=redacted(settings.database_url), auto_dealer=settings.auto_dealer.enabled or simulate,
+             step_delay=settings.step_delay)
+    engine = open_store(settings.database_url)
+    simulators: dict[str, SimulatorProcess] = {}
+    try:
+        if simulate:
+            simulators = start_simulators(settings)
+        ports = DevicePorts.from_settings(settings, simulators)
+        service = TableService(settings, engine)
+        install_table_context(service)
+        conductor = build_conductor(settings, service, ports, stop)
+        settled = await conductor.run(rounds)
+        log.info("daemon.stopped", settled=settled, voided=conductor.voided,
+                 reason="rounds done" if rounds is not None and settled >= rounds else "stop requested")
+        return 0
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+        for process in simulators.values():
+            process.stop()
+        engine.dispose()
+
+
+def _stop_requested(stop: asyncio.Event, signum: int) -> None:
+    log.info("daemon.stop_requested", signal=signal.Signals(signum).name)
+    stop.set()
+
+
+def simulate_settings(settings: TableSettings) -> TableSettings:
+    """``--simulate``: the auto-dealer plays (the simulators replace the configured ports)."""
+    if settings.auto_dealer.enabled:
+        return settings
+    return settings.model_copy(update={"auto_dealer": settings.auto_dealer.model_copy(update={"enabled": True})})
+
+
+def main(settings: TableSettings, *, simulate: bool = False, rounds: int | None = None) -> int:
+    """Run the daemon in this process (the event loop is created here)."""
+    if simulate:
+        settings = simulate_settings(settings)
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(run_table(settings, simulate=simulate, rounds=rounds))
+    return 0
+
+
+__all__ = ["ConfigError", "DevicePorts", "SimulatorProcess", "build_conductor", "main", "run_table",
+           "start_simulators"]

@@ -1,0 +1,162 @@
+"""``table-controller run`` and ``audit verify`` as real processes (issue 4, "Running it")."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from table_controller.storage import make_engine, sqlite_url
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "TABLE_SIMULATOR__PILE_INTERVAL": "0", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "table_controller", *args], cwd=REPO, env=environment,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def log_lines(stderr: str) -> list[dict]:
+    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+
+
+def stored(data_dir: Path, sql: str) -> list[tuple]:
+    engine = make_engine(sqlite_url(data_dir))
+    try:
+        with engine.connect() as connection:
+            return [tuple(row) for row in connection.execute(text(sql))]
+    finally:
+        engine.dispose()
+
+
+def test_simulate_three_rounds_then_a_second_run_continues_the_numbering(tmp_path):
+    first = cli("run", "--simulate", "--rounds", "3", "--data-dir", str(tmp_path), "--seed", "3")
+    assert first.returncode == 0, first.stderr[-3000:]
+    lines = log_lines(first.stderr)
+    summaries = [line for line in lines if line["event"] == "round.summary"]
+    assert [s["round_id"] for s in summaries] == ["table-1-1", "table-1-2", "table-1-3"]
+    assert all(s["table_id"] == "table-1" for s in summaries)
+    current = None
+    for line in lines:  # every line of a round carries the table id and its round id
+        current = line.get("round_id") if line["event"] == "round.opened" else current
+        if current is not None:
+            assert (line.get("table_id"), line.get("round_id")) == ("table-1", current), line
+        if line["event"] == "round.summary":
+            current = None
+    assert stored(tmp_path, "SELECT number, phase FROM rounds ORDER BY number") == [
+        (1, "closed"), (2, "closed"), (3, "closed")]
+
+    second = cli("run", "--simulate", "--rounds", "2", "--data-dir", str(tmp_path), "--seed", "4")
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert stored(tmp_path, "SELECT number, phase FROM rounds WHERE number > 3 ORDER BY number") == [
+        (4, "closed"), (5, "closed")]
+    assert stored(tmp_path, "SELECT count(*) FROM events WHERE kind = 'round.settled'") == [(5,)]
+    verified = cli("audit", "verify", "--data-dir", str(tmp_path))
+    assert verified.returncode == 0 and verified.stdout.startswith("audit chain whole:")
+    assert (tmp_path / "simulators" / "shuffler.log").is_file()  # the children's logs stay with the table
+
+
+def test_audit_verify_names_the_first_broken_link_after_a_row_is_edited_behind_the_daemons_back(tmp_path):
+    run = cli("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path), "--seed", "5")
+    assert run.returncode == 0, run.stderr[-3000:]
+    [(seq, event_id)] = stored(tmp_path, "SELECT seq, id FROM events WHERE kind = 'dice.rolled'")
+    engine = make_engine(sqlite_url(tmp_path))
+    try:
+        with engine.begin() as connection:  # an owner drops the guards, then edits the dice
+            connection.execute(text("DROP TRIGGER events_no_update"))
+            connection.execute(text("UPDATE events SET payload = replace(payload, '\"faces\":[', '\"faces\":[6,') "
+                                    "WHERE kind = 'dice.rolled'"))
+    finally:
+        engine.dispose()
+    verified = cli("audit", "verify", "--data-dir", str(tmp_path))
+    assert verified.returncode == 1, verified.stdout
+    lines = verified.stdout.splitlines()
+    assert lines[0].startswith("audit chain BROKEN:")
+    assert f"table table-1, seq {seq} (event id {event_id}): hash-mismatch" in lines[1]
+
+
+@pytest.mark.parametrize(("env", "named"), [
+    ({"TABLE_LIMITS__MAX_MAIN": "-5"}, "limits.max_main"),
+    ({"TABLE_GAME": "baccarat"}, "game"),
+    ({"TABLE_STEP_DELAY": "-1"}, "step_delay"),
+    ({"TABLE_AUTO_DEALER__FOUL_RATE": "0.9", "TABLE_AUTO_DEALER__OTHER_SETTING_RATE": "0.5"}, "auto_dealer"),
+])
+def test_a_bad_configuration_is_refused_at_start_with_the_field_named(tmp_path, env, named):
+    result = cli("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path), env=env)
+    assert result.returncode == 2
+    assert "invalid settings:" in result.stderr and named in result.stderr.split("invalid settings:")[1]
+    assert not (tmp_path / "table.sqlite3").exists()  # refused before anything was opened
+
+
+def test_without_a_shuffler_port_the_daemon_refuses_to_start(tmp_path):
+    result = cli("run", "--rounds", "1", "--data-dir", str(tmp_path))
+    assert result.returncode == 2
+    assert "no shuffler: set shuffler.url (TABLE_SHUFFLER__URL) or use --simulate" in result.stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return False
+
+
+def _started_simulators(process: subprocess.Popen) -> tuple[list[int], list[dict]]:
+    """Read the daemon's log lines until a round is settled; the simulators' pids."""
+    lines = []
+    for raw in process.stderr:
+        if raw.startswith("{"):
+            lines.append(json.loads(raw))
+            if lines[-1]["event"] == "round.summary":
+                break
+    return [line["pid"] for line in lines if line["event"] == "simulator.started"], lines
+
+
+def _daemon(tmp_path: Path) -> subprocess.Popen:
+    env = {**os.environ, "TABLE_SIMULATOR__PILE_INTERVAL": "0", "TABLE_STEP_DELAY": "0.05"}
+    return subprocess.Popen([sys.executable, "-m", "table_controller", "run", "--simulate", "--data-dir",
+                             str(tmp_path)], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
+def test_sigterm_stops_cleanly_and_the_simulators_go_with_the_daemon(tmp_path):
+    daemon = _daemon(tmp_path)
+    pids, _ = _started_simulators(daemon)
+    assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+    daemon.send_signal(signal.SIGTERM)
+    rest = daemon.stderr.read()
+    daemon.stderr.close()
+    assert daemon.wait(30) == 0
+    stopped = [json.loads(line) for line in rest.splitlines() if line.startswith("{")]
+    assert [line["reason"] for line in stopped if line["event"] == "daemon.stopped"] == ["stop requested"]
+    assert not any(_alive(pid) for pid in pids)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
+def test_the_simulators_die_with_a_daemon_killed_by_sigkill(tmp_path):
+    daemon = _daemon(tmp_path)
+    pids, _ = _started_simulators(daemon)
+    daemon.kill()
+    daemon.wait(10)
+    daemon.stderr.close()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def test_a_store_that_cannot_be_reached_stops_the_start_with_a_clear_message(tmp_path):
+    result = cli("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path),
+                 "--db-url", "postgresql+psycopg://nobody@127.0.0.1:1/table?connect_timeout=2")
+    assert result.returncode == 1
+    assert "cannot open the store:" in result.stderr and "127.0.0.1" in result.stderr
