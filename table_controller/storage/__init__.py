@@ -65,6 +65,7 @@ from .rounds import (
     update_round,
 )
 from .session import read_snapshot, unit_of_work
+from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_user, user_for_token
 from .store import audit_verify, open_store, store_url, verify_store
 
 __all__ = [
@@ -93,12 +94,17 @@ __all__ = [
     "RoundPositionUpdate",
     "RoundPublic",
     "RoundUpdate",
+    "Role",
     "SchemaVersionError",
     "StorageError",
     "StoreNotFoundError",
     "StoreUnavailableError",
     "UnsupportedDatabaseURLError",
+    "UserExistsError",
+    "UserNotFoundError",
+    "UserPublic",
     "add_position",
+    "add_user",
     "append_event",
     "audit_verify",
     "canonical_payload",
@@ -128,6 +134,7 @@ __all__ = [
     "update_position",
     "update_round",
     "upgrade_to_head",
+    "user_for_token",
     "verify_chain",
     "verify_store",
 ]

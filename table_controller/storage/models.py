@@ -227,6 +227,7 @@ class Event(EventBase, _EventKey, table=True):
         CheckConstraint("seq >= 1", name="ck_events_seq_positive"),
         Index("ix_events_round_seq", "round_id", "seq"),
         Index("ix_events_created_at", "created_at"),
+        Index("ix_events_table_kind_seq", "table_id", "kind", "seq"),  # alerts, device events (0002)
         {"sqlite_autoincrement": True},  # row ids are never reused after a delete
     )
 
@@ -356,6 +357,11 @@ class Round(RoundFields, RoundBase, _RoundKey, table=True):
         Index("ix_rounds_voided_opened_at", "voided", "opened_at"),
         Index("ix_rounds_misdeal_opened_at", "misdeal", "opened_at"),
         Index("ix_rounds_override_opened_at", "override", "opened_at"),
+        # round history pages walk a table's rounds by number (issue 5, migration 0002)
+        Index("ix_rounds_table_dealer_number", "table_id", "dealer", "number"),
+        Index("ix_rounds_table_voided_number", "table_id", "voided", "number"),
+        Index("ix_rounds_table_misdeal_number", "table_id", "misdeal", "number"),
+        Index("ix_rounds_table_override_number", "table_id", "override", "number"),
     )
 
 

@@ -1,0 +1,107 @@
+"""The API app factory: ``create_app(settings, service, engine)`` (issue 5).
+
+Nothing is created at import time: the daemon builds the settings, the engine (migrated) and
+the table service, and hands them in. The lifespan starts the live stream's event hub (one
+poller of the audit chain for every terminal) and stops it. The OpenAPI document
+(``/openapi.json``) is part of the product: every endpoint is typed, says which roles may
+call it and lists its error answers. The web pages for the pit and surveillance terminals are
+static files under ``/ui/`` (no build step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI
+from fastapi.responses import RedirectResponse
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.engine import Engine
+
+from ..service import TableService
+from ..settings import TableSettings
+from .access_log import AccessLog
+from .deps import route_permission
+from .errors import install_error_handlers
+from .roles import roles_for
+from .routers import admin, alerts, devices, reports, round, rounds, stream, table
+from .stream import EventHub
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+API_VERSION = "1.0.0"
+
+DESCRIPTION = """\
+The pit and surveillance terminals of one Pai Gow Poker table.
+
+Every request carries `Authorization: Bearer <token>` (a person's token, from
+`table-controller users add NAME --role ROLE`). Roles: **dealer** (opens rounds, submits the
+players' and the dealer's settings), **pit** (the dealer's commands plus void, override a
+house-way deviation, acknowledge alerts, open and close the table), **surveillance** (reads
+everything, raw device events included, changes nothing), **admin** (configuration, user keys).
+Each operation lists its roles under `x-roles`.
+
+Money is integer cents. Refusals: 401 credentials, 403 role, 404 not found, 409 the table or
+round refuses now, 422 malformed request, 503 store unavailable; never a 500.
+"""
+
+
+ROUTERS = (table.router, round.router, rounds.router, alerts.router, reports.router, devices.router,
+           stream.router, admin.router)
+
+
+def _document_roles(router: APIRouter) -> None:
+    """Write each operation's permission and roles into its OpenAPI entry (once per router)."""
+    for route in router.routes:
+        if not isinstance(route, APIRoute) or "x-roles" in (route.openapi_extra or {}):
+            continue
+        permission = route_permission(route)
+        if permission is None:
+            continue
+        roles = roles_for(permission)
+        route.openapi_extra = {**(route.openapi_extra or {}), "x-permission": permission.value, "x-roles": roles}
+        route.description = f"{route.description}\n\nRoles: {', '.join(roles)}.".lstrip()
+
+
+def create_app(settings: TableSettings, service: TableService, engine: Engine, *,
+               poll_interval: float = 0.1) -> FastAPI:
+    """The API of one table. ``service`` and ``engine`` are the daemon's own (shared with the
+    device conductor); ``poll_interval`` is how often the live stream looks for new events."""
+    hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+
+    app = FastAPI(
+        title=f"Pai Gow Poker table {settings.table_id}",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.service = service
+    app.state.engine = engine
+    app.state.hub = hub
+    install_error_handlers(app)
+    for router in (round.open_round_router(settings), *ROUTERS):
+        _document_roles(router)
+        app.include_router(router)
+    app.mount("/ui", StaticFiles(directory=STATIC_DIR, html=True), name="ui")
+
+    @app.get("/", include_in_schema=False)
+    def _home() -> RedirectResponse:
+        return RedirectResponse("/ui/")
+
+    app.add_middleware(AccessLog)
+    return app
+
+
+__all__ = ["create_app"]

@@ -1,0 +1,150 @@
+"""Errors to answers: every refusal is a 4xx with its reason, never a 500 (issue 5, Bad input).
+
+- 401 missing or wrong credentials (the same answer whether or not the user exists);
+- 403 the person's role may not do this;
+- 404 no such round, alert, user or page;
+- 409 the table or the round refuses the command now (closed table, open fault, wrong phase,
+  house-way deviation with the required setting and rule, an alert acknowledged twice);
+- 422 the request is malformed (card codes, positions, amounts, limits, times);
+- 503 the store cannot take the write (chain broken, database unreachable or busy).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from sqlalchemy.exc import OperationalError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..game.cards import CardError
+from ..round.machine import HouseWayDeviation, TransitionRefused
+from ..service import TableRefused
+from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
+from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError
+from ..storage.users import UserExistsError, UserNotFoundError
+from .models.errors import ErrorBody, FieldProblem, RefusalBody, SettingPublic, ValidationBody
+
+log = structlog.get_logger()
+
+_HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
+               409: "conflict", 422: "invalid-request", 503: "store-unavailable"}
+
+
+class ApiError(Exception):
+    """A refusal raised by the API's own code."""
+
+    def __init__(self, status: int, detail: str, error: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.error = error or _HTTP_CODES.get(status, "error")
+        self.headers = headers
+
+
+def unauthorized() -> ApiError:
+    return ApiError(401, "missing or invalid credentials: give 'Authorization: Bearer <token>'",
+                    headers={"WWW-Authenticate": "Bearer"})
+
+
+def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(status_code=status, content=body.model_dump(mode="json", exclude_none=True),
+                        headers=headers)
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def _validation(errors: list[dict[str, Any]]) -> JSONResponse:
+    problems = [FieldProblem(loc=[p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
+                             msg=str(e.get("msg", ""))) for e in errors]
+    detail = "; ".join(f"{_where(tuple(p.loc))}: {p.msg}" if p.loc else p.msg for p in problems) or "invalid request"
+    return _json(422, ValidationBody(error="invalid-request", detail=detail, errors=problems))
+
+
+def refusal(error: Exception) -> RefusalBody:
+    if isinstance(error, HouseWayDeviation):
+        required = error.required
+        return RefusalBody(
+            error="house-way-deviation", detail=str(error), phase=error.phase.value,
+            required=SettingPublic(high=[c.code for c in required.setting.high],
+                                   low=[c.code for c in required.setting.low]),
+            rule_id=required.rule_id, rule_words=required.rule_words,
+        )
+    if isinstance(error, TransitionRefused):
+        return RefusalBody(error="round-refused", detail=str(error), phase=error.phase.value)
+    return RefusalBody(error="table-refused", detail=str(error))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map every typed error of the table and the store to its 4xx (or 503) answer."""
+
+    @app.exception_handler(ApiError)
+    async def _api(_: Request, error: ApiError) -> JSONResponse:
+        return _json(error.status, ErrorBody(error=error.error, detail=error.detail), error.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _request(_: Request, error: RequestValidationError) -> JSONResponse:
+        return _validation(list(error.errors()))
+
+    @app.exception_handler(ValidationError)
+    async def _model(_: Request, error: ValidationError) -> JSONResponse:
+        return _validation([{**e, "loc": ("body", *e.get("loc", ()))} for e in error.errors()])
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        return _json(error.status_code, ErrorBody(error=_HTTP_CODES.get(error.status_code, "error"),
+                                                  detail=str(error.detail)), getattr(error, "headers", None))
+
+    @app.exception_handler(TransitionRefused)
+    @app.exception_handler(TableRefused)
+    async def _refused(_: Request, error: Exception) -> JSONResponse:
+        return _json(409, refusal(error))
+
+    @app.exception_handler(AlertAlreadyAcknowledgedError)
+    async def _acked(_: Request, error: Exception) -> JSONResponse:
+        return _json(409, RefusalBody(error="already-acknowledged", detail=str(error)))
+
+    @app.exception_handler(UserExistsError)
+    async def _exists(_: Request, error: Exception) -> JSONResponse:
+        return _json(409, RefusalBody(error="user-exists", detail=str(error)))
+
+    @app.exception_handler(RoundNotFoundError)
+    @app.exception_handler(AlertNotFoundError)
+    @app.exception_handler(UserNotFoundError)
+    async def _missing(_: Request, error: Exception) -> JSONResponse:
+        return _json(404, ErrorBody(error="not-found", detail=str(error)))
+
+    @app.exception_handler(InvalidFieldError)
+    @app.exception_handler(CardError)
+    async def _invalid(_: Request, error: Exception) -> JSONResponse:
+        return _json(422, ValidationBody(error="invalid-request", detail=str(error)))
+
+    @app.exception_handler(StorageError)
+    @app.exception_handler(OperationalError)
+    async def _store(_: Request, error: Exception) -> JSONResponse:
+        log.error("api.store_unavailable", error=str(error))
+        return _json(503, ErrorBody(error="store-unavailable", detail=f"the store could not answer: {error}"))
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The documented error answers of an endpoint (401 and 403 always, the others as given)."""
+    described: dict[int, tuple[type, str]] = {
+        401: (ErrorBody, "Missing or invalid credentials (the same answer whether or not the user exists)."),
+        403: (ErrorBody, "The person's role may not do this."),
+        404: (ErrorBody, "No such round, alert or user."),
+        409: (RefusalBody, "The table or the round refuses the command now; nothing was changed."),
+        422: (ValidationBody, "The request is malformed; the reason names the field."),
+        503: (ErrorBody, "The store could not take the write (chain broken, database unreachable)."),
+    }
+    wanted = sorted({401, 403, 422, 503, *statuses})
+    return {status: {"model": described[status][0], "description": described[status][1]} for status in wanted}
+
+
+__all__ = ["ApiError", "install_error_handlers", "refusal", "responses", "unauthorized"]

@@ -1,0 +1,41 @@
+"""The bodies of the API's refusals: every 4xx says what was wrong, in words (issue 5, Bad input)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class ErrorBody(BaseModel):
+    """A refusal: a stable code for programs and a reason for people."""
+
+    error: str = Field(examples=["forbidden"], description="machine-readable code")
+    detail: str = Field(examples=["role dealer may not void"], description="the reason, in words")
+
+
+class FieldProblem(BaseModel):
+    loc: list[str | int] = Field(description="where: 'body', 'query', 'path' or 'header', then the field")
+    msg: str
+
+
+class ValidationBody(ErrorBody):
+    """422: the request itself is malformed or outside the table's limits."""
+
+    errors: list[FieldProblem] = Field(default_factory=list)
+
+
+class SettingPublic(BaseModel):
+    """A seven-card hand set into a high hand (five cards) and a low hand (two)."""
+
+    high: list[str] = Field(examples=[["Ac", "9h", "5c", "3d", "2h"]])
+    low: list[str] = Field(examples=[["Qd", "7s"]])
+
+
+class RefusalBody(ErrorBody):
+    """409: the table or the round refused the command in its present state (nothing was changed
+    but the audit note saying so). A house-way deviation also gives the setting the house way
+    requires and the id of the rule that fired (002_08ea07f9e4b504bc.txt)."""
+
+    phase: str | None = Field(default=None, description="the round's phase when it refused")
+    required: SettingPublic | None = None
+    rule_id: str | None = None
+    rule_words: str | None = None

@@ -1,0 +1,88 @@
+"""Round history, one round in full, and its replay (issue 5, "What they see")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from .events import ChainEventPublic
+from .table import DicePublic, HouseWayPublic, PilePublic, RoundStatePublic
+
+
+class RoundSummaryPublic(BaseModel):
+    """One round of the history (the ``rounds`` projection). Money in cents; ``house_result``
+    is what the house gained (negative: lost)."""
+
+    round_id: str
+    number: int
+    game: str
+    dealer: str = Field(description="the person who opened the round")
+    phase: str
+    opened_at: datetime
+    closed_at: datetime | None
+    voided: bool
+    misdeal: bool
+    void_reason: str | None
+    override: bool
+    dice: list[int] | None
+    dice_source: str | None
+    start_position: int | None
+    wagered_cents: int
+    bonus_wagered_cents: int
+    commission_cents: int
+    bonuses_paid_cents: int
+    house_result_cents: int
+    house_way_rule_id: str | None
+
+
+class RoundPage(BaseModel):
+    rounds: list[RoundSummaryPublic]
+    next_cursor: int | None = Field(description="give as ?cursor= for the next page; None on the last page")
+
+
+class PositionPublic(BaseModel):
+    """One position of a round: its cards, its setting, its outcome and money (cents)."""
+
+    position: int = Field(description="1 is the banker")
+    wager_cents: int
+    big_hand_bonus_cents: int
+    joker_bonus_cents: int
+    cards: list[str] | None
+    high: list[str] | None
+    low: list[str] | None
+    high_category: str | None
+    low_category: str | None
+    seven_card_category: str | None
+    house_way_rule_id: str | None
+    fouled: bool
+    outcome: str | None = Field(description="win, push or loss (the banker's row: none)")
+    win_cents: int
+    commission_cents: int
+    bonus_paid_cents: int
+    net_cents: int = Field(description="the position's result, + won, - lost")
+    override: bool
+
+
+class RoundDetailPublic(RoundSummaryPublic):
+    """One round in full: every event in chain order, the deal, the house way and each position."""
+
+    dice_rolled: DicePublic | None
+    piles: list[PilePublic]
+    unused: list[str]
+    house_way: HouseWayPublic | None = Field(description="how the house way sets the banker's hand, and the rule")
+    positions: list[PositionPublic]
+    events: list[ChainEventPublic]
+
+
+class ReplayStepPublic(BaseModel):
+    seq: int
+    kind: str
+    actor: str
+    created_at: datetime
+    state: RoundStatePublic = Field(description="the round after this event")
+
+
+class ReplayPublic(BaseModel):
+    round_id: str
+    steps: list[ReplayStepPublic]

@@ -1,0 +1,200 @@
+"""The table now, and a round's state as the state machine holds it (issue 5, "What they see").
+
+``RoundStatePublic`` is built from a ``RoundState`` (``round/machine.py``): the live round in
+the table view, and each step of a replay. Money is integer cents.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ...game.deal import pile_positions
+from ...round.machine import RoundState
+from .errors import SettingPublic
+
+
+class WagerPublic(BaseModel):
+    position: int = Field(ge=2, le=7)
+    main: int = Field(description="main wager, cents")
+    big_hand: int = Field(0, description="Big Hand Bonus wager, cents (Double Joker, 003)")
+    joker_bonus: int = Field(0, description="Joker Bonus wager, cents (Double Joker, 003)")
+
+
+class DicePublic(BaseModel):
+    faces: list[int] = Field(min_length=3, max_length=3)
+    source: str = Field(description="shaker or rng")
+    roll_id: str | None = None
+
+
+class PilePublic(BaseModel):
+    """One pile in dealing order and the position it went to (000, 004)."""
+
+    pile: int = Field(ge=1, le=7, description="1 is the first pile dealt")
+    position: int | None = Field(None, description="None when the deal was a misdeal")
+    cards: list[str]
+
+
+class HandPublic(BaseModel):
+    position: int
+    cards: list[str]
+
+
+class HouseWayPublic(BaseModel):
+    """How the house way sets the banker's hand, and the rule that fired (002)."""
+
+    way: str
+    rule_id: str
+    rule_words: str
+    setting: SettingPublic
+
+
+class PlayerSettingPublic(SettingPublic):
+    position: int
+    actor: str
+
+
+class OverridePublic(SettingPublic):
+    actor: str
+    reason: str
+
+
+class DiscrepancyPublic(BaseModel):
+    kind: str
+    detail: str
+    cards: list[str] = []
+    pile: int | None = None
+
+
+class BonusPublic(BaseModel):
+    bonus: str
+    wager: int
+    line: str
+    odds: int | None
+    net: int
+    rule: str
+
+
+class PositionResultPublic(BaseModel):
+    """One position's settlement (cents; ``net`` from the player's side)."""
+
+    position: int
+    outcome: str = Field(description="win, premium, push, not-qualified or lose")
+    rule: str
+    foul: str | None
+    house_way_reset: bool
+    setting: SettingPublic | None
+    wager: int
+    win: int
+    commission: int
+    fee: int
+    bonuses: list[BonusPublic]
+    net: int
+
+
+class SettlementPublic(BaseModel):
+    positions: list[PositionResultPublic]
+    totals: dict[str, int]
+
+
+class RoundStatePublic(BaseModel):
+    """A round as the state machine holds it after some event."""
+
+    round_id: str
+    number: int
+    game: str
+    phase: str
+    opened_by: str
+    wagers: list[WagerPublic]
+    dice: DicePublic | None = None
+    start_position: int | None = None
+    piles: list[PilePublic] = Field(default_factory=list, description="empty until dealt")
+    unused: list[str] = Field(default_factory=list)
+    hands: list[HandPublic] = Field(default_factory=list, description="banker and playing positions")
+    house_way: HouseWayPublic | None = None
+    player_settings: list[PlayerSettingPublic] = Field(default_factory=list)
+    dealer_setting: SettingPublic | None = None
+    override: OverridePublic | None = None
+    misdeal: list[DiscrepancyPublic] = Field(default_factory=list)
+    settlement: SettlementPublic | None = None
+    void_reason: str | None = None
+
+
+class FaultPublic(BaseModel):
+    kind: str
+    detail: str
+
+
+class DeviceHealthPublic(BaseModel):
+    device: str
+    status: str = Field(description="ok, or fault while a fault is open (play stops)")
+    faults: list[FaultPublic] = Field(default_factory=list)
+
+
+class AlertPublic(BaseModel):
+    """An alert (an ``alert.raised`` event); its id is the event's chain seq."""
+
+    seq: int
+    alert: str = Field(description="misdeal, house-way-deviation, override, void, device-fault, link-loss...")
+    detail: str
+    round_id: str | None
+    actor: str
+    raised_at: datetime
+    data: dict[str, Any] = Field(default_factory=dict, description="the rest of the alert's payload")
+    acknowledged_by: str | None = None
+    acknowledged_at: datetime | None = None
+    note: str | None = None
+    acknowledgement_seq: int | None = None
+
+
+class TableStatePublic(BaseModel):
+    table_id: str
+    game: str
+    house_way: str
+    table_open: bool
+    round: RoundStatePublic | None
+    open_alerts: list[AlertPublic]
+    devices: list[DeviceHealthPublic]
+
+
+def _setting(setting: Any) -> SettingPublic | None:
+    if setting is None:
+        return None
+    return SettingPublic(high=[c.code for c in setting.high], low=[c.code for c in setting.low])
+
+
+def round_state_view(state: RoundState) -> RoundStatePublic:
+    """A RoundState as the terminals show it."""
+    positions = pile_positions(state.start) if state.start is not None and not state.misdeal else None
+    required = state.required
+    return RoundStatePublic(
+        round_id=state.round_id,
+        number=state.opened.number,
+        game=state.game.value,
+        phase=state.phase.value,
+        opened_by=state.opened.actor,
+        wagers=[WagerPublic(position=p, main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
+                for p, w in sorted(state.wagers.items())],
+        dice=None if state.dice is None else DicePublic(faces=list(state.dice.faces), source=state.dice.source,
+                                                        roll_id=state.dice.roll_id),
+        start_position=state.start,
+        piles=[PilePublic(pile=n, position=positions[n - 1] if positions else None, cards=list(pile))
+               for n, pile in enumerate(state.piles, start=1)],
+        unused=list(state.unused),
+        hands=[HandPublic(position=p, cards=[c.code for c in cards]) for p, cards in sorted(state.hands.items())],
+        house_way=None if required is None else HouseWayPublic(
+            way=required.way, rule_id=required.rule_id, rule_words=required.rule_words,
+            setting=_setting(required.setting)),
+        player_settings=[PlayerSettingPublic(position=p, high=s.high, low=s.low, actor=s.actor)
+                         for p, s in sorted(state.player_settings.items())],
+        dealer_setting=_setting(state.dealer_setting),
+        override=None if state.override is None else OverridePublic(
+            high=state.override.high, low=state.override.low, actor=state.override.actor,
+            reason=state.override.reason),
+        misdeal=[DiscrepancyPublic(kind=d.kind, detail=d.detail, cards=list(d.cards), pile=d.pile)
+                 for d in state.misdeal],
+        settlement=None if state.result is None else SettlementPublic.model_validate(state.result),
+        void_reason=state.void_reason,
+    )

@@ -1,0 +1,43 @@
+"""Raw device events for surveillance: every ``device.*`` event of the chain (issue 5).
+
+The drivers journal each device event (with its raw frame) before acknowledging it
+(``drivers.base.Journal``; ``TableService.journal``), as ``device.<device>.<kind>`` events.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from sqlmodel import col, select
+
+from ...storage.models import Event, EventPublic
+from ..deps import DeviceFramesDep, ServiceDep, SessionDep
+from ..errors import responses
+from ..models.events import EventPage, event_view
+
+router = APIRouter(prefix="/api/devices", tags=["devices"])
+MAX_EVENTS = 500
+
+
+@router.get("/events", response_model=EventPage, responses=responses())
+def device_events(
+    _: DeviceFramesDep,
+    service: ServiceDep,
+    session: SessionDep,
+    after: Annotated[int, Query(ge=0, le=10**15, description="events after this chain seq")] = 0,
+    device: Annotated[str | None, Query(pattern=r"^[a-z0-9][a-z0-9-]{0,31}$", description="e.g. shuffler")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_EVENTS)] = 100,
+) -> EventPage:
+    """Device events (``device.*``) in chain order after ``after``, by pages."""
+    prefix = f"device.{device}." if device else "device."
+    statement = (
+        select(Event)
+        .where(Event.table_id == service.table_id, Event.seq > after, col(Event.kind).startswith(prefix))
+        .order_by(col(Event.seq))
+        .limit(limit + 1)
+    )
+    rows = [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+    more = len(rows) > limit
+    page = rows[:limit]
+    return EventPage(events=[event_view(e) for e in page], next_after=page[-1].seq if more else None)

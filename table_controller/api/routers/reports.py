@@ -1,0 +1,80 @@
+"""Shift and day reports as JSON and CSV (pit and surveillance)."""
+
+from __future__ import annotations
+
+import enum
+from datetime import date, datetime
+from typing import Annotated
+from zoneinfo import ZoneInfo, available_timezones
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from ..deps import AuditDep, ServiceDep, SessionDep
+from ..errors import ApiError, responses
+from ..models.reports import ReportPublic
+from ..reports import report, report_csv
+from ..times import aware_utc, day_bounds
+
+router = APIRouter(prefix="/api/reports", tags=["reports"])
+_CSV = {200: {"description": "the report as CSV (header line, total, each game, each position)",
+              "content": {"text/csv": {"schema": {"type": "string"}}}}}
+
+DayQuery = Annotated[date, Query(description="the gaming day, YYYY-MM-DD")]
+TimeZone = enum.StrEnum("TimeZone", {name: name for name in sorted(available_timezones())})  # type: ignore[misc]
+"""The IANA time zones this machine knows (its tz database), listed in the OpenAPI document."""
+ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Las_Vegas)")]  # type: ignore[valid-type]
+StartQuery = Annotated[datetime, Query(description="shift start, with a time zone")]
+EndQuery = Annotated[datetime, Query(description="shift end, with a time zone; after the start")]
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except Exception:  # ZoneInfoNotFoundError, or a name that is not a zone key
+        raise ApiError(422, f"unknown time zone {name!r}") from None
+
+
+def _day(session: SessionDep, table_id: str, day: date, tz: str) -> ReportPublic:
+    start, end = day_bounds(day, _zone(str(tz)))
+    return report(session, table_id=table_id, kind="day", start=start, end=end, time_zone=str(tz))
+
+
+def _shift(session: SessionDep, table_id: str, start: datetime, end: datetime) -> ReportPublic:
+    start_utc, end_utc = aware_utc(start, "start"), aware_utc(end, "end")
+    if start_utc >= end_utc:
+        raise ApiError(422, "end must be after start")
+    return report(session, table_id=table_id, kind="shift", start=start_utc, end=end_utc, time_zone="UTC")
+
+
+def _csv(found: ReportPublic, name: str) -> Response:
+    return Response(report_csv(found), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
+
+
+@router.get("/day", response_model=ReportPublic, responses=responses())
+def day_report(_: AuditDep, service: ServiceDep, session: SessionDep, date: DayQuery, tz: ZoneQuery = TimeZone("UTC")) -> ReportPublic:
+    """The day's rounds, wagers, commission collected, bonuses paid and house result, in total,
+    per game and per position; the day runs from midnight to midnight in ``tz``."""
+    return _day(session, service.table_id, date, tz)
+
+
+@router.get("/day.csv", response_class=Response, responses={**responses(), **_CSV})
+def day_report_csv(_: AuditDep, service: ServiceDep, session: SessionDep, date: DayQuery,
+                   tz: ZoneQuery = TimeZone("UTC")) -> Response:
+    """The day report as CSV."""
+    return _csv(_day(session, service.table_id, date, tz), f"{service.table_id}-day-{date.isoformat()}")
+
+
+@router.get("/shift", response_model=ReportPublic, responses=responses())
+def shift_report(_: AuditDep, service: ServiceDep, session: SessionDep, start: StartQuery,
+                 end: EndQuery) -> ReportPublic:
+    """A shift's report: rounds opened from ``start`` to ``end``."""
+    return _shift(session, service.table_id, start, end)
+
+
+@router.get("/shift.csv", response_class=Response, responses={**responses(), **_CSV})
+def shift_report_csv(_: AuditDep, service: ServiceDep, session: SessionDep, start: StartQuery,
+                     end: EndQuery) -> Response:
+    """The shift report as CSV."""
+    return _csv(_shift(session, service.table_id, start, end), f"{service.table_id}-shift")

@@ -1,0 +1,123 @@
+"""Commands on the table's current round, through the table service (issue 5, Commands).
+
+Every command names its actor (the person behind the token) in the audit chain. The service
+holds the table's lock; these endpoints are plain functions, run in FastAPI's thread pool.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from pydantic import Field, create_model
+
+from ...game.cards import Game
+from ...round.events import Wager
+from ...service import TableRefused, check_wagers
+from ...settings import TableSettings
+from ...storage.session import read_snapshot
+from ..deps import EngineDep, OverrideDep, PlayDep, ServiceDep, VoidDep
+from ..errors import ApiError, responses
+from ..models.commands import (
+    DealerSettingCreate,
+    OverrideCreate,
+    PlayerSettingCreate,
+    PositionKey,
+    RoundCreate,
+    VoidCreate,
+    WagerCreate,
+    cents,
+)
+from ..models.table import TableStatePublic
+from ..views import table_state
+
+router = APIRouter(prefix="/api/round", tags=["round"])
+
+
+def round_create_model(settings: TableSettings) -> type[RoundCreate]:
+    """The body of ``POST /api/round`` with this table's limits in its schema (cents): the
+    OpenAPI document tells a terminal what the table accepts. Bonus wagers exist only in the
+    Double Joker game (003)."""
+    limits = settings.limits
+    bonus_max = limits.max_bonus if settings.game is Game.DOUBLE_JOKER else 0
+    wager = create_model(
+        "WagerCreate",
+        __base__=WagerCreate,
+        main=(cents(limits.min_main, limits.max_main, "main wager, cents"), ...),
+        big_hand=(cents(0, bonus_max, "Big Hand Bonus wager, cents (Double Joker only, 003)"), 0),
+        joker_bonus=(cents(0, bonus_max, "Joker Bonus wager, cents (Double Joker only, 003)"), 0),
+    )
+    return create_model("RoundCreate", __base__=RoundCreate,
+                        wagers=(Annotated[dict[PositionKey, wager], Field(  # type: ignore[valid-type]
+                            min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}])], ...))
+
+
+def _state(service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+    with read_snapshot(engine) as session:
+        return table_state(service, session)
+
+
+def _open_round(body: RoundCreate, who: PlayDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+    """Open a round with the positions' wagers (cents), within the table limits given in this
+    schema. 409 when the table is closed, a device fault is open or a round is still in progress."""
+    wagers = {int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
+              for p, w in sorted(body.wagers.items())}
+    try:
+        check_wagers(service.settings.game, service.settings.limits, wagers)
+    except TableRefused as error:
+        raise ApiError(422, str(error), "outside-limits") from None
+    service.open_round(wagers, actor=who.name)
+    return _state(service, engine)
+
+
+def open_round_router(settings: TableSettings) -> APIRouter:
+    """``POST /api/round`` for one table: its body's schema carries the table's limits."""
+    body_model = round_create_model(settings)
+
+    def open_round(body: Any, who: PlayDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+        return _open_round(body, who, service, engine)
+
+    open_round.__doc__ = _open_round.__doc__
+    open_round.__annotations__ = {**_open_round.__annotations__, "body": body_model}
+    per_table = APIRouter(prefix="/api/round", tags=["round"])
+    per_table.add_api_route("", open_round, methods=["POST"], status_code=201, response_model=TableStatePublic,
+                            responses=responses(409, 503), name="open_round")
+    return per_table
+
+
+@router.post("/players/{position}/setting", response_model=TableStatePublic, responses=responses(409, 503))
+def set_player(
+    body: PlayerSettingCreate,
+    who: PlayDep,
+    service: ServiceDep,
+    engine: EngineDep,
+    position: int = Path(ge=2, le=7, description="the player's position, 2..7"),
+) -> TableStatePublic:
+    """Record a player's setting (high hand and low hand) as the player made it. A split other
+    than five and two is a foul, settled by the foul rule (004)."""
+    service.set_player(position, list(body.high), list(body.low), actor=who.name)
+    return _state(service, engine)
+
+
+@router.post("/dealer/setting", response_model=TableStatePublic, responses=responses(409, 503))
+def set_dealer(body: DealerSettingCreate, who: PlayDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+    """Record the dealer's setting of the banker's hand. A setting that deviates from the house
+    way is refused with 409 giving the required setting and the rule id; an alert is raised
+    and only the pit can let the setting stand (``/api/round/dealer/override``)."""
+    service.set_dealer(list(body.high), list(body.low), actor=who.name)
+    return _state(service, engine)
+
+
+@router.post("/dealer/override", response_model=TableStatePublic, responses=responses(409, 503))
+def override_dealer(body: OverrideCreate, who: OverrideDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+    """The pit lets the dealer's setting stand although it deviates from the house way, with a
+    reason (an ``override`` alert names the pit)."""
+    service.override_dealer(list(body.high), list(body.low), actor=who.name, reason=body.reason)
+    return _state(service, engine)
+
+
+@router.post("/void", response_model=TableStatePublic, responses=responses(409, 503))
+def void_round(body: VoidCreate, who: VoidDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+    """Void the round before settlement, with a reason: wagers are returned, nothing is settled."""
+    service.void(actor=who.name, reason=body.reason)
+    return _state(service, engine)

@@ -1,0 +1,145 @@
+"""The live stream's event hub: one poller of the table's audit chain for every terminal.
+
+Writers are many (the device conductor, the auto-dealer, the API), so the hub does not wait
+to be told: it reads the chain after the last ``seq`` it has seen every ``poll_interval``
+seconds (one indexed query, ``(table_id, seq)``) and keeps the newest events in a ring
+buffer. A terminal resuming from ``Last-Event-ID`` is served from the buffer when it covers
+the gap, else from the store, so nothing is missed and nothing is sent twice: the event id
+is the chain ``seq``, which only grows (issue 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import deque
+from collections.abc import Callable
+
+import anyio.to_thread
+import structlog
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import select
+
+from ..storage import list_events
+from ..storage.models import Event, EventPublic
+from ..storage.session import read_snapshot
+
+log = structlog.get_logger()
+
+BUFFER_SIZE = 4096
+STORE_PAGE = 500
+
+
+class EventHub:
+    """Follows one table's chain and wakes the terminals waiting on it."""
+
+    def __init__(self, engine: Engine, table_id: str, *, poll_interval: float = 0.1,
+                 buffer_size: int = BUFFER_SIZE) -> None:
+        if poll_interval <= 0:
+            raise ValueError("poll_interval must be > 0")
+        self.engine = engine
+        self.table_id = table_id
+        self.poll_interval = poll_interval
+        self.head = 0
+        self.closed = False
+        self._buffer: deque[EventPublic] = deque(maxlen=buffer_size)
+        self._frames: dict[int, bytes] = {}  # seq -> the event's SSE frame, made once for every terminal
+        self._changed: asyncio.Event | None = None  # replaced by a fresh one at each change
+        self._task: asyncio.Task[None] | None = None
+
+    # -- the poller ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._changed = asyncio.Event()
+        self.head = await anyio.to_thread.run_sync(self._last_seq)
+        self._task = asyncio.create_task(self._follow(), name=f"event-hub-{self.table_id}")
+
+    async def stop(self) -> None:
+        await self.close()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def close(self) -> None:
+        """End every stream (the server is shutting down)."""
+        self.closed = True
+        self._notify()
+
+    def _notify(self) -> None:
+        """Wake every waiting terminal (an Event per change: waiting needs no lock, so a
+        terminal cancelled while waiting leaves nothing half-held)."""
+        if self._changed is not None:
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
+
+    def _last_seq(self) -> int:
+        with read_snapshot(self.engine) as session:
+            last = session.exec(select(func.max(Event.seq)).where(Event.table_id == self.table_id)).one()
+        return int(last or 0)
+
+    def read_store(self, after: int, limit: int = STORE_PAGE) -> list[EventPublic]:
+        with read_snapshot(self.engine) as session:
+            return list_events(session, table_id=self.table_id, after_seq=after, limit=limit)
+
+    async def _follow(self) -> None:
+        assert self._changed is not None
+        while not self.closed:
+            try:
+                new = await anyio.to_thread.run_sync(self.read_store, self.head)
+            except Exception as error:  # the store is down for a moment: keep the terminals waiting
+                log.warning("stream.poll_failed", error=str(error))
+                new = []
+            if new:
+                self._buffer.extend(new)
+                self.head = new[-1].seq
+                self._notify()
+                if len(new) == STORE_PAGE:
+                    continue
+            await asyncio.sleep(self.poll_interval)
+
+    # -- the terminals ------------------------------------------------------------------------
+
+    def frame(self, event: EventPublic, render: Callable[[EventPublic], bytes]) -> bytes:
+        """The event's frame, rendered once however many terminals send it."""
+        frame = self._frames.get(event.seq)
+        if frame is None:
+            frame = render(event)
+            if len(self._frames) >= 2 * self._buffer.maxlen:  # type: ignore[operator]
+                oldest = sorted(self._frames)[: len(self._frames) // 2]
+                for seq in oldest:
+                    del self._frames[seq]
+            self._frames[event.seq] = frame
+        return frame
+
+    def after(self, seq: int) -> list[EventPublic] | None:
+        """Buffered events after ``seq``; [] when there is nothing newer yet; None when the
+        buffer does not reach back to ``seq`` (read the store)."""
+        if seq >= self.head:
+            return []
+        buffer = self._buffer
+        if not buffer or buffer[0].seq > seq + 1:
+            return None
+        # a chain's seqs are consecutive, so the place of ``seq + 1`` in the buffer is arithmetic
+        return list(itertools.islice(buffer, seq + 1 - buffer[0].seq, None))
+
+    async def wait(self, seq: int, timeout: float) -> bool:
+        """Wait until an event after ``seq`` is known (True) or ``timeout`` passes (False)."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.head <= seq and not self.closed:
+            assert self._changed is not None
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                return False
+        return self.head > seq
+
+
+__all__ = ["EventHub"]

@@ -1,0 +1,40 @@
+"""Times given to the API: with a time zone, kept in UTC, clamped at the calendar's ends.
+
+A time without a zone is refused (its meaning would be a guess). A time so near year 1 or year
+9999 that its UTC form falls outside the calendar is clamped to the first or last UTC moment:
+as a bound of a range it selects exactly the same rounds.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+
+from .errors import ApiError
+
+FIRST = datetime.min.replace(tzinfo=UTC)
+LAST = datetime.max.replace(tzinfo=UTC)
+
+
+def aware_utc(value: datetime, what: str) -> datetime:
+    """``value`` in UTC; 422 naming ``what`` if it has no time zone."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ApiError(422, f"{what} needs a time zone (e.g. 2024-05-01T20:00:00Z)")
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        return FIRST if value.year < 5000 else LAST
+
+
+def midnight_utc(day: date, zone: tzinfo) -> datetime:
+    """The start of ``day`` in ``zone``, in UTC (clamped at the calendar's ends)."""
+    try:
+        return datetime.combine(day, time(), zone).astimezone(UTC)
+    except OverflowError:
+        return FIRST if day.year < 5000 else LAST
+
+
+def day_bounds(day: date, zone: tzinfo) -> tuple[datetime, datetime]:
+    """[start, end) of the gaming day ``day`` in ``zone``, in UTC."""
+    start = midnight_utc(day, zone)
+    end = LAST if day == date.max else midnight_utc(day + timedelta(days=1), zone)
+    return start, end

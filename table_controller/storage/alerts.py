@@ -1,0 +1,120 @@
+"""Alerts as the chain holds them: raised (``alert.raised``) and acknowledged (``alert.acknowledged``).
+
+The table service raises alerts (misdeal, house-way deviation, override, void, device fault,
+link loss) as audit events. The pit acknowledges one with a note: that is one more audit event,
+naming the actor and the ``seq`` of the alert, so an alert and its acknowledgement are both
+evidence and neither is ever edited (issue 5). An alert's id is the chain ``seq`` of its
+``alert.raised`` event.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from .audit import append_event, lock_table
+from .chain import check_table_id
+from .errors import StorageError
+from .models import REASON_MAX, Event, EventPublic
+
+RAISED = "alert.raised"
+ACKNOWLEDGED = "alert.acknowledged"
+
+
+class AlertNotFoundError(StorageError, LookupError):
+    """No alert with that id (chain seq) at this table."""
+
+
+class AlertAlreadyAcknowledgedError(StorageError):
+    """The alert was acknowledged already: one acknowledgement per alert."""
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledgement:
+    seq: int
+    actor: str
+    note: str
+    created_at: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """An ``alert.raised`` event and, once the pit has seen it, its acknowledgement."""
+
+    event: EventPublic
+    acknowledged: Acknowledgement | None
+
+    @property
+    def seq(self) -> int:
+        return self.event.seq
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        return self.event.payload_data()
+
+
+def acknowledgements(session: Session, *, table_id: str) -> dict[int, Acknowledgement]:
+    """Every acknowledgement of the table, by the seq of the alert it acknowledges."""
+    check_table_id(table_id)
+    rows = session.exec(
+        select(Event).where(Event.table_id == table_id, Event.kind == ACKNOWLEDGED).order_by(col(Event.seq))
+    )
+    found: dict[int, Acknowledgement] = {}
+    for row in rows:
+        data = json.loads(row.payload)
+        found.setdefault(int(data["alert_seq"]), Acknowledgement(row.seq, row.actor, data.get("note", ""),
+                                                                 row.created_at))
+    return found
+
+
+def list_alerts(
+    session: Session, *, table_id: str, open_only: bool = False, after_seq: int = 0, limit: int = 100
+) -> list[Alert]:
+    """The table's alerts in chain order after ``after_seq``; ``open_only`` leaves out acknowledged ones."""
+    acks = acknowledgements(session, table_id=table_id)
+    statement = select(Event).where(Event.table_id == table_id, Event.kind == RAISED, Event.seq > after_seq)
+    if open_only and acks:
+        statement = statement.where(col(Event.seq).not_in(list(acks)))
+    rows = session.exec(statement.order_by(col(Event.seq)).limit(limit))
+    return [Alert(EventPublic.model_validate(row, from_attributes=True), acks.get(row.seq)) for row in rows]
+
+
+def acknowledge_alert(session: Session, *, table_id: str, alert_seq: int, actor: str, note: str) -> EventPublic:
+    """Record that ``actor`` acknowledged alert ``alert_seq`` with ``note``; once per alert.
+
+    Takes the table's write lock first, so two acknowledgements of one alert cannot both pass
+    the check.
+    """
+    cleaned = note.strip()
+    if not cleaned or len(cleaned) > REASON_MAX:
+        raise ValueError(f"note must be 1..{REASON_MAX} characters")
+    lock_table(session, table_id=table_id)
+    raised = session.exec(
+        select(Event).where(Event.table_id == table_id, Event.seq == alert_seq, Event.kind == RAISED)
+    ).first()
+    if raised is None:
+        raise AlertNotFoundError(f"no alert {alert_seq} at table {table_id}")
+    previous = acknowledgements(session, table_id=table_id).get(alert_seq)
+    if previous is not None:
+        raise AlertAlreadyAcknowledgedError(
+            f"alert {alert_seq} was acknowledged by {previous.actor} (event {previous.seq})"
+        )
+    alert_kind = json.loads(raised.payload).get("alert", "")
+    return append_event(session, table_id=table_id, round_id=raised.round_id, kind=ACKNOWLEDGED, actor=actor,
+                        payload={"alert_seq": alert_seq, "alert": alert_kind, "note": cleaned})
+
+
+__all__ = [
+    "ACKNOWLEDGED",
+    "RAISED",
+    "Acknowledgement",
+    "Alert",
+    "AlertAlreadyAcknowledgedError",
+    "AlertNotFoundError",
+    "acknowledge_alert",
+    "acknowledgements",
+    "list_alerts",
+]

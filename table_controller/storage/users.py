@@ -1,0 +1,213 @@
+"""People who use the terminals: a name, a role and a hashed bearer token (issue 5).
+
+Roles (issue 5, "Who may do what"): ``dealer`` submits settings and opens rounds; ``pit``
+does what the dealer does plus void, override, acknowledge alerts, open and close the table;
+``surveillance`` reads everything and changes nothing; ``admin`` keeps configuration and
+user keys. What each role may call is the table in ``table_controller.api.roles``.
+
+Tokens: 32 random bytes from ``secrets`` (``token_urlsafe``), prefixed ``pgt_`` so a leaked
+one is recognisable, shown once and never stored. The store keeps ``sha256(token)`` in hex.
+A slow password KDF (scrypt, argon2) protects low-entropy secrets a person chose against
+brute force; a 256-bit random token cannot be brute-forced, so one SHA-256 is enough, and
+it lets a request be authenticated by one indexed lookup (every request authenticates).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import re
+import secrets
+from datetime import UTC, datetime
+from typing import Annotated, Final
+
+from pydantic import ConfigDict, field_validator
+from pydantic import Field as PydanticField
+from sqlalchemy import CheckConstraint, Integer, UniqueConstraint
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from .errors import InvalidFieldError, StorageError
+from .models import UTCDateTime
+
+TOKEN_PREFIX: Final = "pgt_"
+TOKEN_BYTES: Final = 32
+NAME_MAX: Final = 64
+NAME_PATTERN: Final = r"^[a-z0-9][a-z0-9_.-]{0,63}$"
+_NAME = re.compile(NAME_PATTERN)
+RESERVED_NAMES: Final = frozenset({"system", "admin-cli"})  # actors the controller itself uses
+
+
+class Role(enum.StrEnum):
+    """Who a person is at the table (issue 5)."""
+
+    DEALER = "dealer"
+    PIT = "pit"
+    SURVEILLANCE = "surveillance"
+    ADMIN = "admin"
+
+
+class UserExistsError(StorageError, ValueError):
+    """A user with that name already exists."""
+
+
+class UserNotFoundError(StorageError, LookupError):
+    """No user with that name."""
+
+
+def check_user_name(value: object) -> str:
+    """A person's name as it appears in the audit chain: lowercase letters, digits, ``_ . -``.
+
+    1..64 characters, starting with a letter or digit (so never ``device:shuffler``); the
+    controller's own actors ``system`` and ``admin-cli`` are refused by :func:`add_user`.
+    """
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
+        raise InvalidFieldError(
+            f"user name {value!r} is not valid: 1..{NAME_MAX} lowercase letters, digits, '_', '.' or '-',"
+            " starting with a letter or digit"
+        )
+    return value
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token: SHA-256 of its UTF-8 bytes, 64 lowercase hex digits."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh bearer token: ``pgt_`` and 32 random bytes, URL-safe base64 (43 characters)."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+
+
+class UserBase(SQLModel):
+    name: str = Field(max_length=NAME_MAX)
+
+
+class UserCreate(UserBase):
+    """A new person: name and role; the token is made by :func:`add_user`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Annotated[str, PydanticField(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN,
+                                       examples=["ann"])]  # type: ignore[assignment]
+    role: Role
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return check_user_name(value)
+
+
+class User(UserBase, table=True):
+    """The ``users`` table. Never returned: :class:`UserPublic` goes out (no token hash)."""
+
+    __tablename__ = "users"
+    __table_args__ = (
+        UniqueConstraint("name", name="uq_users_name"),
+        UniqueConstraint("token_hash", name="uq_users_token_hash"),
+        CheckConstraint("role IN ('dealer', 'pit', 'surveillance', 'admin')", name="ck_users_role"),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: int | None = Field(default=None, primary_key=True, sa_type=Integer)
+    role: str = Field(max_length=16)
+    token_hash: str = Field(max_length=64)
+    created_at: datetime = Field(sa_type=UTCDateTime)
+    disabled: bool = False
+
+
+class UserPublic(UserBase):
+    """A person as shown to an admin: no token, no hash."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: Role
+    created_at: datetime
+    disabled: bool
+
+
+def add_user(session: Session, *, name: str, role: Role | str, now: datetime | None = None) -> str:
+    """Create a person and return their bearer token (shown once: only its hash is stored).
+
+    Raises :class:`UserExistsError` if the name is taken, :class:`InvalidFieldError` for a bad
+    name, ``ValueError`` for an unknown role.
+    """
+    data = UserCreate(name=check_user_name(name), role=Role(role))
+    if data.name in RESERVED_NAMES:
+        raise UserExistsError(f"user name {data.name!r} is reserved for the controller's own actors")
+    if session.exec(select(User.id).where(User.name == data.name)).first() is not None:
+        raise UserExistsError(f"user {data.name!r} already exists")
+    token = new_token()
+    session.add(User(name=data.name, role=data.role.value, token_hash=hash_token(token),
+                     created_at=now or datetime.now(UTC)))
+    session.flush()
+    return token
+
+
+def _row(session: Session, name: str) -> User:
+    row = session.exec(select(User).where(User.name == name)).first()
+    if row is None:
+        raise UserNotFoundError(f"no user {name!r}")
+    return row
+
+
+def _public(row: User) -> UserPublic:
+    return UserPublic(name=row.name, role=Role(row.role), created_at=row.created_at, disabled=row.disabled)
+
+
+def user_for_token(session: Session, *, token: str) -> UserPublic | None:
+    """The enabled person holding ``token``, or None (unknown token and disabled user alike)."""
+    row = session.exec(select(User).where(User.token_hash == hash_token(token))).first()
+    if row is None or row.disabled:
+        return None
+    return _public(row)
+
+
+def list_users(session: Session) -> list[UserPublic]:
+    """Everyone, by name."""
+    return [_public(row) for row in session.exec(select(User).order_by(col(User.name)))]
+
+
+def get_user(session: Session, *, name: str) -> UserPublic:
+    return _public(_row(session, name))
+
+
+def disable_user(session: Session, *, name: str) -> UserPublic:
+    """Refuse the person's token from now on (the row stays: the audit chain names them)."""
+    row = _row(session, name)
+    row.disabled = True
+    session.add(row)
+    session.flush()
+    return _public(row)
+
+
+def rotate_token(session: Session, *, name: str) -> str:
+    """Give the person a new token (the old one stops working) and enable them; returns it once."""
+    row = _row(session, name)
+    token = new_token()
+    row.token_hash = hash_token(token)
+    row.disabled = False
+    session.add(row)
+    session.flush()
+    return token
+
+
+__all__ = [
+    "RESERVED_NAMES",
+    "TOKEN_PREFIX",
+    "Role",
+    "User",
+    "UserBase",
+    "UserCreate",
+    "UserExistsError",
+    "UserNotFoundError",
+    "UserPublic",
+    "add_user",
+    "check_user_name",
+    "disable_user",
+    "get_user",
+    "hash_token",
+    "list_users",
+    "new_token",
+    "rotate_token",
+    "user_for_token",
+]

@@ -1,0 +1,75 @@
+"""The live stream's hub: the ring buffer, the fall-back to the store, closing (issue 5)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import httpx
+
+from table_controller.api import create_app
+from table_controller.api.server import serving
+from table_controller.api.stream import EventHub
+from table_controller.service import TableService
+from table_controller.settings import TableSettings
+from table_controller.storage import append_event, unit_of_work
+
+from .conftest import add_people
+
+
+def write(engine, count: int) -> None:
+    with unit_of_work(engine) as session:
+        for n in range(count):
+            append_event(session, table_id="t1", round_id=None, kind="table.note", actor="system", payload={"n": n})
+
+
+async def test_a_terminal_behind_the_buffer_is_served_from_the_store(engine):
+    hub = EventHub(engine, "t1", poll_interval=0.01, buffer_size=3)
+    write(engine, 2)
+    await hub.start()
+    try:
+        assert hub.head == 2 and hub.after(2) == []
+        write(engine, 6)
+        assert await hub.wait(2, timeout=5)
+        while hub.head < 8:
+            await hub.wait(hub.head, timeout=5)
+        assert [e.seq for e in hub.after(5)] == [6, 7, 8]  # the buffer holds the newest three
+        assert hub.after(4) is None  # seq 5 has left the buffer: read the store
+        assert [e.seq for e in hub.read_store(1)] == [2, 3, 4, 5, 6, 7, 8]
+    finally:
+        await hub.stop()
+
+
+async def test_waiting_times_out_and_closing_wakes_the_waiters(engine):
+    hub = EventHub(engine, "t1", poll_interval=0.01)
+    await hub.start()
+    try:
+        assert await hub.wait(0, timeout=0.05) is False
+        await hub.close()
+        assert await hub.wait(0, timeout=5) is False and hub.closed
+    finally:
+        await hub.stop()
+
+
+def test_stopping_the_server_ends_open_streams_at_once(tmp_path, engine):
+    settings = TableSettings(table_id="t1")
+    service = TableService(settings, engine)
+    tokens = add_people(engine)
+    app = create_app(settings, service, engine, poll_interval=0.02)
+    connected, ended = threading.Event(), threading.Event()
+
+    def follow(base: str) -> None:
+        with httpx.Client(timeout=30) as client, client.stream(
+                "GET", f"{base}/api/stream", headers={"Authorization": f"Bearer {tokens['pit']}"}) as answer:
+            connected.set()
+            for _ in answer.iter_lines():
+                pass
+        ended.set()
+
+    with serving(app) as base:
+        reader = threading.Thread(target=follow, args=(base,))
+        reader.start()
+        assert connected.wait(10)
+        began = time.monotonic()
+    reader.join(timeout=10)
+    assert ended.is_set() and time.monotonic() - began < 3

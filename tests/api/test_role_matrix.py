@@ -1,0 +1,104 @@
+"""Every endpoint against every role, allowed and refused (issue 5, Tests).
+
+The endpoints are read from the app itself (its OpenAPI document), and must all be in the
+table below, written from the issue's "Who may do what": a new endpoint that is not added
+here fails the test, so none can be forgotten.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from table_controller.api.app import STATIC_DIR
+
+from .conftest import HOUSE_WAY, ROLES, WAGERS
+
+D, P, S, A = "dealer", "pit", "surveillance", "admin"
+READ = {D, P, S}
+AUDIT = {P, S}
+
+# (method, path): (roles allowed, a request that is valid for an allowed role)
+MATRIX = {
+    ("GET", "/api/table"): (READ, {}),
+    ("POST", "/api/table/open"): ({P}, {}),
+    ("POST", "/api/table/close"): ({P}, {}),
+    ("POST", "/api/round"): ({D, P}, {"json": WAGERS}),
+    ("POST", "/api/round/players/{position}/setting"): (
+        {D, P}, {"json": {"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]}}),
+    ("POST", "/api/round/dealer/setting"): ({D, P}, {"json": HOUSE_WAY}),
+    ("POST", "/api/round/dealer/override"): ({P}, {"json": {**HOUSE_WAY, "reason": "pit approved"}}),
+    ("POST", "/api/round/void"): ({P}, {"json": {"reason": "wrong wagers"}}),
+    ("GET", "/api/rounds"): (AUDIT, {}),
+    ("GET", "/api/rounds/{round_id}"): (AUDIT, {}),
+    ("GET", "/api/rounds/{round_id}/replay"): (AUDIT, {}),
+    ("GET", "/api/alerts"): (AUDIT, {}),
+    ("POST", "/api/alerts/{seq}/acknowledge"): ({P}, {"json": {"note": "seen"}}),
+    ("GET", "/api/reports/day"): (AUDIT, {"params": {"date": "2024-05-01"}}),
+    ("GET", "/api/reports/day.csv"): (AUDIT, {"params": {"date": "2024-05-01"}}),
+    ("GET", "/api/reports/shift"): (AUDIT, {"params": {"start": "2024-05-01T00:00:00Z", "end": "2024-05-01T08:00:00Z"}}),
+    ("GET", "/api/reports/shift.csv"): (
+        AUDIT, {"params": {"start": "2024-05-01T00:00:00Z", "end": "2024-05-01T08:00:00Z"}}),
+    ("GET", "/api/devices/events"): ({S}, {}),
+    ("GET", "/api/stream"): (AUDIT, {"params": {"after": 0, "follow": "false"}}),
+    ("GET", "/api/users"): ({A}, {}),
+    ("POST", "/api/users"): ({A}, {"json": {"name": "zed", "role": "dealer"}}),
+    ("POST", "/api/users/{name}/disable"): ({A}, {}),
+    ("POST", "/api/users/{name}/token"): ({A}, {}),
+    ("GET", "/api/config"): ({A}, {}),
+}
+PATH_VALUES = {"position": "3", "round_id": "t1-1", "seq": "1", "name": "zed"}
+CHANGES = {"POST"}
+
+
+def operations(app) -> set[tuple[str, str]]:
+    document = app.openapi()
+    return {(method.upper(), path) for path, item in document["paths"].items() for method in item}
+
+
+def concrete(path: str) -> str:
+    for name, value in PATH_VALUES.items():
+        path = path.replace("{" + name + "}", value)
+    return path
+
+
+def test_every_endpoint_of_the_app_is_in_the_matrix(api):
+    assert operations(api.client.app) == set(MATRIX)
+    # everything else the app serves is public: the OpenAPI document, the home redirect, the pages
+    public = {route.path for route in api.client.app.router.routes if getattr(route, "path", None) is not None}
+    assert public == {"/openapi.json", "/", "/ui"}
+    assert STATIC_DIR.is_dir()
+
+
+def test_surveillance_never_changes_anything_and_a_dealer_never_voids_or_overrides():
+    assert not any(S in roles for (method, _), (roles, _) in MATRIX.items() if method in CHANGES)
+    assert D not in MATRIX[("POST", "/api/round/void")][0]
+    assert D not in MATRIX[("POST", "/api/round/dealer/override")][0]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_against_each_endpoint(api, role):
+    outcome = {}
+    for (method, path), (allowed, request) in MATRIX.items():
+        answer = api.client.request(method, concrete(path), headers=api.headers(role), **request)
+        outcome[(method, path)] = answer.status_code
+        if role in allowed:
+            assert answer.status_code not in (401, 403), (method, path, role, answer.text)
+            assert answer.status_code < 500, (method, path, role, answer.text)
+        else:
+            assert answer.status_code == 403, (method, path, role, answer.text)
+            assert answer.json()["error"] == "forbidden"
+            assert answer.json()["detail"].startswith(f"role {role} may not ")
+
+
+def test_no_credentials_is_401_everywhere(api):
+    for (method, path), (_, request) in MATRIX.items():
+        answer = api.client.request(method, concrete(path), **request)
+        assert answer.status_code == 401, (method, path)
+
+
+def test_the_openapi_document_names_the_roles_of_each_operation(api):
+    document = api.client.get("/openapi.json").json()
+    for (method, path), (allowed, _) in MATRIX.items():
+        operation = document["paths"][path][method.lower()]
+        assert set(operation["x-roles"]) == allowed, (method, path)
+        assert {"401", "403", "422"} <= set(operation["responses"]), (method, path)
