@@ -155,6 +155,15 @@ audit_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The ta
 app.add_typer(audit_app, name="audit")
 
 
+def _users_app() -> typer.Typer:
+    from .api.users_cli import app as users_app
+
+    return users_app
+
+
+app.add_typer(_users_app(), name="users", help="People who may use the terminals, and their tokens.")
+
+
 def _settings_error(error: Exception) -> str:
     """A bad configuration in words an operator can act on: each field and what is wrong."""
     from pydantic import ValidationError
@@ -178,6 +187,8 @@ def run_command(
     auto_dealer: Annotated[bool, typer.Option("--auto-dealer", help="the auto-dealer plays (real or configured devices)")] = False,
     seed: Annotated[Optional[int], typer.Option("--seed", help="seed the auto-dealer and the simulators")] = None,
     step_delay: Annotated[Optional[float], typer.Option("--step-delay", min=0, help="seconds between the steps of a round")] = None,
+    host: Annotated[Optional[str], typer.Option("--host", help="address the API listens on (default 127.0.0.1)")] = None,
+    port: Annotated[Optional[int], typer.Option("--port", min=0, max=65535, help="the API's port (default 8080; 0: any free port)")] = None,
 ) -> None:
     """Run the table: devices, rounds, the durable record. Resumes where the last run stopped.
 
@@ -189,7 +200,8 @@ def run_command(
     from .settings import load_settings
     from .storage import StorageError
 
-    overrides: dict[str, Any] = {"data_dir": data_dir, "db_url": db_url, "step_delay": step_delay}
+    overrides: dict[str, Any] = {"data_dir": data_dir, "db_url": db_url, "step_delay": step_delay,
+                                 "host": host, "port": port}
     nested: dict[str, dict[str, Any]] = {"auto_dealer": {}, "simulator": {}}
     if auto_dealer:
         nested["auto_dealer"]["enabled"] = True

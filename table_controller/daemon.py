@@ -28,6 +28,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -233,7 +234,12 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         service = TableService(settings, engine)
         install_table_context(service)
         conductor = build_conductor(settings, service, ports, stop)
-        settled = await conductor.run(rounds)
+        api = await start_api(settings, service, engine) if settings.api else None
+        try:
+            settled = await conductor.run(rounds)
+        finally:
+            if api is not None:
+                await api.stop()
         log.info("daemon.stopped", settled=settled, voided=conductor.voided,
                  reason="rounds done" if rounds is not None and settled >= rounds else "stop requested")
         return 0
@@ -243,6 +249,36 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         for process in simulators.values():
             process.stop()
         engine.dispose()
+
+
+class RunningApi:
+    """The pit and surveillance API served by uvicorn inside the daemon (issue 5)."""
+
+    def __init__(self, server: Any, task: asyncio.Task[None], url: str) -> None:
+        self.server, self.task, self.url = server, task, url
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        await self.task
+
+
+async def start_api(settings: TableSettings, service: TableService, engine: Any) -> RunningApi:
+    """Serve the API on ``settings.host:settings.port`` (port 0: any free port) and print its address."""
+    from .api.app import create_app
+    from .api.server import make_server
+
+    server = make_server(create_app(settings, service, engine), host=settings.host, port=settings.port)
+    task = asyncio.create_task(server.serve(), name="api")
+    while not server.started:
+        if task.done():
+            error = task.exception() if not task.cancelled() else None
+            raise ConfigError(f"cannot serve the API on {settings.host}:{settings.port}: {error or 'server exited'}")
+        await asyncio.sleep(0.01)
+    host, port = server.servers[0].sockets[0].getsockname()[:2]
+    url = f"http://{host}:{port}"
+    print(f"API listening on {url}", flush=True)
+    log.info("api.listening", url=url)
+    return RunningApi(server, task, url)
 
 
 def _stop_requested(stop: asyncio.Event, signum: int) -> None:

@@ -119,8 +119,9 @@ class TableSettings(BaseSettings):
     step_delay: float = Field(default=0.0, ge=0, le=60)  # seconds between the steps of a round (a human pace)
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
     simulator: SimulatorSettings = SimulatorSettings()
+    api: bool = True  # serve the pit and surveillance API inside the daemon (issue 5)
     host: str = "127.0.0.1"
-    port: int = Field(default=8080, ge=1, le=65535)
+    port: int = Field(default=8080, ge=0, le=65535)  # 0: any free port (tests)
 
     @classmethod
     def settings_customise_sources(

@@ -17,7 +17,14 @@ from fastapi import FastAPI
 
 
 class ApiServer(uvicorn.Server):
-    """A uvicorn server that closes the app's event hub first when it shuts down."""
+    """A uvicorn server that closes the app's event hub first when it shuts down.
+
+    It leaves the process's signals to its owner (the daemon stops it by ``should_exit``).
+    """
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
     async def shutdown(self, sockets: Any = None) -> None:
         app = self.config.app
