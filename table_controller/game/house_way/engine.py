@@ -16,6 +16,15 @@ How a hand is set (house-way-readings.md):
 
 The result names the row that set the cards (``rule_id``), the rows followed on the way
 there (``via``) and the rows skipped as fouls (``skipped``): surveillance reads them.
+
+Compiled at load (docs/house-way.md, "Speed"): for every hand *signature* (facts.py: the
+sizes of the rank groups, the joker count, what the hand can make, whether a joker plays
+wild in front) the way's section is fixed, and each condition is reduced with the
+predicates' ``static`` answers (vocabulary.py): a row that cannot hold for the signature is
+left out, a predicate that always holds is not asked. A hand then looks its signature up
+and reads only the rows left, asking only the predicates left; the order of the rows and
+everything else in the steps above is unchanged. A way whose section conditions the
+signature does not decide is read row by row as written.
 """
 
 from __future__ import annotations
@@ -29,8 +38,20 @@ from ..cards import Card, codes
 from ..evaluator import DEFAULT_RULES, RankingRules
 from ..setting import Setting
 from .errors import NoLegalSettingError
-from .facts import KINDS, MAX_JOKERS, HandFacts
-from .vocabulary import Alternatives, Candidates, Follow, Predicate
+from .facts import (
+    FLUSH,
+    KINDS,
+    MAX_JOKERS,
+    ROYAL_FLUSH,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    HandFacts,
+    group_kinds,
+    histogram,
+    partitions,
+    signature,
+)
+from .vocabulary import Alternatives, Candidates, Follow, Predicate, Signature, always_legal, static_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +156,27 @@ def _result_maker() -> Callable[..., HouseWayResult]:
     return make
 
 
+def _setting_maker() -> Callable[[tuple, tuple], Setting]:
+    """Setting(high, low) built through its slots, for the same reason as _result_maker (the
+    tests check that both make equal settings)."""
+    new = object.__new__
+    fields = list(Setting.__dataclass_fields__)
+    if fields != ["high", "low"]:
+        raise AssertionError("Setting changed: update _setting_maker")
+    set_high = Setting.__dict__["high"].__set__
+    set_low = Setting.__dict__["low"].__set__
+
+    def make(high: tuple, low: tuple) -> Setting:
+        setting = new(Setting)
+        set_high(setting, high)
+        set_low(setting, low)
+        return setting
+
+    return make
+
+
 _result = _result_maker()
+_setting = _setting_maker()
 
 # (front positions) -> (getter of the five behind, getter of the two in front), hand order.
 _SPLITS = {
@@ -146,7 +187,8 @@ _SPLITS = {
 }
 
 _Test = Callable[[HandFacts], bool] | None
-_Entry = tuple[Rule, _Test, Any, Any]  # (rule, condition, followed blocks, candidates)
+# (rule, condition, followed blocks, candidates, the split never fouls: vocabulary.always_legal)
+_Entry = tuple[Rule, _Test, Any, Any, bool]
 _Block = tuple[_Test, tuple[_Entry, ...]]  # a combination's condition and its rows
 
 
@@ -159,6 +201,38 @@ def _kind_of(condition: Condition) -> int | None:
         if isinstance(spec, dict) and spec.get("name") == "can_make" and set(spec) == {"name", "hand"}:
             return KINDS.get(spec["hand"])
     return None
+
+
+def _reduce(tests: Sequence[Predicate], sig: Signature) -> tuple[bool | None, _Test]:
+    """A conjunction for the hands of one signature: (False, None) when it never holds,
+    else (None or True, the predicates still to ask, in order; None when none are left)."""
+    left = []
+    for test in tests:
+        value = static_value(test, sig)
+        if value is False:
+            return False, None
+        if value is None:
+            left.append(test)
+    return (None if left else True), _all(left)
+
+
+def _signatures() -> list[tuple[int, Signature]]:
+    """Every signature a hand can have (facts.signature), with what it tells the predicates;
+    some cannot occur (a few more plans than needed, no harm)."""
+    found = []
+    for sizes in partitions():
+        hist, kinds_of_groups = histogram(sizes), group_kinds(sizes)
+        for jokers in range(MAX_JOKERS + 1):
+            for flush in (0, FLUSH, FLUSH | STRAIGHT_FLUSH, FLUSH | STRAIGHT_FLUSH | ROYAL_FLUSH):
+                for straight in (0, STRAIGHT):
+                    for wild in (False, True) if jokers else (False,):
+                        kinds = kinds_of_groups | flush | straight
+                        sig = Signature(sizes=sizes, jokers=jokers, kinds=kinds, wild=wild)
+                        found.append((signature(hist, kinds, jokers, wild), sig))
+    return found
+
+
+_SIGNATURES = _signatures()
 
 
 def _all(tests: Sequence[Predicate]) -> _Test:
@@ -236,9 +310,67 @@ class HouseWay:
             if None not in kinds
             else None
         )
-        # kinds bits -> (section, blocks), filled by _section_of: a memo of a pure function
-        # (at most 2**10 entries; the same answer whichever thread fills it first)
-        self._by_kinds: dict[int, tuple[Section, tuple[_Block, ...]]] = {}
+        # signature -> (section, the rows left for it, the first row when it always applies),
+        # compiled once here (module doc); a signature missing (a section the signature does
+        # not decide) is read as written
+        self._plans: dict[int, tuple[Section, tuple[_Block, ...], Any]] = {}
+        for key, sig in _SIGNATURES:
+            plan = self._plan(sig)
+            if plan is not None:
+                self._plans[key] = plan
+
+    def _plan(self, sig: Signature) -> tuple[Section, tuple[_Block, ...], Any] | None:
+        """The section and the rows left for the hands of one signature (module doc)."""
+        for section in self.sections:
+            value, _ = _reduce(section.condition.tests, sig)
+            if value is None:
+                return None  # the cards decide: read the sections as written
+            if value:
+                break
+        else:
+            return None  # no section applies: the general path says so
+        sig = Signature(sizes=sig.sizes, jokers=sig.jokers, kinds=sig.kinds, wild=sig.wild, run_kind=section.run)
+        blocks = []
+        for combination, rules in self._section_rules(section.id):
+            value, block_test = _reduce(self.combinations[combination].condition.tests, sig)
+            if value is False:
+                continue
+            rows = self._reduced_rows(rules, sig)
+            if rows:
+                blocks.append((block_test, rows))
+        first = None
+        if blocks and blocks[0][0] is None:
+            rule, test, follow, candidates, known_legal = blocks[0][1][0]
+            if test is None and follow is None:
+                first = (rule, candidates, known_legal)
+        return section, tuple(blocks), first
+
+    def _reduced_rows(self, rules: Sequence[Rule], sig: Signature, follows: bool = True) -> tuple[_Entry, ...]:
+        rows = []
+        for rule in rules:
+            value, test = _reduce(rule.condition.tests, sig)
+            if value is False:
+                continue
+            target = rule.action.follows
+            if target is None:
+                run = rule.action.run
+                rows.append((rule, test, None, run, always_legal(getattr(run, "shape", ""), sig)))
+                continue
+            if not follows:
+                raise ValueError(f"rule {rule.id!r}: the rows it follows follow again")
+            steps = self._reduced_rows([step for step in self.rules if step.combination == target], sig, False)
+            rows.append((rule, test, ((None, steps),) if steps else (), None, False))
+        return tuple(rows)
+
+    def _section_rules(self, section: str) -> list[tuple[str, list[Rule]]]:
+        """The section's rows in blocks of one combination, table order."""
+        blocks: list[tuple[str, list[Rule]]] = []
+        for rule in self.rules:
+            if rule.section == section:
+                if not blocks or blocks[-1][0] != rule.combination:
+                    blocks.append((rule.combination, []))
+                blocks[-1][1].append(rule)
+        return blocks
 
     @staticmethod
     def _rows(rules, steps=None) -> tuple[_Entry, ...]:
@@ -248,7 +380,7 @@ class HouseWay:
             if target is not None and steps is None:
                 raise ValueError(f"rule {rule.id!r}: the rows it follows follow again")
             follow = None if target is None else steps[target]  # type: ignore[index]
-            rows.append((rule, _all(rule.condition.tests), follow, None if follow else rule.action.run))
+            rows.append((rule, _all(rule.condition.tests), follow, None if follow else rule.action.run, False))
         return tuple(rows)
 
     def __repr__(self) -> str:
@@ -264,10 +396,24 @@ class HouseWay:
         """Set seven cards by this way. Raises a CardError for a bad hand (size, duplicates,
         more than ``max_jokers`` jokers) and NoLegalSettingError if the way has a gap."""
         facts = HandFacts(cards, ranking, max_jokers)
-        found_section = self._by_kinds.get(facts.kinds()) if self._kind_dispatch is not None else None
-        if found_section is None:
-            found_section = self._section_of(facts)
-        section, blocks = found_section
+        plan = self._plans.get(facts.signature)
+        if plan is None:
+            section, blocks = self._section_of(facts)
+        else:
+            section, blocks, first = plan
+            facts.run_kind = section.run
+            if first is not None:
+                # the signature's first row always applies: try it before walking the rows
+                rule, candidates, known_legal = first
+                picks = candidates(facts)
+                if len(picks) == 1:
+                    low = picks[0]
+                    if known_legal or facts.legal(low[0], low[1]):
+                        hand = facts.cards
+                        high_of, low_of = _SPLITS[low]
+                        return _result(
+                            _setting(high_of(hand), low_of(hand)), rule.id, rule.words, self.name, section.id, (), ()
+                        )
         facts.run_kind = section.run
         skipped: list[str] = []
         found = _first(blocks, facts, skipped, ())
@@ -276,9 +422,16 @@ class HouseWay:
         rule, low, via = found
         hand = facts.cards
         high_of, low_of = _SPLITS[low]
-        # positional arguments and the result's fast constructor: every hand comes here
-        setting = Setting(high_of(hand), low_of(hand))
-        return _result(setting, rule.id, rule.words, self.name, section.id, via, tuple(skipped) if skipped else ())
+        # the fast constructors: every hand comes here
+        return _result(
+            _setting(high_of(hand), low_of(hand)),
+            rule.id,
+            rule.words,
+            self.name,
+            section.id,
+            via,
+            tuple(skipped) if skipped else (),
+        )
 
     def _last_resort(self, facts: HandFacts, section: Section) -> tuple[Rule, tuple[int, int], tuple[str, ...]]:
         """No row of the section gives a legal setting: the way's declared last resort, if it
@@ -304,7 +457,7 @@ class HouseWay:
             rule.id
             for block_test, rows in blocks
             if block_test is None or block_test(facts)
-            for rule, test, _, _ in rows
+            for rule, test, *_ in rows
             if test is None or test(facts)
         ]
 
@@ -314,7 +467,6 @@ class HouseWay:
             for section, bit, blocks in self._kind_dispatch:
                 if bit == 0 or kinds & bit:
                     facts.run_kind = section.run
-                    self._by_kinds[kinds] = (section, blocks)  # at most 2**10 kinds
                     return section, blocks
         else:
             for section, test, blocks in self._dispatch:
@@ -331,7 +483,7 @@ def _first(
     for block_test, rows in blocks:
         if block_test is not None and not block_test(facts):
             continue
-        for rule, test, follow, candidates in rows:
+        for rule, test, follow, candidates, known_legal in rows:
             if test is not None and not test(facts):
                 continue
             if follow is not None:
@@ -342,7 +494,7 @@ def _first(
                 picks = candidates(facts)
                 if len(picks) == 1:
                     low = picks[0]
-                    if facts.legal(low[0], low[1]):
+                    if known_legal or facts.legal(low[0], low[1]):
                         return rule, low, via  # type: ignore[return-value]
                 else:
                     low = choose(picks, facts)

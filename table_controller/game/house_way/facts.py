@@ -15,11 +15,19 @@ The legality check here is the foul rule of house-way-readings.md section 1, as
 setting.is_legal computes it, without building hands (it is on every hand's path; the
 tests check it against is_legal).
 
-Speed: this runs for every hand, so the work per card is done by C-level calls. Each deck
-card has a precomputed *code*, an integer of counters: one nibble per natural rank, one per
-suit, one for jokers. One ``sum`` gives the hand's counters (joker count, flush suit,
-straight); a duplicated card is the same deck object twice, seen in the count of distinct
-ids; everything else is read from them or computed when first asked for.
+Speed (docs/house-way.md, "Speed"): this runs for every hand, so the work per card is done
+by C-level calls, and only what every hand needs is computed up front. Each deck card has a
+precomputed small *code*: a nibble per suit and the joker count; one ``sum`` gives the
+hand's, which is the key of the flush table (G8) and holds the joker count. Duplicates are
+the same deck object twice (fewer distinct ids). The rank groups are counted in C (joker =
+Ace); their sizes make a *size histogram*, and one bit per rank held a presence mask, from
+which a few shifts tell whether five ranks in a row (less the jokers) are held. With the
+flush and straight bits, the joker count and the ranking rule, the histogram is the hand's
+**signature**, on which the engine picks the precompiled rows (engine.py). Everything else
+(the straight used, runs, singletons, scores) is computed when a row first asks for it.
+Nothing is remembered from one hand to the next. A second, wider code per card (a nibble
+per rank too) answers questions about some of the cards (G9: "still have a Flush after
+removing ...").
 """
 
 from __future__ import annotations
@@ -33,25 +41,33 @@ except ImportError:  # pragma: no cover
             mapping[element] = mapping.get(element, 0) + 1
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from ..cards import JOKER, NATURAL_CARDS, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
 from ..evaluator import RankingRules, Wheel, rank_high, rank_low
-from .straights import ACE_LOW, NIBBLE, five_card_windows, presence, rank_bit, rank_mask, straight_window
+from .straights import (
+    NIBBLE,
+    five_card_windows,
+    presence,
+    rank_mask,
+    straight_possible,
+    straight_window,
+    straight_window_of_ranks,
+)
 
 ACE = 14
 SUITS = "shdc"
 MAX_JOKERS = 2  # the most any deck holds (003)
 _SUIT_INDEX = {suit: index for index, suit in enumerate(SUITS)}
-_ROYAL = rank_mask(range(10, 15)) & ~rank_bit(1)
 
-# Layout of a card code (module docstring): 80 bits, so that sums and shifts stay cheap.
+# Layout of the wide code (module docstring): rank nibbles, suit nibbles, the joker count.
 _RANKS_AT, _SUITS_AT, _JOKERS_AT = 0, 60, 76
 _RANK_FIELD = (1 << 60) - 1
 
 
 def _card_info(card: Card) -> tuple[int, str, int]:
-    """(grouping rank, suit, code) of a card; validates a card made by hand (module doc)."""
+    """(grouping rank, suit, wide code) of a card; validates a card made by hand (module doc)."""
     try:
         rank = card.rank
         suit = card.suit
@@ -69,19 +85,20 @@ def _card_info(card: Card) -> tuple[int, str, int]:
 # tables keep them alive, so an id found here is that very card, and two equal deck cards in a
 # hand are one object twice (a duplicate).
 _DECK = (*NATURAL_CARDS, JOKER)
-_GRANK_OF = {id(card): _card_info(card)[0] for card in _DECK}
-_SUIT_OF = {id(card): _card_info(card)[1] for card in _DECK}
 _CODE_OF = {id(card): _card_info(card)[2] for card in _DECK}
+# The card code of the hot path: suit nibbles, the joker count, one bit per natural card.
+_CARD_JOKERS_AT, _CARD_BITS_AT = 16, 20
+_SUITS_AND_JOKERS = (1 << _CARD_BITS_AT) - 1  # also the key layout of the flush table
+_CARD_CODE = {
+    id(card): (code >> _SUITS_AT) | (0 if card is JOKER else 1 << (_CARD_BITS_AT + index))
+    for index, (card, code) in enumerate((card, _CODE_OF[id(card)]) for card in _DECK)
+}
 _JOKER_ID = id(JOKER)
 _BY_KEY = {(card.rank, card.suit): card for card in NATURAL_CARDS}
 _NO_JOKERS: list[int] = []
 _NEVADA = Wheel.NEVADA
-_ONES = sum(1 << (NIBBLE * rank) for rank in range(15))
-_ACE_TO_LOW = NIBBLE * (ACE - 1)
-_WINDOW_MEMO: dict[int, tuple[int, int] | None] = {}  # bounded: 2**14 masks x jokers x wheel
-_MISSING = object()
 
-# What the seven cards can make (G1), as bits: kinds() computes them once per hand.
+# What the seven cards can make (G1), as bits: the signature carries them.
 FIVE_ACES, ROYAL_FLUSH, STRAIGHT_FLUSH, FOUR_OF_A_KIND = 1, 2, 4, 8
 FLUSH, STRAIGHT, FULL_HOUSE, THREE_OF_A_KIND, PAIR = 16, 32, 64, 128, 256
 KINDS = {
@@ -96,18 +113,93 @@ KINDS = {
     "three-of-a-kind": THREE_OF_A_KIND,
     "pair": PAIR,
 }
+_STRAIGHT_OR_FLUSH_BITS = ROYAL_FLUSH | STRAIGHT_FLUSH | FLUSH | STRAIGHT
+
+# The size histogram: a nibble per group size (how many ranks are held that many times).
+_SIZE_BIT = {size: 1 << (NIBBLE * size) for size in range(8)}  # a dict: its __getitem__ is fast in map
+# The presence mask of the groups: bit r for rank r, and bit 1 for an Ace (it plays low too).
+_RANK_BIT = {rank: (1 << rank) | (2 if rank == ACE else 0) for rank in range(2, 15)}
+_ACE_BITS = _RANK_BIT[ACE]
+_ROYAL_RANKS = sum(1 << rank for rank in range(10, 15))  # T J Q K A, the Ace high
+_STARTS = sum(1 << low for low in range(1, 11))  # A-2-3-4-5 .. T-J-Q-K-A
+_FIVE_WINDOWS = tuple(0b11111 << low for low in range(1, 11))
+# Signature layout: histogram (32 bits), kinds (10 bits), jokers (4 bits), joker wild in front.
+_KINDS_AT, _SIG_JOKERS_AT, _WILD_AT = 32, 42, 46
+_HIST_FIELD = (1 << _KINDS_AT) - 1
 
 
-def _canonical(cards: tuple) -> tuple[tuple, list[int], list[int]]:
+def histogram(sizes: Sequence[int]) -> int:
+    """The size histogram of rank groups of these sizes (module docstring)."""
+    return sum(_SIZE_BIT[size] for size in sizes)
+
+
+def group_kinds(sizes: Sequence[int]) -> int:
+    """The "can make" bits that the rank groups alone give (G1; joker = Ace, G2)."""
+    sizes = list(sizes)
+    kinds = 0
+    if len(sizes) < 7:
+        if 2 in sizes:
+            kinds = PAIR
+        if len(sizes) < 6:  # a 3-of-a-kind or more is possible
+            if 3 in sizes:
+                kinds |= THREE_OF_A_KIND
+                # G1: one 3-of-a-kind with one or two pairs (two go to Three of a kind)
+                if kinds & PAIR and sizes.count(3) == 1 and 4 not in sizes:
+                    kinds |= FULL_HOUSE
+            if 4 in sizes:
+                kinds |= FOUR_OF_A_KIND
+            if max(sizes) >= 5:  # only the Aces reach five: four and a joker or two
+                kinds |= FIVE_ACES
+    return kinds
+
+
+def partitions(total: int = 7, largest: int = 7) -> list[tuple[int, ...]]:
+    """Every way to split ``total`` cards into rank groups (sizes, largest first)."""
+    if total == 0:
+        return [()]
+    found = []
+    for size in range(min(total, largest), 0, -1):
+        found += [(size, *rest) for rest in partitions(total - size, size)]
+    return found
+
+
+_GROUP_KINDS = {histogram(sizes): group_kinds(sizes) for sizes in partitions()}
+_SINGLES = histogram((1,) * 7)
+_ONE_PAIR = histogram((2, 1, 1, 1, 1, 1))
+
+
+def _straight_in(mask: int, jokers: int) -> bool:
+    """Do the ranks of a presence mask (bit r, and bit 1 for an Ace) make five in a row,
+    the jokers filling? (straights.straight_window, asked only whether; the tests compare)"""
+    if jokers == 0:
+        return bool(mask & mask >> 1 & mask >> 2 & mask >> 3 & mask >> 4)
+    if jokers == 1:
+        # at least four of the five ranks from each start: a|b|c|d|e with at most one missing
+        a, b, c, d, e = mask, mask >> 1, mask >> 2, mask >> 3, mask >> 4
+        ab, cd = a & b, c & d
+        return bool((ab & cd | ab & e & (c | d) | cd & e & (a | b)) & _STARTS)
+    return any((mask & window).bit_count() >= 5 - jokers for window in _FIVE_WINDOWS)
+
+
+def signature(hist: int, kinds: int, jokers: int, wild: bool) -> int:
+    """The hand's signature (module docstring): the histogram, the flush and straight bits of
+    ``kinds`` (the rest follow from the histogram), the jokers, and ``wild`` with a joker held."""
+    return (
+        hist
+        | (kinds & _STRAIGHT_OR_FLUSH_BITS) << _KINDS_AT
+        | jokers << _SIG_JOKERS_AT
+        | (bool(wild) and jokers > 0) << _WILD_AT
+    )
+
+
+def _canonical(cards: tuple) -> tuple:
     """Cards not from the deck's own objects: validated, and replaced by equal deck cards."""
     infos = [_card_info(card) for card in cards]
-    canonical = tuple(JOKER if info[1] == "" else _BY_KEY[(info[0], info[1])] for info in infos)
-    ids = list(map(id, canonical))
-    return canonical, ids, list(map(_GRANK_OF.__getitem__, ids))
+    return tuple(JOKER if info[1] == "" else _BY_KEY[(info[0], info[1])] for info in infos)
 
 
 def _raise_duplicate(cards: tuple) -> None:
-    """Raise for the first natural card held twice (called when the ids say there is one)."""
+    """Raise for the first natural card held twice (called when the code says there is one)."""
     seen: set[int] = set()
     for card in cards:
         if id(card) in seen and id(card) != _JOKER_ID:
@@ -134,18 +226,26 @@ def _flush_table() -> dict[int, str | None]:
 _FLUSH_SUIT = _flush_table()
 
 
-@dataclass(frozen=True, slots=True)
 class Run:
-    """The straight used: positions ``members`` from its lowest card (``first``) up."""
+    """The straight used: positions ``members`` from its lowest card (``low``) up."""
 
-    low: int  # 1 when an Ace plays low
-    members: tuple[int, ...]
-    joker_places: tuple[int, ...]  # 1-based places in the run held by a joker
-    outside: tuple[int, ...]  # the non-straight cards, hand order
+    __slots__ = ("low", "members", "joker_places", "outside", "length")
 
-    @property
-    def length(self) -> int:
-        return len(self.members)
+    def __init__(self, low: int, members: tuple[int, ...], joker_places: tuple[int, ...], outside: tuple[int, ...]):
+        self.low = low  # 1 when an Ace plays low
+        self.members = members
+        self.joker_places = joker_places  # 1-based places in the run held by a joker
+        self.outside = outside  # the non-straight cards, hand order
+        self.length = len(members)
+
+    def __repr__(self) -> str:
+        return f"Run(low={self.low}, members={self.members}, joker_places={self.joker_places}, outside={self.outside})"
+
+
+_UNSET = object()
+_PLACE_BIT = {place: 1 << place for place in range(7)}
+# places held (bits) -> the other places, hand order
+_OUTSIDE = tuple(tuple(place for place in range(7) if not held >> place & 1) for held in range(128))
 
 
 class HandFacts:
@@ -154,22 +254,23 @@ class HandFacts:
     __slots__ = (
         "cards",
         "ranking",
-        "nevada",
         "grank",
-        "ids",
-        "_suits",
         "jokers",
         "counts",
-        "sizes",
-        "code",
+        "_code",
         "flush_suit",
+        "signature",
         "run_kind",
-        "memo",
+        "_suits",
+        "_memo",
         "_pairs",
         "_threes",
         "_singles",
+        "_ranks",
         "_straight",
-        "_kinds",
+        "_run",
+        "_held",
+        "_suit_code",
     )
 
     def __init__(self, cards: Sequence[Card], ranking: RankingRules, max_jokers: int = MAX_JOKERS) -> None:
@@ -177,40 +278,82 @@ class HandFacts:
             cards = tuple(cards)
         if len(cards) != 7:
             raise HandSizeError(len(cards), (7,))
-        ids = list(map(id, cards))
-        grank = list(map(_GRANK_OF.get, ids))
-        if None in grank:
-            cards, ids, grank = _canonical(cards)
-        counters = sum(map(_CODE_OF.__getitem__, ids))
-        njokers = counters >> _JOKERS_AT
-        if len(set(ids)) != 7 - njokers + (njokers > 0):
-            _raise_duplicate(cards)
+        try:
+            code = sum(map(_CARD_CODE.__getitem__, map(id, cards)))
+        except KeyError:
+            cards = _canonical(cards)
+            code = sum(map(_CARD_CODE.__getitem__, map(id, cards)))
+        njokers = code >> _CARD_JOKERS_AT & 15
+        if (code >> _CARD_BITS_AT).bit_count() + njokers != 7:
+            _raise_duplicate(cards)  # a card twice carries out of its bit: fewer bits are set
         if njokers > max_jokers:
             raise TooManyJokersError(njokers, max_jokers)
+        # deck cards from here on (validated by their codes)
+        grank = [card.rank or ACE for card in cards] if njokers else [card.rank for card in cards]
         counts: dict[int, int] = {}
         _count_elements(counts, grank)
+        distinct = len(counts)
+        if distinct == 7:
+            hist = _SINGLES
+        elif distinct == 6:
+            hist = _ONE_PAIR
+        else:
+            hist = sum(map(_SIZE_BIT.__getitem__, counts.values()))
         self.cards = cards
         self.ranking = ranking
-        self.nevada = ranking.wheel is _NEVADA
         self.grank = grank
-        self.ids = ids
-        self._suits = None
-        self.jokers = [i for i in range(7) if ids[i] == _JOKER_ID] if njokers else _NO_JOKERS
         self.counts = counts
-        self.sizes = list(counts.values())
-        self.code = counters
-        self.flush_suit = _FLUSH_SUIT[(counters >> _SUITS_AT) & 0xFFFF | njokers << 16]
         self.run_kind = "straight"
-        self.memo: dict = {}
-        self._pairs = self._threes = self._singles = None
-        self._kinds = self._compute_kinds(self.sizes)  # every hand needs them: section dispatch
+        self._code = self._suits = self._memo = self._pairs = self._threes = self._singles = self._ranks = None
+        self._run = _UNSET
+        mask = sum(map(_RANK_BIT.__getitem__, counts))
+        code &= _SUITS_AND_JOKERS
+        flush_suit = self.flush_suit = _FLUSH_SUIT[code]
+        if njokers:
+            self.jokers = [i for i in range(7) if cards[i] is JOKER]
+            if counts[ACE] == njokers:
+                mask -= _ACE_BITS  # the jokers are the only Aces: no natural Ace in a run
+            extra = njokers << _SIG_JOKERS_AT - _KINDS_AT | ranking.joker_wild_in_low << _WILD_AT - _KINDS_AT
+            straight = _straight_in(mask, njokers)
+        else:
+            self.jokers = _NO_JOKERS
+            extra = 0
+            straight = mask & mask >> 1 & mask >> 2 & mask >> 3 & mask >> 4  # _straight_in, inline
+        if flush_suit is not None:
+            extra |= self._flush_kinds()
+        if straight:
+            extra |= STRAIGHT
+            self._straight = _UNSET
+        else:
+            self._straight = None
+        self._held = mask
+        self._suit_code = code
+        self.signature = hist | extra << _KINDS_AT
+
+    @property
+    def memo(self) -> dict:
+        """Answers computed once for this hand (runs, the best straight-or-flush top)."""
+        memo = self._memo
+        if memo is None:
+            memo = self._memo = {}
+        return memo
+
+    @property
+    def sizes(self) -> list[int]:
+        """The sizes of the rank groups (joker = Ace, G2)."""
+        return list(self.counts.values())
+
+    @property
+    def ids(self) -> list[int]:
+        """The identities of the cards (deck objects)."""
+        return list(map(id, self.cards))
 
     @property
     def suits(self) -> list[str]:
         """Suit of each card ("" for a joker)."""
         suits = self._suits
         if suits is None:
-            suits = self._suits = list(map(_SUIT_OF.__getitem__, self.ids))
+            suits = self._suits = [card.suit for card in self.cards]
         return suits
 
     # -- groups of ranks (joker = Ace, G2) -----------------------------------------------------
@@ -218,16 +361,22 @@ class HandFacts:
     @property
     def pairs(self) -> list[int]:
         """Ranks held exactly twice, lowest first ("first pair" = lowest, G10)."""
-        if self._pairs is None:
-            self._pairs = sorted(rank for rank, size in self.counts.items() if size == 2)
-        return self._pairs
+        pairs = self._pairs
+        if pairs is None:
+            counts = self.counts
+            pairs = self._pairs = [rank for rank in counts if counts[rank] == 2]
+            pairs.sort()
+        return pairs
 
     @property
     def threes(self) -> list[int]:
         """Ranks held exactly three times, lowest first."""
-        if self._threes is None:
-            self._threes = sorted(rank for rank, size in self.counts.items() if size == 3)
-        return self._threes
+        threes = self._threes
+        if threes is None:
+            counts = self.counts
+            threes = self._threes = [rank for rank in counts if counts[rank] == 3]
+            threes.sort()
+        return threes
 
     @property
     def singles(self) -> list[int]:
@@ -245,20 +394,31 @@ class HandFacts:
 
     def places(self, rank: int) -> list[int]:
         """Positions of the cards of ``rank``, hand order; the jokers are among the Aces (G2)."""
-        grank = self.grank
-        return [i for i in range(7) if grank[i] == rank]
+        copies = self.counts.get(rank, 0)
+        if copies == 0:
+            return []
+        index = self.grank.index
+        place = index(rank)
+        if copies == 1:
+            return [place]
+        found = [place]
+        for _ in range(copies - 1):
+            place = index(rank, place + 1)
+            found.append(place)
+        return found
 
     def natural_places(self, rank: int) -> list[int]:
         """Positions of the natural cards of ``rank``, hand order."""
-        grank = self.grank
-        suits = self.suits
-        return [i for i in range(7) if grank[i] == rank and suits[i]]
+        if rank == ACE and self.jokers:
+            jokers = self.jokers
+            return [i for i in self.places(rank) if i not in jokers]
+        return self.places(rank)
 
     def ranks_high_first(self) -> list[int]:
         """The seven ranks, highest first (joker = Ace, G6)."""
-        ranks = self.memo.get("ranks")
+        ranks = self._ranks
         if ranks is None:
-            ranks = self.memo["ranks"] = sorted(self.grank, reverse=True)
+            ranks = self._ranks = sorted(self.grank, reverse=True)
         return ranks
 
     # -- flushes and straights ------------------------------------------------------------
@@ -268,65 +428,76 @@ class HandFacts:
         suit = self.flush_suit
         if suit is None:
             return 0
-        mask = self.memo.get("flush-mask")
-        if mask is None:
-            grank = self.grank
-            suits = self.suits
-            mask = self.memo["flush-mask"] = rank_mask(grank[i] for i in range(7) if suits[i] == suit)
-        return mask
+        grank = self.grank
+        suits = self.suits
+        return rank_mask(grank[i] for i in range(7) if suits[i] == suit)
+
+    def _flush_ranks(self) -> int:
+        """Rank mask (bit r; bit 1 for an Ace) of the flush suit's natural cards."""
+        suit = self.flush_suit
+        grank = self.grank
+        suits = self.suits
+        return sum([_RANK_BIT[grank[i]] for i in range(7) if suits[i] == suit])
 
     def can_make_royal(self) -> bool:
         if self.flush_suit is None:
             return False
-        return (_ROYAL & ~self.flush_mask()).bit_count() <= len(self.jokers)
+        return (_ROYAL_RANKS & ~self._flush_ranks()).bit_count() <= len(self.jokers)
 
     def straight_window(self) -> tuple[int, int] | None:
-        return self._straight
+        """``(lowest rank, length)`` of the longest straight (G7, straights.py), or None."""
+        window = self._straight
+        if window is _UNSET:
+            window = self._straight = straight_window_of_ranks(self._held, len(self.jokers), self.nevada)
+        return window  # type: ignore[return-value]
 
     def kinds(self) -> int:
         """Bits of what the seven cards can make (G1: the joker may fill); see __init__."""
-        return self._kinds
+        return self.kinds_bits
 
-    def _compute_kinds(self, sizes: list[int]) -> int:
-        kinds = 0
-        if len(sizes) < 7:
-            if 2 in sizes:
-                kinds = PAIR
-            if len(sizes) < 6:  # a 3-of-a-kind or more is possible
-                if 3 in sizes:
-                    kinds |= THREE_OF_A_KIND
-                    # G1: one 3-of-a-kind with one or two pairs (two go to Three of a kind)
-                    if kinds & PAIR and sizes.count(3) == 1 and 4 not in sizes:
-                        kinds |= FULL_HOUSE
-                if 4 in sizes:
-                    kinds |= FOUR_OF_A_KIND
-                if self.counts.get(ACE, 0) >= 5:
-                    kinds |= FIVE_ACES
-        if self.flush_suit is not None:
-            kinds |= FLUSH
-            if self.straight_flush_window() is not None:
-                kinds |= STRAIGHT_FLUSH
-                if self.can_make_royal():
-                    kinds |= ROYAL_FLUSH
-        window = self._straight = self._window_of_code(self.code)
-        if window is not None:
-            kinds |= STRAIGHT
+    @property
+    def kinds_bits(self) -> int:
+        """The "can make" bits (kinds): the groups' and the signature's flush and straight bits."""
+        signature = self.signature
+        return _GROUP_KINDS[signature & _HIST_FIELD] | (signature >> _KINDS_AT) & _STRAIGHT_OR_FLUSH_BITS
+
+    @property
+    def nevada(self) -> bool:
+        return self.ranking.wheel is _NEVADA
+
+    @property
+    def code(self) -> int:
+        """The wide code of the seven cards (module docstring)."""
+        code = self._code
+        if code is None:
+            code = self._code = sum(map(_CODE_OF.__getitem__, map(id, self.cards)))
+        return code
+
+    def _flush_kinds(self) -> int:
+        """The flush bits of kinds: flush, straight flush, royal flush (G1)."""
+        kinds = FLUSH
+        ranks = self._flush_ranks()
+        jokers = len(self.jokers)
+        if straight_window_of_ranks(ranks, jokers, self.nevada) is not None:
+            kinds |= STRAIGHT_FLUSH
+            if (_ROYAL_RANKS & ~ranks).bit_count() <= jokers:
+                kinds |= ROYAL_FLUSH
         return kinds
 
     def straight_flush_window(self) -> tuple[int, int] | None:
         if self.flush_suit is None:
             return None
-        return straight_window(self.flush_mask(), len(self.jokers), self.nevada)
+        return straight_window_of_ranks(self._flush_ranks(), len(self.jokers), self.nevada)
 
     @property
     def plain(self) -> bool:
         """No straight or flush can be made and the joker is an Ace in front: copies of a rank
         are then worth the same wherever they go (G5 needs no scoring)."""
-        value = self.memo.get("plain")
-        if value is None:
-            value = self.flush_suit is None and self.straight_window() is None and not self.ranking.joker_wild_in_low
-            self.memo["plain"] = value
-        return value
+        return (
+            self.flush_suit is None
+            and not (self.signature >> _KINDS_AT) & STRAIGHT
+            and not self.ranking.joker_wild_in_low
+        )
 
     def flush_cards(self) -> list[int]:
         """Natural cards of the flush suit, highest first."""
@@ -347,27 +518,39 @@ class HandFacts:
     def run(self) -> Run | None:
         """The straight used by the section being read: the straight flush's run in the
         Straight Flush section (``run_kind``), else the longest straight (G7)."""
-        key = "run:" + self.run_kind
-        if key in self.memo:
-            return self.memo[key]
-        if self.run_kind == "straight-flush":
+        kind = self.run_kind
+        found = self._run
+        if found is not _UNSET and found[0] == kind:
+            return found[1]
+        if kind == "straight-flush":
             window = self.straight_flush_window()
             suit = self.flush_suit
         else:
             window = self.straight_window()
             suit = None
         run = None if window is None else self._build_run(window, suit)
-        self.memo[key] = run
+        self._run = (kind, run)
         return run
 
     def _build_run(self, window: tuple[int, int], suit: str | None) -> Run:
         low, length = window
         # rank -> the last natural copy in hand order (it plays in the run; G7)
-        if suit is None and not self.jokers:
+        jokers = self.jokers
+        if suit is None:
             last = dict(zip(self.grank, range(7)))
+            if not jokers:
+                last[1] = last.get(ACE, -1)
+                members = tuple(map(last.__getitem__, range(low, low + length)))
+                return Run(low, members, (), _OUTSIDE[sum(map(_PLACE_BIT.__getitem__, members))])
+            # the jokers group with the Aces (G2) but play in the run as jokers
+            aces = [i for i in self.places(ACE) if i not in jokers]
+            if aces:
+                last[ACE] = aces[-1]
+            else:
+                del last[ACE]
         else:
             suits = self.suits
-            last = {self.grank[i]: i for i in range(7) if suits[i] and (suit is None or suits[i] == suit)}
+            last = {self.grank[i]: i for i in range(7) if suits[i] == suit}
         last[1] = last.get(ACE, -1)
         spare = list(self.jokers)
         members: list[int] = []
@@ -385,31 +568,41 @@ class HandFacts:
     # Questions about some of the cards, answered from the sum of their codes (module doc).
 
     def code_of(self, places) -> int:
-        return sum(map(_CODE_OF.__getitem__, map(self.ids.__getitem__, places)))
+        return sum(map(_CODE_OF.__getitem__, map(id, map(self.cards.__getitem__, places))))
 
     @staticmethod
     def _flush_of_code(code: int) -> bool:
         return _FLUSH_SUIT[(code >> _SUITS_AT) & 0xFFFF | ((code >> _JOKERS_AT) & 15) << 16] is not None
 
     def _window_of_code(self, code: int) -> tuple[int, int] | None:
-        # straights.straight_window, memoized here under one int key (this is on every
-        # hand's path): presence mask | jokers | wheel rule
-        counters = code & _RANK_FIELD
-        mask = (counters | counters >> 1 | counters >> 2) & _ONES
-        mask |= (mask >> _ACE_TO_LOW) & ACE_LOW
-        key = mask | (code >> _JOKERS_AT & 15) << 64 | self.nevada << 68
-        window = _WINDOW_MEMO.get(key, _MISSING)
-        if window is _MISSING:
-            window = _WINDOW_MEMO[key] = straight_window(mask, (code >> _JOKERS_AT) & 15, self.nevada)
-        return window
+        return straight_window(presence(code & _RANK_FIELD), (code >> _JOKERS_AT) & 15, self.nevada)
 
     def makes_flush(self, places) -> bool:
         """Do these cards make a flush, the jokers among them filling (G9)?"""
-        return self._flush_of_code(self.code_of(places))
+        code = sum(map(_CARD_CODE.__getitem__, map(id, map(self.cards.__getitem__, places))))
+        return _FLUSH_SUIT[code & _SUITS_AND_JOKERS] is not None
+
+    def makes_straight(self, places) -> bool:
+        """Do these cards make a straight, the jokers among them filling (G9)? The same as
+        ``run_window_of(places) is not None``."""
+        jokers = self.jokers
+        if jokers:
+            naturals = [i for i in places if i not in jokers]
+            held = len(places) - len(naturals)
+        else:
+            naturals, held = places, 0
+        return _straight_in(reduce(or_, map(_RANK_BIT.__getitem__, map(self.grank.__getitem__, naturals)), 0), held)
 
     def run_window_of(self, places) -> tuple[int, int] | None:
         """The run (straights.straight_window) these cards make, jokers among them filling."""
-        return self._window_of_code(self.code_of(places))
+        jokers = self.jokers
+        if jokers:
+            naturals = [i for i in places if i not in jokers]
+            held = len(places) - len(naturals)
+        else:
+            naturals, held = places, 0
+        ranks = reduce(or_, map(_RANK_BIT.__getitem__, map(self.grank.__getitem__, naturals)), 0)
+        return straight_window_of_ranks(ranks, held, self.nevada)
 
     def five_card_windows_of(self, places) -> tuple[int, ...]:
         code = self.code_of(places)
@@ -425,7 +618,11 @@ class HandFacts:
         low_b = grank[b]
         # Distinct ranks left behind (joker = Ace): the hand's, less those the front empties.
         if low_a != low_b:
-            distinct = len(counts) - (counts[low_a] == 1) - (counts[low_b] == 1)
+            single_a = counts[low_a] == 1
+            single_b = counts[low_b] == 1
+            if single_a and single_b and len(counts) < 7 and not (self.jokers and self.ranking.joker_wild_in_low):
+                return True  # two unmatched cards in front, a pair or better behind (the steps below)
+            distinct = len(counts) - single_a - single_b
         else:
             distinct = len(counts) - (counts[low_a] == 2)
         if distinct <= 3:
@@ -450,9 +647,29 @@ class HandFacts:
             if (high[0], high[1]) >= ((low_a, low_b) if low_a > low_b else (low_b, low_a)):
                 return True
         # Nothing grouped behind beats the front: only a straight or a flush does.
-        ids = self.ids
-        rest = self.code - _CODE_OF[ids[a]] - _CODE_OF[ids[b]]
-        return self._flush_of_code(rest) or self._window_of_code(rest) is not None
+        kinds = self.signature >> _KINDS_AT
+        if not kinds & (FLUSH | STRAIGHT):
+            return False  # the seven cannot make one, so no five of them can
+        card_a, card_b = self.cards[a], self.cards[b]
+        code = (self._suit_code - _CARD_CODE[id(card_a)] - _CARD_CODE[id(card_b)]) & _SUITS_AND_JOKERS  # the five behind
+        if _FLUSH_SUIT[code] is not None:
+            return True
+        if not kinds & STRAIGHT:
+            return False
+        # the ranks of the natural cards behind: the hand's, less a front card's rank when no
+        # natural copy of it stays behind
+        mask = self._held
+        aces_wild = len(self.jokers)  # jokers are counted among the Aces (G2)
+        rank_a, rank_b = grank[a], grank[b]
+        natural_a, natural_b = card_a is not JOKER, card_b is not JOKER
+        if natural_a:
+            left = counts[rank_a] - (aces_wild if rank_a == ACE else 0) - 1 - (natural_b and rank_b == rank_a)
+            if left == 0:
+                mask -= _RANK_BIT[rank_a]
+        if natural_b and not (natural_a and rank_b == rank_a):
+            if counts[rank_b] - (aces_wild if rank_b == ACE else 0) - 1 == 0:
+                mask -= _RANK_BIT[rank_b]
+        return _straight_in(mask, code >> _CARD_JOKERS_AT)
 
     def value(self, low: tuple[int, int]) -> tuple[int, int]:
         """(high hand score, low hand score) of a split, by the evaluator (for G5)."""

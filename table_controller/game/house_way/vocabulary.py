@@ -12,6 +12,13 @@ in the definitions below; docs/house-way.md lists every entry with its parameter
 - An **action** says what goes in front: ``take`` (the union of selectors, two cards),
   ``follow`` (the step rows of another combination), or a search such as
   ``best_straight_or_flush_top``.
+
+A predicate may also carry ``static(signature) -> True / False / None``: its answer for every
+hand of that signature (facts.py: the sizes of the rank groups, the joker count, what the
+hand can make, whether a joker is wild in front), or None when the cards themselves decide.
+The engine compiles each signature's rows with it at load (engine.py); a predicate without
+one is always asked per hand. A static answer must be the one the predicate gives for every
+hand of the signature (the equivalence tests hold the engine to its frozen results).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from typing import Any
 
 from ..cards import Card
 from ..evaluator import HighCategory, rank_low
-from .facts import ACE, KINDS, HandFacts
+from .facts import ACE, FLUSH, KINDS, STRAIGHT, STRAIGHT_FLUSH, HandFacts
 
 Predicate = Callable[[HandFacts], bool]
 Alternatives = list[tuple[int, ...]]
@@ -72,6 +79,56 @@ def _group_sizes(size: Any) -> tuple[int, ...]:
     return sizes
 
 
+@dataclass(frozen=True)
+class Signature:
+    """What every hand of one signature shares (facts.py), for the predicates' ``static``."""
+
+    sizes: tuple[int, ...]  # sizes of the rank groups, joker = Ace (G2)
+    jokers: int
+    kinds: int  # "can make" bits (facts.KINDS)
+    wild: bool  # a joker is held and plays wild in the low hand
+    run_kind: str = "straight"  # the straight the section's rows speak of
+
+    def groups(self, sizes: tuple[int, ...]) -> int:
+        """How many rank groups have one of these sizes."""
+        return sum(1 for size in self.sizes if size in sizes)
+
+    @property
+    def flush(self) -> bool:
+        return bool(self.kinds & FLUSH)
+
+    @property
+    def straight(self) -> bool:
+        return bool(self.kinds & STRAIGHT)
+
+    @property
+    def has_run(self) -> bool:
+        """Is there a straight of the section's kind (facts.run() is not None)?"""
+        if self.run_kind == "straight-flush":
+            return bool(self.kinds & STRAIGHT_FLUSH)
+        return self.straight
+
+
+Static = Callable[[Signature], "bool | None"]
+
+
+def with_static(predicate: Predicate, static: Static) -> Predicate:
+    """Attach a predicate's answer per signature (module docstring)."""
+    predicate.static = static  # type: ignore[attr-defined]
+    return predicate
+
+
+def static_value(predicate: Predicate, signature: Signature) -> bool | None:
+    """A predicate's answer for every hand of the signature, or None (module docstring)."""
+    static = getattr(predicate, "static", None)
+    return None if static is None else static(signature)
+
+
+def _false_unless(condition: Callable[[Signature], bool]) -> Static:
+    """False where ``condition`` fails, else open."""
+    return lambda sig: None if condition(sig) else False
+
+
 _WHICH = ("lowest", "highest", "only")
 
 
@@ -98,6 +155,43 @@ def group_rank_of(facts: HandFacts, sizes: tuple[int, ...], which: str) -> int |
     return ranks[0] if len(ranks) == 1 else None
 
 
+def group_rank_getter(sizes: tuple[int, ...], which: str) -> Callable[[HandFacts], int | None]:
+    """group_rank_of for fixed ``sizes`` and ``which``, made once when a way is loaded."""
+    if sizes == (2,) or sizes == (3,):
+        ranks_of = HandFacts.pairs.fget if sizes == (2,) else HandFacts.threes.fget  # type: ignore[attr-defined]
+    else:
+
+        def ranks_of(f: HandFacts) -> list[int]:
+            return sorted(rank for rank, size in f.counts.items() if size in sizes)
+
+    if which == "lowest":
+
+        def lowest(f: HandFacts) -> int | None:
+            ranks = ranks_of(f)
+            return ranks[0] if ranks else None
+
+        return lowest
+    if which == "highest":
+
+        def highest(f: HandFacts) -> int | None:
+            ranks = ranks_of(f)
+            return ranks[-1] if ranks else None
+
+        return highest
+
+    def only(f: HandFacts) -> int | None:
+        ranks = ranks_of(f)
+        return ranks[0] if len(ranks) == 1 else None
+
+    return only
+
+
+def group_found(sig: Signature, sizes: tuple[int, ...], which: str) -> bool:
+    """Does group_rank_of find a rank for every hand of the signature?"""
+    found = sig.groups(sizes)
+    return found == 1 if which == "only" else found >= 1
+
+
 def _position(value: Any) -> int | str:
     if value == "last" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 7):
         return value
@@ -111,10 +205,40 @@ def _place(value: int | str, length: int) -> int:
 # -- card selectors ---------------------------------------------------------------------------
 
 
-def _sized(select: Selector, size: int | None) -> Selector:
-    """Record how many cards each alternative of a selector holds (None: it varies)."""
+def _sized(select: Selector, size: int | None, shape: str = "") -> Selector:
+    """Record how many cards each alternative of a selector holds (None: it varies), and the
+    shape of the two cards it names, if it names two (``always_legal``)."""
     select.size = size  # type: ignore[attr-defined]
+    select.shape = shape  # type: ignore[attr-defined]
     return select
+
+
+def always_legal(shape: str, sig: Signature) -> bool:
+    """Does a front of this shape never foul, in every hand of the signature? The foul rule
+    is house-way-readings.md section 1 (facts.HandFacts.legal); a shape is named by the
+    selector that takes it:
+
+    - ``singletons``: two singletons (different ranks, each held once). With a pair or more
+      behind and no joker wild in front (a wild joker would pair the other card), the five
+      cards hold a pair and the two cards none: never a foul.
+    - ``lowest-pair``: the lowest pair. With another group of two or more behind, the five
+      cards hold a higher pair, or three or more of a kind: never a foul.
+    - ``below-top``: two cards, neither the highest. With seven singletons the highest card
+      stays behind and the two cards in front are unpaired: never a foul.
+    - ``outside-run``: the cards outside the straight used, when they are two: the five
+      behind are the straight (or straight flush). Never a foul.
+    - ``outside-flush``: the natural cards not of the flush suit, when they are two: the five
+      behind are the flush suit's cards and the jokers, a flush (G8). Never a foul.
+    """
+    if shape in ("outside-run", "outside-flush"):
+        return True
+    if shape == "singletons":
+        return not sig.wild and sig.sizes.count(1) >= 2 and max(sig.sizes) >= 2
+    if shape == "lowest-pair":
+        return sig.sizes.count(2) >= 1 and sum(1 for size in sig.sizes if size >= 2) >= 2
+    if shape == "below-top":
+        return sig.sizes == (1,) * 7
+    return False
 
 
 def sel_joker() -> Selector:
@@ -153,11 +277,13 @@ def sel_pair(*, which: str = "only") -> Selector:
     """Both cards of a pair: the lowest ("first", G10), the highest ("second"), or the only one."""
     _check_which(which)
 
+    rank_of = group_rank_getter((2,), which)
+
     def select(f: HandFacts) -> Alternatives:
-        rank = group_rank_of(f, (2,), which)
+        rank = rank_of(f)
         return [] if rank is None else [tuple(f.places(rank))]
 
-    return _sized(select, 2)
+    return _sized(select, 2, "lowest-pair" if which == "lowest" else "")
 
 
 def sel_group(*, size: Any, which: str = "highest", count: int = 2) -> Selector:
@@ -168,8 +294,10 @@ def sel_group(*, size: Any, which: str = "highest", count: int = 2) -> Selector:
     if count not in (1, 2):
         raise ValueError(f"count must be 1 or 2, got {count!r}")
 
+    rank_of = group_rank_getter(sizes, which)
+
     def select(f: HandFacts) -> Alternatives:
-        rank = group_rank_of(f, sizes, which)
+        rank = rank_of(f)
         return [] if rank is None else list(combinations(f.places(rank), count))
 
     return _sized(select, count)
@@ -199,7 +327,7 @@ def sel_singletons(*, count: int = 1, off_suit: bool = False) -> Selector:
                 return [tuple(chosen)]
         return []
 
-    return _sized(select, count)
+    return _sized(select, count, "singletons" if count == 2 and not off_suit else "")
 
 
 def sel_highest(*, nth: list) -> Selector:
@@ -222,7 +350,7 @@ def sel_highest(*, nth: list) -> Selector:
             return choices[0]
         return [sum(parts, ()) for parts in product(*choices)]
 
-    return _sized(select, len(places))
+    return _sized(select, len(places), "below-top" if len(set(places)) == 2 and 0 not in places else "")
 
 
 def sel_non_flush() -> Selector:
@@ -235,7 +363,7 @@ def sel_non_flush() -> Selector:
         suits = f.suits
         return [tuple(i for i in range(7) if suits[i] and suits[i] != suit)]
 
-    return _sized(select, None)
+    return _sized(select, None, "outside-flush")
 
 
 def sel_flush_cards(*, count: int = 1) -> Selector:
@@ -257,7 +385,7 @@ def sel_non_straight() -> Selector:
         run = f.run()
         return [] if run is None else [run.outside]
 
-    return _sized(select, None)
+    return _sized(select, None, "outside-run")
 
 
 def sel_run_card(*, position: Any) -> Selector:
@@ -367,7 +495,29 @@ def alternatives_of(selectors: Sequence[Selector], f: HandFacts) -> Alternatives
     """Every way to pick one alternative of each selector with no card twice (sorted tuples)."""
     if len(selectors) == 1:
         return [tuple(sorted(option)) for option in selectors[0](f)]
-    picks: Alternatives = [()]
+    if len(selectors) == 2:
+        first = selectors[0](f)
+        if len(first) == 1:
+            second = selectors[1](f)
+            if len(second) == 1:  # the common case: one choice each
+                pick = first[0] + second[0]
+                if len(set(pick)) < len(pick):
+                    return []
+                return [tuple(sorted(pick))]
+            options = first, second
+        elif not first:
+            return []
+        else:
+            options = first, selectors[1](f)
+        picks: Alternatives = [()]
+        for choices in options:
+            picks = [pick + option for pick in picks for option in choices if not set(option) & set(pick)]
+            if not picks:
+                return []
+        if len(picks) == 1:
+            return [tuple(sorted(picks[0]))]
+        return list(dict.fromkeys(tuple(sorted(pick)) for pick in picks))
+    picks = [()]
     for select in selectors:
         options = select(f)
         picks = [pick + option for pick in picks for option in options if not set(option) & set(pick)]
@@ -387,7 +537,7 @@ def pred_can_make(*, hand: str) -> Predicate:
     if hand not in KINDS:
         raise ValueError(f"hand must be one of {sorted(KINDS)}, got {hand!r}")
     bit = KINDS[hand]
-    return lambda f: bool(f.kinds() & bit)
+    return with_static(lambda f: bool(f.kinds_bits & bit), lambda sig: bool(sig.kinds & bit))
 
 
 def pred_groups(*, size: int, count: int | None = None, min: int | None = None) -> Predicate:
@@ -398,19 +548,29 @@ def pred_groups(*, size: int, count: int | None = None, min: int | None = None) 
         raise ValueError("give one size and exactly one of count, min")
     k = sizes[0]
     if count is not None:
+        static = lambda sig: sig.sizes.count(k) == count  # noqa: E731
         if count == 0:
-            return lambda f: k not in f.sizes
-        return lambda f: f.sizes.count(k) == count
+            return with_static(lambda f: k not in f.counts.values(), static)
+        return with_static(lambda f: list(f.counts.values()).count(k) == count, static)
+    static = lambda sig: sig.sizes.count(k) >= min  # noqa: E731
     if min == 1:
-        return lambda f: k in f.sizes
-    return lambda f: f.sizes.count(k) >= min  # type: ignore[operator]
+        return with_static(lambda f: k in f.counts.values(), static)
+    return with_static(lambda f: list(f.counts.values()).count(k) >= min, static)  # type: ignore[operator]
 
 
 def pred_rank_count(*, rank: Any, count: int) -> Predicate:
     """Exactly ``count`` cards of ``rank`` (jokers count as Aces): "Hand contains two Kings";
     rank A count 0 is "lacks Aces and Joker"."""
     wanted = parse_rank(rank)
-    return lambda f: f.counts.get(wanted, 0) == count
+
+    def static(sig: Signature) -> bool | None:
+        if count != 0 and count not in sig.sizes:
+            return False  # no rank is held that many times
+        if count == 0 and wanted == ACE and sig.jokers:
+            return False  # the jokers are Aces (G2)
+        return None
+
+    return with_static(lambda f: f.counts.get(wanted, 0) == count, static)
 
 
 def pred_has_natural(*, rank: Any) -> Predicate:
@@ -424,14 +584,18 @@ def pred_group_rank(*, size: Any, ranks: list, which: str = "highest") -> Predic
     sizes = _group_sizes(size)
     wanted = parse_ranks(ranks)
     _check_which(which)
-    return lambda f: group_rank_of(f, sizes, which) in wanted
+    rank_of = group_rank_getter(sizes, which)
+    return with_static(lambda f: rank_of(f) in wanted, _false_unless(lambda sig: group_found(sig, sizes, which)))
 
 
 def pred_group_ranks(*, size: Any, ranks: list) -> Predicate:
     """The groups of ``size`` have exactly these ranks ("a Pair of 2s and a Pair of 3s")."""
     sizes = _group_sizes(size)
     wanted = sorted(parse_rank(rank) for rank in ranks)
-    return lambda f: sorted(r for r, size in f.counts.items() if size in sizes) == wanted
+    return with_static(
+        lambda f: sorted(r for r, size in f.counts.items() if size in sizes) == wanted,
+        _false_unless(lambda sig: sig.groups(sizes) == len(wanted)),
+    )
 
 
 def pred_group_has_joker(*, size: Any, which: str = "only") -> Predicate:
@@ -448,18 +612,28 @@ def pred_group_has_joker(*, size: Any, which: str = "only") -> Predicate:
             return f.counts[ACE] in sizes
         return group_rank_of(f, sizes, which) == ACE
 
-    return holds
+    def static(sig: Signature) -> bool | None:
+        if not sig.jokers:
+            return False
+        if not (sig.groups(sizes) >= 1 if which == "any" else group_found(sig, sizes, which)):
+            return False  # no group of those sizes, so none holds the joker
+        return None
+
+    return with_static(holds, static)
 
 
 def pred_joker_unpaired() -> Predicate:
     """A joker is held and is part of no pair or 3-of-a-kind (readings F2: "One Pair, Joker"
     means a natural pair plus a joker that is not part of it)."""
-    return lambda f: bool(f.jokers) and f.counts[ACE] == 1
+    return with_static(
+        lambda f: bool(f.jokers) and f.counts[ACE] == 1,
+        _false_unless(lambda sig: sig.jokers == 1 and 1 in sig.sizes),
+    )
 
 
 def pred_has_joker() -> Predicate:
     """A joker is held (the steps' "with Joker")."""
-    return lambda f: bool(f.jokers)
+    return with_static(lambda f: bool(f.jokers), lambda sig: sig.jokers > 0)
 
 
 def pred_flush_after_removing(*, cards: list) -> Predicate:
@@ -471,7 +645,8 @@ def pred_flush_after_removing(*, cards: list) -> Predicate:
             f.makes_flush([i for i in range(7) if i not in taken]) for taken in alternatives_of(selectors, f)
         )
 
-    return holds
+    # fewer cards cannot make a flush the seven cannot
+    return with_static(holds, _false_unless(lambda sig: sig.flush))
 
 
 def pred_straight_after_removing(*, cards: list) -> Predicate:
@@ -479,12 +654,10 @@ def pred_straight_after_removing(*, cards: list) -> Predicate:
     selectors = compile_selectors(cards)
 
     def holds(f: HandFacts) -> bool:
-        return any(
-            f.run_window_of([i for i in range(7) if i not in taken]) is not None
-            for taken in alternatives_of(selectors, f)
-        )
+        return any(f.makes_straight([i for i in range(7) if i not in taken]) for taken in alternatives_of(selectors, f))
 
-    return holds
+    # fewer cards cannot make a straight the seven cannot
+    return with_static(holds, _false_unless(lambda sig: sig.straight))
 
 
 def pred_longest_straight_after_removing(*, cards: list, length: int) -> Predicate:
@@ -498,7 +671,7 @@ def pred_longest_straight_after_removing(*, cards: list, length: int) -> Predica
                 return True
         return False
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.straight))
 
 
 def pred_in_flush_suit(*, cards: list) -> Predicate:
@@ -513,12 +686,12 @@ def pred_in_flush_suit(*, cards: list) -> Predicate:
         suits = f.suits
         return any(all(suits[i] == suit for i in taken) for taken in alternatives_of(selectors, f))
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.flush))
 
 
 def pred_flush_size(*, n: int) -> Predicate:
     """G8: the flush counts ``n`` cards (natural cards of the suit plus the jokers held)."""
-    return lambda f: f.flush_size() == n
+    return with_static(lambda f: f.flush_size() == n, lambda sig: None if sig.flush else n == 0)
 
 
 def pred_run_length(*, n: int) -> Predicate:
@@ -528,7 +701,7 @@ def pred_run_length(*, n: int) -> Predicate:
         run = f.run()
         return run is not None and run.length == n
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.has_run))
 
 
 def pred_run_starts_with_ace() -> Predicate:
@@ -538,7 +711,7 @@ def pred_run_starts_with_ace() -> Predicate:
         run = f.run()
         return run is not None and run.low == 1 and 1 not in run.joker_places
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.has_run))
 
 
 def pred_run_joker_at(*, positions: list) -> Predicate:
@@ -553,7 +726,7 @@ def pred_run_joker_at(*, positions: list) -> Predicate:
             return False
         return any(_place(p, run.length) in run.joker_places for p in wanted)
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.has_run and sig.jokers > 0))
 
 
 def pred_can_make_straight_of(*, ranks: list) -> Predicate:
@@ -562,7 +735,12 @@ def pred_can_make_straight_of(*, ranks: list) -> Predicate:
     wanted = parse_ranks(ranks)
     if len(wanted) != 5:
         raise ValueError("a straight has five ranks")
-    return lambda f: sum(1 for r in wanted if not f.natural_places(r)) <= len(f.jokers)
+    holds = lambda f: sum(1 for r in wanted if not f.natural_places(r)) <= len(f.jokers)  # noqa: E731
+    low = min(wanted)
+    if wanted == set(range(low, low + 5)) or wanted == {14, 2, 3, 4, 5}:
+        # five ranks in a row: the seven cards make a straight whenever these make one
+        return with_static(holds, _false_unless(lambda sig: sig.straight))
+    return holds
 
 
 def pred_nth_highest_rank(*, n: int, ranks: list) -> Predicate:
@@ -585,7 +763,7 @@ def pred_groups_adjacent(*, sizes: list) -> Predicate:
         a, b = group_rank_of(f, first, "highest"), group_rank_of(f, second, "highest")
         return a is not None and b is not None and abs(a - b) == 1
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.groups(first) >= 1 and sig.groups(second) >= 1))
 
 
 def pred_group_above(*, size: int, other: int) -> Predicate:
@@ -597,7 +775,7 @@ def pred_group_above(*, size: int, other: int) -> Predicate:
         a, b = group_rank_of(f, first, "highest"), group_rank_of(f, second, "highest")
         return a is not None and b is not None and a > b
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.groups(first) >= 1 and sig.groups(second) >= 1))
 
 
 def pred_pair_beats_singletons() -> Predicate:
@@ -612,7 +790,12 @@ def pred_pair_beats_singletons() -> Predicate:
         pair = [f.cards[i] for i in f.places(f.pairs[-1])]
         return rank_low(pair, f.ranking) > rank_low([f.cards[i] for i in singles], f.ranking)
 
-    return holds
+    def static(sig: Signature) -> bool | None:
+        if 2 not in sig.sizes or sig.sizes.count(1) < 2:
+            return False
+        return None if sig.wild else True  # no joker plays wild in front: the pair wins (001)
+
+    return with_static(holds, static)
 
 
 def pred_others_at_least(*, size: int, rank: Any, count: int) -> Predicate:
@@ -639,13 +822,13 @@ def pred_singletons_top_at_least(*, hand: str) -> Predicate:
         top = [f.cards[f.grank.index(r)] for r in f.singles[:2]]
         return rank_low(top, f.ranking) >= floor
 
-    return holds
+    return with_static(holds, _false_unless(lambda sig: sig.sizes.count(1) >= 2))
 
 
 def pred_singleton_ranks_include(*, ranks: list) -> Predicate:
     """Some singleton has one of ``ranks`` (joker = Ace): "with any Ace" among the side cards."""
     wanted = parse_ranks(ranks)
-    return lambda f: any(r in wanted for r in f.singles)
+    return with_static(lambda f: any(r in wanted for r in f.singles), _false_unless(lambda sig: 1 in sig.sizes))
 
 
 _TOP_KINDS = ("pair", "ace", "ace-face")
@@ -677,7 +860,8 @@ def pred_straight_or_flush_top(
             return pair == 0 and high == ACE and second in (11, 12, 13)
         return low < reference if below is not None else low >= reference
 
-    return holds
+    # no five of the cards make a straight or a flush: there is no such top
+    return with_static(holds, _false_unless(lambda sig: sig.flush or sig.straight))
 
 
 PREDICATES: dict[str, Callable[..., Predicate]] = {
@@ -721,7 +905,12 @@ def compile_predicate(spec: Any) -> tuple[str, Predicate]:
     name, _, predicate = _build(PREDICATES, "predicate", spec)
     if negate:
         inner = predicate
-        return name, lambda f: not inner(f)
+
+        def static(sig: Signature) -> bool | None:
+            value = static_value(inner, sig)
+            return None if value is None else not value
+
+        return name, with_static(lambda f: not inner(f), static)
     return name, predicate
 
 
@@ -746,11 +935,12 @@ def act_take(*, cards: list) -> Candidates:
     if len(selectors) == 1:
         (only,) = selectors
         if sizes == [2]:
-            return only  # its alternatives are the candidates
+            return only  # its alternatives are the candidates (and its shape, always_legal)
 
         def candidates(f: HandFacts) -> Alternatives:
             return [pick for pick in only(f) if len(pick) == 2]
 
+        candidates.shape = only.shape  # type: ignore[attr-defined]  # the same cards, when two
         return candidates
 
     def candidates(f: HandFacts) -> Alternatives:
