@@ -26,7 +26,8 @@ from .access_log import AccessLog
 from .deps import route_permission
 from .errors import install_error_handlers
 from .roles import roles_for
-from .routers import admin, alerts, devices, reports, round, rounds, stream, table
+from .routers import admin, alerts, devices, me, reports, round, rounds, stream, table
+from .security_headers import SecurityHeaders
 from .stream import EventHub
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -48,7 +49,7 @@ round refuses now, 422 malformed request, 503 store unavailable; never a 500.
 
 
 ROUTERS = (table.router, round.router, rounds.router, alerts.router, reports.router, devices.router,
-           stream.router, admin.router)
+           stream.router, admin.router, me.router)
 
 
 def _document_roles(router: APIRouter) -> None:
@@ -101,6 +102,7 @@ def create_app(settings: TableSettings, service: TableService, engine: Engine, *
         return RedirectResponse("/ui/")
 
     app.add_middleware(AccessLog)
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, errors included
     return app
 
 

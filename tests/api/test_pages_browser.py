@@ -1,12 +1,19 @@
 """The terminal pages in a real headless browser (issue 5): Debian's chromium and its driver,
 driven by selenium, against a real uvicorn server on a loopback port.
 
+Every test also reads the browser's console at the end and fails on any Content-Security-Policy
+violation: the pages keep all their script and style in files, so the CSP (security_headers.py)
+blocks nothing they need. The command forms are driven end to end in a few scenario tests
+(each browser test costs seconds).
+
 The browser is installed by ``scripts/install-browser.sh`` when /usr/bin/chromium or
 /usr/bin/chromedriver is missing; if it still cannot be had the tests fail (never skip).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +34,7 @@ from table_controller.settings import TableSettings
 from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
-from .conftest import WAGERS, Api, add_people, play_round
+from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, add_people, play_round
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -66,14 +73,23 @@ def site(tmp_path) -> Iterator[tuple[str, Api]]:
 def browser(browser_installed, tmp_path) -> Iterator[webdriver.Chrome]:
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for CSP reports
     for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.implicitly_wait(0)
     try:
         yield driver
+        violations = csp_violations(driver)
+        if violations:
+            pytest.fail("the Content-Security-Policy blocked something:\n" + "\n".join(violations), pytrace=False)
     finally:
         driver.quit()
+
+
+def csp_violations(driver) -> list[str]:
+    """The console's CSP reports since the last call (reading the console empties it)."""
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
 
 
 def wait_for(driver, condition, timeout: float = 10):
@@ -88,11 +104,11 @@ def text(driver, css: str) -> str:
     return found[0].text if found else ""
 
 
-def sign_in(driver, base: str, token: str) -> None:
+def sign_in(driver, base: str, token: str, page: str = "table.html") -> None:
     driver.get(f"{base}/ui/")
     driver.find_element(By.ID, "token").send_keys(token)
     driver.find_element(By.ID, "go").click()
-    wait_for(driver, lambda d: d.current_url.endswith("/ui/table.html"))
+    wait_for(driver, lambda d: d.current_url.endswith(f"/ui/{page}"))
 
 
 def test_the_live_table_view_draws_the_cards_and_follows_the_stream(site, browser):
@@ -162,3 +178,228 @@ def test_a_bad_token_stays_on_the_sign_in_page(site, browser):
     browser.find_element(By.ID, "token").send_keys("pgt_wrong")
     browser.find_element(By.ID, "go").click()
     wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html") and d.find_element(By.ID, "token"))
+
+
+# -- the command forms ------------------------------------------------------------------------
+
+def codes(driver, css: str) -> list[str]:
+    return [c.get_attribute("data-code") for c in driver.find_elements(By.CSS_SELECTOR, f"{css} .card")]
+
+
+def command_forms(driver) -> dict[str, bool]:
+    """The command forms on the table page: id -> shown."""
+    return {f.get_attribute("id"): f.is_displayed() for f in driver.find_elements(By.CSS_SELECTOR, "#commands form")}
+
+
+def shown(driver) -> set[str]:
+    return {name for name, visible in command_forms(driver).items() if visible}
+
+
+def submit(driver, form_id: str, **values: str) -> None:
+    """Fill a form's fields by name and press its button."""
+    form = driver.find_element(By.ID, form_id)
+    for name, value in values.items():
+        field = form.find_element(By.NAME, name)
+        if field.tag_name == "select":
+            Select(field).select_by_value(value)
+        else:
+            field.clear()
+            field.send_keys(value)
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+
+def form_error(driver, form_id: str) -> str:
+    return driver.find_element(By.CSS_SELECTOR, f"#{form_id} .form-error").text
+
+
+def nav_links(driver) -> list[str]:
+    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a")]
+
+
+def events(api: Api, round_id: str) -> list[dict]:
+    return api.get(f"/api/rounds/{round_id}").json()["events"]
+
+
+def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviation(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["dealer"])
+    wait_for(browser, lambda d: shown(d) == {"open-round"})
+    assert set(command_forms(browser)) == {"open-round", "player-setting", "dealer-setting"}  # no void, override, open/close
+    assert nav_links(browser) == ["Table"] and text(browser, "#who") == "ann (dealer)"
+
+    submit(browser, "open-round", **{"main-3": "25.555"})  # refused on the page: nothing is sent
+    wait_for(browser, lambda d: form_error(d, "open-round")
+             == 'position 3: "25.555" is not an amount in dollars and cents (like 25 or 25.50)')
+    submit(browser, "open-round", **{"main-3": "4.99"})  # below the table's minimum: the API's reason
+    wait_for(browser, lambda d: form_error(d, "open-round")
+             == "body.wagers.3.main: Input should be greater than or equal to 500")
+    assert api.service.round.round_id == "t1-2"
+
+    submit(browser, "open-round", **{"main-3": "25", "main-5": "10.10"})
+    wait_for(browser, lambda d: text(d, "#phase") == "open" and text(d, "#round-id") == "t1-3")
+    assert {p: w.main for p, w in api.service.round.wagers.items()} == {3: 2500, 5: 1010}
+    assert shown(browser) == set()
+
+    api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker", actor="device:dice-shaker"))
+    piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
+    api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
+    wait_for(browser, lambda d: shown(d) == {"player-setting"})  # the dealer's page looks every 2 s
+    submit(browser, "player-setting", position="3", high="As Ah 9c 8c 3c", low="Kd Kh")
+    wait_for(browser, lambda d: form_error(d, "player-setting")
+             == "player.set refused in phase players-setting: setting is not position 3's seven cards")
+    submit(browser, "player-setting", position="3", high="As Ah 9c 8c 2c", low="Kd Kh")
+    wait_for(browser, lambda d: codes(d, 'tr[data-position="3"]')[-7:] == ["As", "Ah", "9c", "8c", "2c", "Kd", "Kh"])
+    assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#player-setting option")] == ["5"]
+    submit(browser, "player-setting", position="5", high="Kc 8d 6s 4h 3c", low="Qh Jd")
+    wait_for(browser, lambda d: shown(d) == {"dealer-setting"})
+
+    submit(browser, "dealer-setting", high=" ".join(MIS_SET["high"]), low=" ".join(MIS_SET["low"]))
+    wait_for(browser, lambda d: d.find_element(By.ID, "deviation").is_displayed())
+    assert codes(browser, "#deviation-high") == HOUSE_WAY["high"] and codes(browser, "#deviation-low") == HOUSE_WAY["low"]
+    assert text(browser, "#deviation-rule") == "high-card.second-and-fourth"
+    assert form_error(browser, "dealer-setting").startswith("dealer.set refused in phase dealer-setting: setting deviates")
+    assert api.service.round.phase == "dealer-setting" and shown(browser) == {"dealer-setting"}
+
+    browser.find_element(By.ID, "sign-out").click()  # the pit comes to the table
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: shown(d) == {"dealer-setting", "override", "void", "open-close"})
+    assert text(browser, "#deviation-rule") == "high-card.second-and-fourth"
+    assert codes(browser, "#deviation-proposed") == MIS_SET["high"] + MIS_SET["low"]
+    override = browser.find_element(By.ID, "override")
+    assert [override.find_element(By.NAME, n).get_attribute("value") for n in ("high", "low")] == [
+        " ".join(MIS_SET["high"]), " ".join(MIS_SET["low"])]  # offered: the setting the dealer made
+    submit(browser, "override", reason="ok")
+    wait_for(browser, lambda d: form_error(d, "override") == "body.reason: String should have at least 3 characters")
+    submit(browser, "override", reason="approved misread")
+    wait_for(browser, lambda d: text(d, "#phase") == "settling")
+    wait_for(browser, lambda d: "override by bob" in text(d, 'tr[data-position="1"]'))
+    wait_for(browser, lambda d: "override: bob let the dealer's setting stand: approved misread" in text(d, "#alerts"))
+    assert not browser.find_element(By.ID, "deviation").is_displayed()
+    [overridden] = [e for e in events(api, "t1-3") if e["kind"] == "dealer.override"]
+    assert (overridden["actor"], overridden["payload"]["reason"]) == ("bob", "approved misread")
+    api.service.settle()
+    wait_for(browser, lambda d: text(d, "#phase") == "closed" and shown(d) == {"open-round", "open-close"})
+
+
+def test_the_pit_opens_and_voids_a_round_and_closes_and_reopens_the_table(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: shown(d) == {"open-round", "open-close"})
+    assert set(command_forms(browser)) == {"open-round", "player-setting", "dealer-setting", "override", "void",
+                                           "open-close"}
+    # a double submit sends one request: the form's controls are disabled while it is in flight
+    browser.execute_script("""
+        window.posts = 0;
+        const fetchOnce = window.fetch;
+        window.fetch = (url, init) => { if (init && init.method === "POST") window.posts += 1; return fetchOnce(url, init); };""")
+    for name, value in {"main-2": "5", "main-7": "1000.00"}.items():
+        browser.find_element(By.NAME, name).send_keys(value)
+    disabled = browser.execute_script("""
+        const button = document.querySelector("#open-round button[type=submit]");
+        button.click(); button.click();
+        return document.querySelector("#open-round fieldset").disabled;""")
+    assert disabled is True
+    wait_for(browser, lambda d: text(d, "#phase") == "open" and text(d, "#round-id") == "t1-3")
+    assert browser.execute_script("return window.posts") == 1
+    assert {p: w.main for p, w in api.service.round.wagers.items()} == {2: 500, 7: 100000}
+    wait_for(browser, lambda d: shown(d) == {"void", "open-close"})
+
+    submit(browser, "void", reason="wagers placed late")
+    wait_for(browser, lambda d: text(d, "#phase") == "void")
+    wait_for(browser, lambda d: "void: bob voided the round: wagers placed late" in text(d, "#alerts"))
+    [voided] = [e for e in events(api, "t1-3") if e["kind"] == "round.voided"]
+    assert (voided["actor"], voided["payload"]["reason"]) == ("bob", "wagers placed late")
+
+    wait_for(browser, lambda d: d.find_element(By.ID, "open-close-button").text == "Close table")
+    browser.find_element(By.ID, "open-close-button").click()
+    wait_for(browser, lambda d: text(d, "#table-open") == "TABLE CLOSED" and shown(d) == {"open-close"})
+    assert browser.find_element(By.ID, "open-close-button").text == "Open table"
+    refused = api.post("/api/round", "dealer", json=WAGERS)
+    assert (refused.status_code, refused.json()["detail"]) == (409, "round.open refused: the table is closed")
+    browser.find_element(By.ID, "open-close-button").click()
+    wait_for(browser, lambda d: text(d, "#table-open") == "table open" and shown(d) == {"open-round", "open-close"})
+    stored = api.get("/api/stream", params={"after": 0, "follow": "false"}).text
+    kinds = [(e["kind"], e["actor"]) for e in map(json.loads, re.findall(r"^data: (.*)$", stored, re.M))
+             if e["kind"].startswith("table.")]
+    assert kinds == [("table.closed", "bob"), ("table.opened", "bob")]
+
+
+CENTS = {"25": 2500, "25.5": 2550, "0.1": 10, "0.10": 10, "1.1": 110, "4.35": 435, "0.29": 29, " 7.25 ": 725,
+         "00012": 1200, "9999999999.99": 999999999999,
+         "1.005": None, "-1": None, "": None, "25.": None, ".5": None, "1e3": None, "1,000": None, "$5": None,
+         "0x10": None, "NaN": None, "12345678901": None}
+"""Typed wager -> integer cents (None: refused). 1.1, 4.35 and 0.29 are where float arithmetic
+(x * 100) is off by a hair (110.00000000000001, 434.99999999999994, 28.999999999999996)."""
+
+
+def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["surveillance"])
+    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
+    assert command_forms(browser) == {} and browser.find_elements(By.TAG_NAME, "form") == []
+    assert nav_links(browser) == ["Table", "History", "Alerts"]
+    browser.get(f"{base}/ui/alerts.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
+    assert browser.find_elements(By.TAG_NAME, "form") == []  # no acknowledge either
+    browser.get(f"{base}/ui/round.html?id=t1-2")
+    wait_for(browser, lambda d: text(d, "#step").startswith("step 1 of 7"))
+    browser.get(f"{base}/ui/history.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".round-row")) == 2)
+
+    parsed = browser.execute_async_script("""
+        const [cases, done] = arguments;
+        import("./app.js").then((app) => done(cases.map((typed) => app.parseCents(typed))));""", list(CENTS))
+    assert dict(zip(CENTS, parsed)) == CENTS
+
+    assert csp_violations(browser) == []  # so far nothing was blocked; the policy is in force:
+    browser.execute_script("""
+        const script = document.createElement("script");
+        script.textContent = "window.inlineRan = true;";
+        document.body.append(script);
+        document.body.setAttribute("style", "background: red");""")
+    assert browser.execute_script("return window.inlineRan === undefined") is True
+    reports: list[str] = []
+    wait_for(browser, lambda d: reports.extend(csp_violations(d)) or len(reports) >= 2)
+    assert any("inline script" in r and "script-src 'self'" in r for r in reports), reports
+    assert any("inline style" in r and "style-src 'self'" in r for r in reports), reports
+    assert browser.execute_script("return document.body.style.background") == ""
+
+
+def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["admin"], page="admin.html")
+    wait_for(browser, lambda d: [r.get_attribute("data-name") for r in d.find_elements(By.CSS_SELECTOR, ".user-row")]
+             == ["ann", "bob", "cy", "dee"])
+    assert nav_links(browser) == ["Users"]
+    submit(browser, "add-user", name="Eve")
+    wait_for(browser, lambda d: form_error(d, "add-user").startswith("body.name: String should match pattern"))
+    submit(browser, "add-user", name="eve", role="pit")
+    wait_for(browser, lambda d: d.find_element(By.ID, "new-token").is_displayed())
+    token = text(browser, "#new-token-value")
+    assert token.startswith("pgt_") and text(browser, "#new-token-name") == "eve (pit)"
+    me = api.client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
+    assert me.json() == {"name": "eve", "role": "pit", "permissions": ["read-table", "play", "void", "override",
+                                                                       "acknowledge", "open-close", "audit"]}
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".user-row")) == 5)
+    submit(browser, "add-user", name="eve", role="dealer")
+    wait_for(browser, lambda d: form_error(d, "add-user") == "user 'eve' already exists")
+
+    browser.refresh()  # shown once: it is kept nowhere
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".user-row")) == 5)
+    assert token not in browser.page_source and not browser.find_element(By.ID, "new-token").is_displayed()
+
+    eve = 'tr[data-name="eve"]'
+    browser.find_element(By.CSS_SELECTOR, f"{eve} form.disable button").click()
+    wait_for(browser, lambda d: text(d, f"{eve} .status") == "disabled")
+    assert api.client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    browser.find_element(By.CSS_SELECTOR, f"{eve} form.new-key button").click()
+    wait_for(browser, lambda d: text(d, "#new-token-value").startswith("pgt_") and text(d, f"{eve} .status") == "active")
+    new_token = text(browser, "#new-token-value")
+    assert new_token != token
+    assert api.client.get("/api/me", headers={"Authorization": f"Bearer {new_token}"}).json()["name"] == "eve"
+    assert api.client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    browser.find_element(By.ID, "new-token-done").click()
+    assert new_token not in browser.page_source
+
+    browser.get(f"{base}/ui/table.html")  # the admin has no table page
+    wait_for(browser, lambda d: d.current_url.endswith("/ui/admin.html"))

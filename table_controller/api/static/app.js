@@ -140,9 +140,62 @@ export function follow(onEvent, { after } = {}) {
   return controller;
 }
 
-export function nav(active) {
-  const links = [["table.html", "Table"], ["history.html", "History"], ["alerts.html", "Alerts"]];
+// Who is signed in: {name, role, permissions} from /api/me, asked once per page.
+let whoAmI = null;
+export function me() {
+  whoAmI ||= api("/api/me");
+  return whoAmI;
+}
+
+export function can(who, permission) {
+  return who.permissions.includes(permission);
+}
+
+// The links this role can use: the admin has the users page, the others the table, and
+// history and alerts when their role may audit.
+export function nav(active, who) {
+  const links = who && who.role === "admin" ? [["admin.html", "Users"]]
+    : [["table.html", "Table"], ...(!who || can(who, "audit") ? [["history.html", "History"], ["alerts.html", "Alerts"]] : [])];
   return el("nav", {},
     links.map(([href, label]) => el("a", { href, class: href === active ? "active" : "" }, label)),
+    who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,
     el("button", { type: "button", id: "sign-out", onclick: signOut }, "Sign out"));
+}
+
+// Dollars and cents as typed ("25", "25.5", "0.10") to integer cents, from the digits alone:
+// no floating point. Anything else (a sign, a third decimal, letters, "1e3", "") gives null.
+const AMOUNT = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
+export function parseCents(text) {
+  const found = AMOUNT.exec(String(text).trim());
+  return found ? Number(found[1] + (found[2] || "").padEnd(2, "0")) : null;
+}
+
+// Card codes as typed, separated by spaces or commas ("As Ah 9c 8c 2c"); the API checks them.
+export function parseCards(text) {
+  return String(text).split(/[\s,]+/).filter(Boolean);
+}
+
+// A command form: on submit, run action(formData) once at a time. The form's controls are in a
+// <fieldset> that is disabled while the request is in flight (no double submit); a refusal's
+// reason (the API's `detail`) is shown in the form's .form-error.
+export function command(form, action) {
+  const fieldset = form.querySelector("fieldset");
+  const box = form.querySelector(".form-error");
+  let busy = false;
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (busy) return;
+    const data = new FormData(form);  // before disabling: disabled controls are not in FormData
+    busy = true;
+    fieldset.disabled = true;
+    box.textContent = "";
+    try {
+      await action(data);
+    } catch (error) {
+      box.textContent = String(error.message || error);
+    } finally {
+      busy = false;
+      fieldset.disabled = false;
+    }
+  });
 }

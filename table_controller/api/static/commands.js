@@ -1,0 +1,153 @@
+// The command forms of the live table page (docs/api.md, Commands). Each form names the one
+// permission it needs (data-permission): the forms the signed-in role lacks are removed, so a
+// surveillance terminal has none and a dealer's has no void, override or open/close. The
+// others are shown when the table and the round's phase allow them. The API checks everything
+// again; a refusal's reason is shown in the form (command() in app.js).
+import { ApiError, api, cards, command, el, parseCards, parseCents } from "./app.js";
+
+const FINAL = new Set(["closed", "void"]);
+const POSITIONS = [2, 3, 4, 5, 6, 7];  // the banker is position 1
+const WAGER_KINDS = { "standard": ["main"], "double-joker": ["main", "big_hand", "joker_bonus"] };
+const LABELS = { main: "", big_hand: "Big Hand", joker_bonus: "Joker Bonus" };
+
+const byId = (id) => document.getElementById(id);
+const fill = (id, ...children) => byId(id).replaceChildren(...children);
+const spaced = (codes) => codes.join(" ");
+
+// The wagers typed in the open-round form, in integer cents by position; an amount that is not
+// dollars and cents is refused here, before anything is sent.
+export function wagersFrom(data, game) {
+  const wagers = {};
+  for (const position of POSITIONS) {
+    const wager = {};
+    for (const kind of WAGER_KINDS[game] || ["main"]) {
+      const text = String(data.get(`${kind}-${position}`) ?? "").trim();
+      if (text === "") continue;
+      const amount = parseCents(text);
+      if (amount === null) {
+        throw new Error(`position ${position}: "${text}" is not an amount in dollars and cents (like 25 or 25.50)`);
+      }
+      wager[kind] = amount;
+    }
+    if (Object.keys(wager).length) wagers[position] = wager;
+  }
+  if (!Object.keys(wagers).length) throw new Error("enter a wager for at least one position");
+  return wagers;
+}
+
+function wagerInputs(game) {
+  return POSITIONS.map((position) => el("div", { class: "wager" }, el("span", {}, `Position ${position}`),
+    (WAGER_KINDS[game] || ["main"]).map((kind) => el("label", {}, LABELS[kind],
+      el("input", { name: `${kind}-${position}`, inputmode: "decimal", autocomplete: "off", size: "7", placeholder: "$" })))));
+}
+
+// The newest house-way deviation of the round: from its open alert (any terminal's), else from
+// this page's own 409. The house way's words come with the round's house way.
+function deviationOf(round, alerts, refused) {
+  const raised = alerts.filter((a) => a.alert === "house-way-deviation" && a.round_id === round.round_id && a.data.required)
+    .sort((a, b) => a.seq - b.seq).pop();
+  if (raised) {
+    const words = round.house_way && round.house_way.rule_id === raised.data.rule ? round.house_way.rule_words : "";
+    return { proposed: raised.data.proposed, required: raised.data.required, rule_id: raised.data.rule, rule_words: words };
+  }
+  return refused && refused.round_id === round.round_id ? refused : null;
+}
+
+export function commands(who, refresh) {
+  for (const form of document.querySelectorAll("#commands form[data-permission]")) {
+    if (!who.permissions.includes(form.dataset.permission)) form.remove();
+  }
+  let state = null;
+  let refused = null;  // this page's last house-way-deviation answer (409)
+  let prefilled = null;  // the deviation the override form was filled from
+  let game = null;
+
+  const on = (id, action) => {
+    const form = byId(id);
+    if (form) {
+      command(form, async (data) => {
+        await action(data);
+        form.reset();
+        await refresh();
+      });
+    }
+  };
+  const setting = (data) => ({ high: parseCards(data.get("high")), low: parseCards(data.get("low")) });
+
+  on("open-round", (data) => api("/api/round", { method: "POST", body: { wagers: wagersFrom(data, state.game) } }));
+  on("player-setting", (data) => api(`/api/round/players/${encodeURIComponent(data.get("position"))}/setting`,
+    { method: "POST", body: setting(data) }));
+  on("dealer-setting", async (data) => {
+    const proposed = setting(data);
+    try {
+      await api("/api/round/dealer/setting", { method: "POST", body: proposed });
+    } catch (error) {
+      if (error instanceof ApiError && error.body && error.body.error === "house-way-deviation") {
+        const { required, rule_id, rule_words } = error.body;
+        refused = { round_id: state.round.round_id, proposed, required, rule_id, rule_words };
+        showDeviation(refused);
+      }
+      throw error;
+    }
+  });
+  on("override", (data) => api("/api/round/dealer/override", { method: "POST", body: { ...setting(data), reason: data.get("reason") } }));
+  on("void", (data) => api("/api/round/void", { method: "POST", body: { reason: data.get("reason") } }));
+  on("open-close", () => api(state.table_open ? "/api/table/close" : "/api/table/open", { method: "POST" }));
+
+  function showDeviation(deviation) {
+    byId("deviation").hidden = !deviation;
+    if (!deviation) return;
+    fill("deviation-proposed", cards(deviation.proposed.high), " | ", cards(deviation.proposed.low));
+    fill("deviation-high", cards(deviation.required.high));
+    fill("deviation-low", cards(deviation.required.low));
+    fill("deviation-rule", deviation.rule_id);
+    fill("deviation-words", deviation.rule_words ? `: ${deviation.rule_words}` : "");
+    const override = byId("override");
+    const key = JSON.stringify(deviation.proposed);
+    if (override && prefilled !== key) {  // offer the proposed setting; the pit may change it
+      prefilled = key;
+      override.elements.high.value = spaced(deviation.proposed.high);
+      override.elements.low.value = spaced(deviation.proposed.low);
+    }
+  }
+
+  function show(id, visible) {
+    const form = byId(id);
+    if (!form || form.hidden === !visible) return;
+    form.hidden = !visible;
+    const error = form.querySelector(".form-error");
+    if (!visible && error) error.textContent = "";
+  }
+
+  function positionsToSet(round) {
+    const select = byId("player-setting") && byId("player-setting").elements.position;
+    if (!select) return;
+    const set = new Set(round.player_settings.map((s) => s.position));
+    const open = round.wagers.map((w) => w.position).filter((p) => !set.has(p));
+    const chosen = select.value;
+    select.replaceChildren(...open.map((p) => el("option", { value: String(p) }, String(p))));
+    if (open.includes(Number(chosen))) select.value = chosen;
+  }
+
+  // Called with every new table state.
+  return function update(next) {
+    state = next;
+    if (game !== next.game && byId("wager-inputs")) {
+      game = next.game;
+      fill("wager-inputs", ...wagerInputs(game));
+    }
+    const round = next.round;
+    const phase = round && !FINAL.has(round.phase) ? round.phase : null;
+    const deviation = phase === "dealer-setting" ? deviationOf(round, next.open_alerts, refused) : null;
+    if (phase === "players-setting") positionsToSet(round);
+    show("open-round", next.table_open && phase === null);
+    show("player-setting", phase === "players-setting");
+    show("dealer-setting", phase === "dealer-setting");
+    show("override", deviation !== null);
+    show("void", phase !== null);
+    show("open-close", true);
+    showDeviation(deviation);
+    const button = byId("open-close-button");
+    if (button) button.textContent = next.table_open ? "Close table" : "Open table";
+  };
+}

@@ -1,0 +1,78 @@
+// The live table: the round now with its cards drawn, the house way, alerts and devices,
+// following the live stream; and the command forms the signed-in role may use (commands.js).
+import { api, can, cards, el, follow, me, money, nav, requireToken, showError } from "./app.js";
+import { commands } from "./commands.js";
+
+requireToken();
+const who = await me();
+if (who.role === "admin") location.replace("admin.html");  // the admin has no table: the users page
+document.getElementById("nav").replaceWith(nav("table.html", who));
+const updateCommands = commands(who, refresh);
+
+function fill(id, ...children) {
+  const node = document.getElementById(id);
+  node.replaceChildren(...children);
+}
+
+function render(state) {
+  document.getElementById("title").textContent = `Table ${state.table_id} (${state.game}, ${state.house_way})`;
+  fill("table-open", state.table_open ? "table open" : "TABLE CLOSED");
+  const round = state.round;
+  fill("phase", round ? round.phase : "no round");
+  fill("round-id", round ? round.round_id : "");
+  const rows = [el("tr", {}, ["Position", "Wager", "Hand", "Setting (high | low)", "Outcome", "Net"].map((h) => el("th", {}, h)))];
+  if (round) {
+    const hands = Object.fromEntries(round.hands.map((h) => [h.position, h.cards]));
+    const settings = Object.fromEntries(round.player_settings.map((s) => [s.position, s]));
+    const results = round.settlement ? Object.fromEntries(round.settlement.positions.map((p) => [p.position, p])) : {};
+    const banker = round.dealer_setting;
+    rows.push(el("tr", { "data-position": "1" }, el("td", {}, "1 (banker)"), el("td", {}, ""),
+      el("td", {}, cards(hands[1])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
+      el("td", {}, round.override ? `override by ${round.override.actor}` : ""), el("td", {}, "")));
+    for (const wager of round.wagers) {
+      const setting = settings[wager.position];
+      const result = results[wager.position];
+      rows.push(el("tr", { "data-position": String(wager.position) },
+        el("td", {}, String(wager.position)), el("td", { class: "money" }, money(wager.main)),
+        el("td", {}, cards(hands[wager.position])),
+        el("td", {}, setting ? [cards(setting.high), " | ", cards(setting.low)] : ""),
+        el("td", {}, result ? result.outcome : ""), el("td", { class: "money" }, result ? money(result.net) : "")));
+    }
+  }
+  fill("positions", ...rows);
+  fill("dice", round && round.dice ? `${round.dice.faces.join(" + ")} (${round.dice.source}) → first pile to position ${round.start_position}` : "");
+  fill("piles", ...(round ? round.piles : []).map((pile) => el("div", { class: "pile", "data-pile": String(pile.pile) },
+    el("h3", {}, `Pile ${pile.pile}${pile.position ? ` → position ${pile.position}` : ""}`), cards(pile.cards))));
+  fill("unused", cards(round ? round.unused : []));
+  const way = round && round.house_way;
+  fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
+    el("div", {}, cards(way.setting.high), " | ", cards(way.setting.low))) : "");
+  fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
+  fill("devices", ...state.devices.map((d) => el("li", {}, `${d.device}: `,
+    el("span", { class: d.status === "ok" ? "ok" : "fault" }, d.status),
+    d.faults.map((f) => ` ${f.kind} ${f.detail}`))));
+  updateCommands(state);
+}
+
+let pending = null;
+async function refresh() {
+  try {
+    render(await api("/api/table"));
+    showError(null);
+  } catch (error) {
+    showError(error);
+  }
+}
+function soon() {
+  if (pending) return;
+  pending = setTimeout(() => { pending = null; refresh(); }, 50);
+}
+await refresh();
+if (can(who, "audit")) {
+  follow((event) => {
+    fill("last-event", `#${event.seq} ${event.kind} by ${event.actor}`);
+    soon();
+  });
+} else {
+  setInterval(refresh, 2000);  // the dealer's role has no stream: look every two seconds
+}
