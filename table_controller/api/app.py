@@ -23,12 +23,13 @@ from sqlalchemy.engine import Engine
 from ..service import TableService
 from ..settings import TableSettings
 from .access_log import AccessLog
-from .deps import route_permission
+from .deps import Store, route_permission
 from .errors import install_error_handlers
 from .roles import roles_for
 from .routers import admin, alerts, devices, me, reports, round, rounds, stream, table
 from .security_headers import SecurityHeaders
 from .stream import EventHub
+from .tokens import DEFAULT_TTL_SECONDS, TokenCache
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_VERSION = "1.0.0"
@@ -66,9 +67,10 @@ def _document_roles(router: APIRouter) -> None:
 
 
 def create_app(settings: TableSettings, service: TableService, engine: Engine, *,
-               poll_interval: float = 0.1) -> FastAPI:
+               poll_interval: float = 0.1, token_ttl: float = DEFAULT_TTL_SECONDS) -> FastAPI:
     """The API of one table. ``service`` and ``engine`` are the daemon's own (shared with the
-    device conductor); ``poll_interval`` is how often the live stream looks for new events."""
+    device conductor); ``poll_interval`` is how often the live stream looks for new events;
+    ``token_ttl`` how long a token's person is remembered (``tokens.TokenCache``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
 
     @asynccontextmanager
@@ -90,6 +92,8 @@ def create_app(settings: TableSettings, service: TableService, engine: Engine, *
     app.state.settings = settings
     app.state.service = service
     app.state.engine = engine
+    app.state.store = Store(engine)
+    app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub
     install_error_handlers(app)
     for router in (round.open_round_router(settings), *ROUTERS):

@@ -1,48 +1,73 @@
-"""Dependencies of the endpoints: the store session, the table service, the person and their role.
+"""Dependencies of the endpoints: the store, the table service, the person and their role.
 
-``SessionDep`` is one consistent read snapshot of the store per request. ``RoleDep`` is the
-person behind the bearer token; the per-permission aliases (``PlayDep``, ``AuditDep``...)
-also check that the person's role holds the permission (``roles.GRANTS``). Wrong or missing
-credentials answer 401 with the same words whether or not the user exists (issue 5).
+One thread-pool hop per request (issue 5 benchmark): the dependencies here are ``async`` and
+do no I/O on the event loop; an endpoint runs its store work in one call, ``await
+store.read(work, ...)`` (one consistent read snapshot) or ``await store.run(call, ...)``
+(a command through the table service). ``RoleDep`` is the person behind the bearer token,
+looked up once and then remembered for a few seconds (``tokens.TokenCache``); the
+per-permission aliases (``PlayDep``, ``AuditDep``...) also check that the person's role holds
+the permission (``roles.GRANTS``). Wrong or missing credentials answer 401 with the same words
+whether or not the user exists (issue 5).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
 import structlog
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from ..service import TableService
 from ..settings import TableSettings
-from ..storage.session import read_snapshot
-from ..storage.users import Role, user_for_token
+from ..storage.session import read_snapshot, unit_of_work
+from ..storage.users import user_for_token
 from .errors import ApiError, unauthorized
 from .roles import Permission, allowed, roles_for
+from .tokens import Principal, TokenCache
+
+T = TypeVar("T")
 
 _bearer = HTTPBearer(auto_error=False, description="a person's token, from `table-controller users add`")
 _TOKEN_MAX = 200
 
 
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """The person making the request: their name (the actor in the audit chain) and role."""
+class Store:
+    """The store as an endpoint uses it: all its I/O in one thread-pool call."""
 
-    name: str
-    role: Role
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _read(self, work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        with read_snapshot(self.engine) as session:
+            return work(session, *args, **kwargs)
+
+    async def read(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``work(session, *args, **kwargs)`` on one consistent read snapshot (``read_snapshot``:
+        REPEATABLE READ, READ ONLY on PostgreSQL), in the thread pool; rolled back at the end."""
+        return await run_in_threadpool(self._read, work, args, kwargs)
+
+    def _write(self, work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        with unit_of_work(self.engine) as session:
+            return work(session, *args, **kwargs)
+
+    async def write(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``work(session, *args, **kwargs)`` in one write transaction (``unit_of_work``: all or
+        nothing), in the thread pool."""
+        return await run_in_threadpool(self._write, work, args, kwargs)
+
+    async def run(self, call: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """``call(*args, **kwargs)`` in the thread pool: a command, which makes its own transactions."""
+        return await run_in_threadpool(call, *args, **kwargs)
 
 
-# Dependencies without I/O are ``async``: they run on the event loop, not in the thread pool.
-
-
-async def get_engine(request: Request) -> Engine:
-    engine: Engine = request.app.state.engine
-    return engine
+async def get_store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
 
 
 async def get_service(request: Request) -> TableService:
@@ -55,20 +80,23 @@ async def get_settings(request: Request) -> TableSettings:
     return settings
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """One consistent read snapshot for the request (``read_snapshot``: REPEATABLE READ, READ
-    ONLY on PostgreSQL), rolled back at the end."""
-    with read_snapshot(request.app.state.engine) as session:
-        yield session
+async def get_tokens(request: Request) -> TokenCache:
+    tokens: TokenCache = request.app.state.tokens
+    return tokens
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+StoreDep = Annotated[Store, Depends(get_store)]
 ServiceDep = Annotated[TableService, Depends(get_service)]
 SettingsDep = Annotated[TableSettings, Depends(get_settings)]
-EngineDep = Annotated[Engine, Depends(get_engine)]
+TokensDep = Annotated[TokenCache, Depends(get_tokens)]
 
 
-def authenticate(
+def _person(session: Session, token: str) -> Principal | None:
+    user = user_for_token(session, token=token)
+    return None if user is None else Principal(name=user.name, role=user.role)
+
+
+async def authenticate(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 ) -> Principal:
     """The person holding the bearer token; 401 for none, an unknown token or a disabled user."""
@@ -77,11 +105,14 @@ def authenticate(
     token = credentials.credentials.strip()
     if not token or len(token) > _TOKEN_MAX or not token.isascii():
         raise unauthorized()
-    with read_snapshot(request.app.state.engine) as session:
-        user = user_for_token(session, token=token)
-    if user is None:
-        raise unauthorized()
-    principal = Principal(name=user.name, role=user.role)
+    tokens: TokenCache = request.app.state.tokens
+    principal = tokens.get(token)
+    if principal is None:
+        store: Store = request.app.state.store
+        principal = await store.read(_person, token)
+        if principal is None:
+            raise unauthorized()
+        tokens.put(token, principal)
     request.state.principal = principal
     return principal
 
@@ -139,7 +170,6 @@ __all__ = [
     "AuditDep",
     "Authorizer",
     "DeviceFramesDep",
-    "EngineDep",
     "OpenCloseDep",
     "OverrideDep",
     "PlayDep",
@@ -147,8 +177,10 @@ __all__ = [
     "ReadTableDep",
     "RoleDep",
     "ServiceDep",
-    "SessionDep",
     "SettingsDep",
+    "Store",
+    "StoreDep",
+    "TokensDep",
     "VoidDep",
     "authenticate",
     "route_permission",

@@ -13,27 +13,28 @@ a short walk. A rare hand category is first looked up through its index (``SPARS
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
+from pydantic import TypeAdapter
 from sqlalchemy import Select, and_, bindparam, exists, func, literal, select
 from sqlmodel import Session
 
 from ..game.cards import Game, parse_cards
+from ..game.deal import pile_positions
 from ..round.events import ROUND_EVENT_KINDS, RoundOpened, event_from_payload
 from ..round.machine import apply, open_round
 from ..round.rules import GameRoundRules
 from ..service import rules_for
 from ..storage.chain import check_round_id
 from ..storage.errors import RoundNotFoundError
-from ..storage.models import Event, EventPublic, PositionOutcome, Round, RoundPosition
+from ..storage.models import Event, PositionOutcome, Round, RoundPosition
 from .errors import ApiError
-from .models.events import event_view
-from .models.rounds import PositionPublic, ReplayPublic, ReplayStepPublic, RoundDetailPublic, RoundSummaryPublic
-from .models.table import DicePublic, HouseWayPublic, PilePublic, round_state_view
-from .models.errors import SettingPublic
-from ..game.deal import pile_positions
+from .models.rounds import ReplayPublic, ReplayStepPublic, RoundDetailPublic, RoundSummaryPublic
+from .models.table import round_state_view
 
 ROUNDS = Round.__table__  # type: ignore[attr-defined]
 POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
@@ -60,92 +61,143 @@ class HistoryFilter:
     override: bool | None = None
 
 
-def _first_number(session: Session, table_id: str, moment: datetime, *, last: bool) -> int | None:
+_FIRST_AT_OR_AFTER = (select(ROUNDS.c.number)
+                      .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at >= bindparam("moment"))
+                      .order_by(ROUNDS.c.opened_at).limit(1))
+_LAST_BEFORE = (select(ROUNDS.c.number)
+                .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at < bindparam("moment"))
+                .order_by(ROUNDS.c.opened_at.desc()).limit(1))
+
+
+def _first_number(session: Session, table_id: str, moment: datetime, *, last: bool,
+                  lookups: list[tuple[Select[Any], dict[str, Any]]]) -> int | None:
     """The number of the first round opened at/after ``moment`` (or the last opened before it)."""
-    c = ROUNDS.c
-    if last:
-        statement = (select(c.number).where(c.table_id == table_id, c.opened_at < moment)
-                     .order_by(c.opened_at.desc()).limit(1))
-    else:
-        statement = (select(c.number).where(c.table_id == table_id, c.opened_at >= moment)
-                     .order_by(c.opened_at).limit(1))
-    found = session.execute(statement).scalar()
+    lookup = (_LAST_BEFORE if last else _FIRST_AT_OR_AFTER, {"table_id": table_id, "moment": moment})
+    lookups.append(lookup)
+    found = session.connection().execute(*lookup).scalar()
     return None if found is None else int(found)
 
 
 @dataclass(frozen=True)
 class HistoryQuery:
-    """The SELECT of a history page; ``ordered`` False: the rows come unordered and uncut."""
+    """The SELECT of a history page and its parameters; ``ordered`` False: the rows come
+    unordered and uncut (a rare category's rounds, sorted by :func:`history_page`)."""
 
     statement: Select[Any]
+    params: dict[str, Any]
     ordered: bool = True
+    lookups: tuple[tuple[Select[Any], dict[str, Any]], ...] = ()  # what was read first to build it
+
+
+# Which filter binds which parameter: a page's statement depends only on which filters are given
+# (its "shape"), so it is built once per shape (``_page_select``) and reused with new values.
+_ROUND_FILTERS = ("game", "dealer", "voided", "misdeal", "override")
+_CATEGORY_FILTERS = ("high_category", "low_category", "seven_card_category")
+
+
+def _rare_rounds(session: Session, where: HistoryFilter,
+                 lookups: list[tuple[Select[Any], dict[str, Any]]]) -> list[str] | None:
+    """The rounds holding a rare hand category (at most ``SPARSE``), or None if it is common.
+
+    A rare hand (five aces, a royal flush) would make the walk by number read every round
+    before filling a page: when few positions hold it, its rounds come from the category's
+    index instead, and are then paged by number."""
+    given = {name: getattr(where, name) for name in _CATEGORY_FILTERS if getattr(where, name) is not None}
+    lookup = (_holding(frozenset(given)), given)
+    lookups.append(lookup)
+    found = session.connection().execute(*lookup).scalars().all()
+    return sorted(set(found)) if len(found) <= SPARSE else None
+
+
+@lru_cache(maxsize=8)
+def _holding(categories: frozenset[str]) -> Select[Any]:
+    """The rounds of the positions holding the given hand categories (at most SPARSE + 1)."""
+    p = POSITIONS.c
+    return select(p.round_id).where(*[p[name] == bindparam(name) for name in sorted(categories)]).limit(SPARSE + 1)
+
+
+@lru_cache(maxsize=256)
+def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Select[Any]:
+    """The SELECT of history pages of one shape: the names of the filters given (and
+    ``from``/``to``/``cursor``), every value a bound parameter of the same name."""
+    c, p = ROUNDS.c, POSITIONS.c
+
+    def bare(column: Any) -> Any:
+        # With the rare rounds' ids in hand, the primary key must drive the query: a round-level
+        # column wrapped in an expression (same value) can no longer draw the planner to its index.
+        return func.coalesce(column, column) if rare else column
+
+    conditions = [bare(c.table_id) == bindparam("table_id")]
+    if "from" in shape:
+        conditions += [bare(c.number) >= bindparam("from_number"), bare(c.opened_at) >= bindparam("opened_from")]
+    if "to" in shape:
+        conditions += [bare(c.number) <= bindparam("to_number"), bare(c.opened_at) < bindparam("opened_to")]
+    if "cursor" in shape:
+        conditions.append(bare(c.number) < bindparam("cursor") if newest_first else bare(c.number) > bindparam("cursor"))
+    conditions += [bare(c[name]) == bindparam(name) for name in _ROUND_FILTERS if name in shape]
+    held = [bare(p[name]) == bindparam(name) for name in _CATEGORY_FILTERS if name in shape]
+    if "position" in shape:
+        held.append(p.position == bindparam("position"))
+    if "outcome" in shape:
+        held.append(p.outcome == bindparam("outcome"))
+    if "card" in shape:
+        held.append((literal(" ") + p.cards + literal(" ")).like(bindparam("card")))
+    if rare:
+        conditions.append(c.round_id.in_(bindparam("rare", expanding=True)))
+    if held:
+        conditions.append(exists().where(and_(p.round_id == c.round_id, *held)))
+    statement = select(*_SUMMARY).where(*conditions)
+    if rare:
+        return statement
+    return statement.order_by(c.number.desc() if newest_first else c.number.asc()).limit(bindparam("rows"))
 
 
 def history_statement(session: Session, table_id: str, where: HistoryFilter, *, newest_first: bool,
                       cursor: int | None, limit: int) -> HistoryQuery | None:
-    """The SELECT of one history page (None when no round can match).
+    """The SELECT of one history page and its parameters (None when no round can match).
 
     When a rare hand category is asked for, the statement selects every matching round (at most
     ``SPARSE``) without order or limit: :func:`history_page` sorts and cuts them, because a
     database asked to order them by number tends to walk the whole number index instead.
     """
-    c, p = ROUNDS.c, POSITIONS.c
-    categories = [column == value for column, value in ((p.high_category, where.high_category),
-                                                        (p.low_category, where.low_category),
-                                                        (p.seven_card_category, where.seven_card_category))
-                  if value is not None]
+    params: dict[str, Any] = {"table_id": table_id, "rows": limit + 1}
+    lookups: list[tuple[Select[Any], dict[str, Any]]] = []
     rare: list[str] | None = None
-    if categories:
-        # A rare hand (five aces, a royal flush) would make the walk by number read every round
-        # before filling a page: when few positions hold it, take their rounds from the
-        # category's index instead (at most SPARSE ids), then page them by number.
-        found = session.execute(select(p.round_id).where(*categories).limit(SPARSE + 1)).scalars().all()
-        if not found:
+    if any(getattr(where, name) is not None for name in _CATEGORY_FILTERS):
+        rare = _rare_rounds(session, where, lookups)
+        if rare == []:
             return None
-        if len(found) <= SPARSE:
-            rare = sorted(set(found))
-
-    def bare(column: Any) -> Any:
-        # With the rare rounds' ids in hand, the primary key must drive the query: a round-level
-        # column wrapped in an expression (same value) can no longer draw the planner to its index.
-        return func.coalesce(column, column) if rare is not None else column
-
-    conditions = [bare(c.table_id) == table_id]
+        if rare is not None:
+            params["rare"] = rare
     if where.opened_from is not None:
-        low = _first_number(session, table_id, where.opened_from, last=False)
-        if low is None:
+        params["from_number"] = _first_number(session, table_id, where.opened_from, last=False, lookups=lookups)
+        params["opened_from"] = where.opened_from
+        if params["from_number"] is None:
             return None
-        conditions += [bare(c.number) >= low, bare(c.opened_at) >= where.opened_from]
     if where.opened_to is not None:
-        high = _first_number(session, table_id, where.opened_to, last=True)
-        if high is None:
+        params["to_number"] = _first_number(session, table_id, where.opened_to, last=True, lookups=lookups)
+        params["opened_to"] = where.opened_to
+        if params["to_number"] is None:
             return None
-        conditions += [bare(c.number) <= high, bare(c.opened_at) < where.opened_to]
     if cursor is not None:
-        conditions.append(bare(c.number) < cursor if newest_first else bare(c.number) > cursor)
-    for column, value in ((c.game, where.game.value if where.game else None), (c.dealer, where.dealer),
-                          (c.voided, where.voided), (c.misdeal, where.misdeal), (c.override, where.override)):
-        if value is not None:
-            conditions.append(bare(column) == value)
-    held = [bare(column) == value for column, value in ((p.high_category, where.high_category),
-                                                        (p.low_category, where.low_category),
-                                                        (p.seven_card_category, where.seven_card_category))
-            if value is not None]
-    if where.position is not None:
-        held.append(p.position == where.position)
-    if where.outcome is not None:
-        held.append(p.outcome == where.outcome.value)
-    if where.card is not None:
-        held.append((literal(" ") + p.cards + literal(" ")).like(f"% {where.card} %"))
-    sparse = rare is not None
+        params["cursor"] = cursor
+    given = {
+        "game": None if where.game is None else where.game.value,
+        "dealer": where.dealer, "voided": where.voided, "misdeal": where.misdeal, "override": where.override,
+        "high_category": where.high_category, "low_category": where.low_category,
+        "seven_card_category": where.seven_card_category, "position": where.position,
+        "outcome": None if where.outcome is None else where.outcome.value,
+        "card": None if where.card is None else f"% {where.card} %",
+    }
+    given = {name: value for name, value in given.items() if value is not None}
+    params.update(given)
+    shape = frozenset(given) | {name for name, value in (("from", where.opened_from), ("to", where.opened_to),
+                                                          ("cursor", cursor)) if value is not None}
+    statement = _page_select(shape, newest_first, rare is not None)
     if rare is not None:
-        conditions.append(c.round_id.in_(rare))
-    if held:
-        conditions.append(exists().where(and_(p.round_id == c.round_id, *held)))
-    if sparse:
-        return HistoryQuery(select(*_SUMMARY).where(*conditions), ordered=False)
-    order = c.number.desc() if newest_first else c.number.asc()
-    return HistoryQuery(select(*_SUMMARY).where(*conditions).order_by(order).limit(limit + 1))
+        del params["rows"]
+        return HistoryQuery(statement, params, ordered=False, lookups=tuple(lookups))
+    return HistoryQuery(statement, params, lookups=tuple(lookups))
 
 
 SUMMARY_COLUMNS = ("round_id", "number", "game", "dealer", "phase", "opened_at", "closed_at", "voided", "misdeal",
@@ -155,12 +207,19 @@ SUMMARY_COLUMNS = ("round_id", "number", "game", "dealer", "phase", "opened_at",
 _SUMMARY = [ROUNDS.c[name] for name in SUMMARY_COLUMNS]
 
 
-def summary(row: Any) -> RoundSummaryPublic:
-    """A round of the history from a row of ``SUMMARY_COLUMNS`` (by position: fast on a page)."""
-    data = dict(zip(SUMMARY_COLUMNS, tuple(row)))
-    dice = (data.pop("die_1"), data.pop("die_2"), data.pop("die_3"))
-    data["dice"] = list(dice) if dice[0] is not None else None
-    return RoundSummaryPublic.model_validate(data)
+_SUMMARIES = TypeAdapter(list[RoundSummaryPublic])
+_DIE_1 = SUMMARY_COLUMNS.index("die_1")
+
+
+def _summary_data(row: Any) -> dict[str, Any]:
+    data = dict(zip(SUMMARY_COLUMNS, row))
+    data["dice"] = None if row[_DIE_1] is None else list(row[_DIE_1:_DIE_1 + 3])
+    return data
+
+
+def summaries(rows: Iterable[Any]) -> list[RoundSummaryPublic]:
+    """Rounds of the history from rows of ``SUMMARY_COLUMNS``: one validation for the page."""
+    return _SUMMARIES.validate_python([_summary_data(row) for row in rows])
 
 
 def history_page(session: Session, table_id: str, where: HistoryFilter, *, newest_first: bool = True,
@@ -171,12 +230,12 @@ def history_page(session: Session, table_id: str, where: HistoryFilter, *, newes
     query = history_statement(session, table_id, where, newest_first=newest_first, cursor=cursor, limit=limit)
     if query is None:
         return [], None
-    rows = session.execute(query.statement).all()
+    rows = session.connection().execute(query.statement, query.params).all()
     if not query.ordered:  # a rare category's rounds: ordered and cut here
         number = SUMMARY_COLUMNS.index("number")
         rows = sorted(rows, key=lambda row: row[number], reverse=newest_first)[: limit + 1]
     more = len(rows) > limit
-    page = [summary(row) for row in rows[:limit]]
+    page = summaries(rows[:limit])
     return page, (page[-1].number if more else None)
 
 
@@ -191,7 +250,7 @@ _POSITION_COLUMNS = ("position", "wager_cents", "big_hand_bonus_cents", "joker_b
                      "high_category", "low_category", "seven_card_category", "house_way_rule_id", "fouled",
                      "outcome", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents", "override")
 _EVENTS = Event.__table__  # type: ignore[attr-defined]
-_EVENT_COLUMNS = ("id", "table_id", "round_id", "kind", "actor", "seq", "created_at", "payload", "prev_hash", "hash")
+_EVENT_COLUMNS = ("seq", "kind", "actor", "created_at", "payload", "prev_hash", "hash")
 # Built once: a detail is three indexed SELECTs (primary key, primary key, (round_id, seq)).
 _ROUND_BY_ID = select(ROUNDS.c.table_id, *_SUMMARY).where(ROUNDS.c.round_id == bindparam("round_id"))
 _POSITIONS_OF = (select(*[POSITIONS.c[name] for name in _POSITION_COLUMNS])
@@ -201,75 +260,76 @@ _EVENTS_OF = (select(*[_EVENTS.c[name] for name in _EVENT_COLUMNS])
               .order_by(_EVENTS.c.seq))
 
 
-def _table_round(session: Session, table_id: str, round_id: str) -> RoundSummaryPublic:
+def _round_row(session: Session, table_id: str, round_id: str) -> dict[str, Any]:
     check_round_id(round_id)
-    row = session.execute(_ROUND_BY_ID, {"round_id": round_id}).first()
+    row = session.connection().execute(_ROUND_BY_ID, {"round_id": round_id}).first()
     if row is None or row[0] != table_id:
         raise RoundNotFoundError(f"no round {round_id!r}")
-    return summary(tuple(row)[1:])
+    return _summary_data(tuple(row)[1:])
 
 
-def _house_way(opened: dict[str, Any] | None, banker_cards: str | None) -> HouseWayPublic | None:
+def _events_of(session: Session, table_id: str, round_id: str) -> list[dict[str, Any]]:
+    """The round's events in chain order, as ``ChainEventPublic`` fields (payload parsed)."""
+    rows = session.connection().execute(_EVENTS_OF, {"round_id": round_id, "table_id": table_id})
+    return [{"seq": seq, "kind": kind, "round_id": round_id, "actor": actor, "created_at": created_at,
+             "payload": json.loads(payload), "prev_hash": prev_hash, "hash": hash_}
+            for seq, kind, actor, created_at, payload, prev_hash, hash_ in rows]
+
+
+def _house_way(opened: dict[str, Any] | None, banker_cards: list[str] | None) -> dict[str, Any] | None:
     """How the house way the round was opened under sets the banker's seven cards (002)."""
     if opened is None or banker_cards is None:
         return None
     rules = GameRoundRules.from_snapshot(opened["rules"])
     required = rules.required_setting(parse_cards(banker_cards))
-    return HouseWayPublic(way=required.way, rule_id=required.rule_id, rule_words=required.rule_words,
-                          setting=SettingPublic(high=[c.code for c in required.setting.high],
-                                                low=[c.code for c in required.setting.low]))
+    return {"way": required.way, "rule_id": required.rule_id, "rule_words": required.rule_words,
+            "setting": {"high": [c.code for c in required.setting.high],
+                        "low": [c.code for c in required.setting.low]}}
 
 
 def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailPublic:
-    """One round in full: the projection, its positions, and every event of the round in order."""
-    found = _table_round(session, table_id, round_id)
-    positions = [dict(zip(_POSITION_COLUMNS, tuple(row)))
-                 for row in session.execute(_POSITIONS_OF, {"round_id": round_id})]
-    events = [EventPublic.model_validate(dict(zip(_EVENT_COLUMNS, tuple(row))))
-              for row in session.execute(_EVENTS_OF, {"round_id": round_id, "table_id": table_id})]
-    payloads = {e.kind: json.loads(e.payload) for e in events
-                if e.kind in ("round.opened", "dice.rolled", "piles.dealt")}
-    dealt = payloads.get("piles.dealt")
-    rolled = payloads.get("dice.rolled")
-    start = found.start_position
-    owners = pile_positions(start) if start is not None and dealt is not None and not found.misdeal else None
-    piles = [] if dealt is None else [
-        PilePublic(pile=n, position=owners[n - 1] if owners else None, cards=list(cards))
-        for n, cards in enumerate(dealt["piles"], start=1)
-    ]
-    banker = next((p for p in positions if p["position"] == 1), None)
+    """One round in full: the projection, its positions, and every event of the round in order
+    (three indexed SELECTs, one validation of the whole answer)."""
+    detail = _round_row(session, table_id, round_id)
+    positions = [dict(zip(_POSITION_COLUMNS, row))
+                 for row in session.connection().execute(_POSITIONS_OF, {"round_id": round_id})]
     for position in positions:
         for name in ("cards", "high", "low"):
             position[name] = _split(position[name])
-    return RoundDetailPublic(
-        **found.model_dump(),
-        dice_rolled=None if rolled is None else DicePublic(faces=rolled["faces"], source=rolled["source"],
-                                                           roll_id=rolled.get("roll_id")),
-        piles=piles,
-        unused=[] if dealt is None else list(dealt["unused"]),
-        house_way=None if found.misdeal or banker is None else _house_way(
-            payloads.get("round.opened"), None if banker["cards"] is None else " ".join(banker["cards"])),
-        positions=[PositionPublic.model_validate(p) for p in positions],
-        events=[event_view(e) for e in events],
+    events = _events_of(session, table_id, round_id)
+    payloads = {e["kind"]: e["payload"] for e in events if e["kind"] in ("round.opened", "dice.rolled", "piles.dealt")}
+    dealt, rolled = payloads.get("piles.dealt"), payloads.get("dice.rolled")
+    start = detail["start_position"]
+    owners = pile_positions(start) if start is not None and dealt is not None and not detail["misdeal"] else None
+    banker = next((p for p in positions if p["position"] == 1), None)
+    detail.update(
+        dice_rolled=None if rolled is None else {"faces": rolled["faces"], "source": rolled["source"],
+                                                 "roll_id": rolled.get("roll_id")},
+        piles=[] if dealt is None else [{"pile": n, "position": owners[n - 1] if owners else None, "cards": cards}
+                                        for n, cards in enumerate(dealt["piles"], start=1)],
+        unused=[] if dealt is None else dealt["unused"],
+        house_way=None if detail["misdeal"] or banker is None else _house_way(payloads.get("round.opened"),
+                                                                              banker["cards"]),
+        positions=positions,
+        events=events,
     )
+    return RoundDetailPublic.model_validate(detail)
 
 
 def round_replay(session: Session, table_id: str, round_id: str) -> ReplayPublic:
     """The round step by step: the state after each of its round events (``machine.replay``)."""
-    _table_round(session, table_id, round_id)
-    stored = [e for e in (EventPublic.model_validate(dict(zip(_EVENT_COLUMNS, tuple(row))))
-                          for row in session.execute(_EVENTS_OF, {"round_id": round_id, "table_id": table_id}))
-              if e.kind in ROUND_EVENT_KINDS]
-    if not stored or stored[0].kind != "round.opened":
+    _round_row(session, table_id, round_id)
+    stored = [e for e in _events_of(session, table_id, round_id) if e["kind"] in ROUND_EVENT_KINDS]
+    if not stored or stored[0]["kind"] != "round.opened":
         raise ApiError(409, f"round {round_id} has no stored round.opened event to replay from", "no-events")
-    first = event_from_payload(json.loads(stored[0].payload))
+    first = event_from_payload(stored[0]["payload"])
     assert isinstance(first, RoundOpened)
     state = open_round(first)
     rules = rules_for(first)
-    steps = [ReplayStepPublic(seq=stored[0].seq, kind=stored[0].kind, actor=stored[0].actor,
-                              created_at=stored[0].created_at, state=round_state_view(state))]
-    for event in stored[1:]:
-        state = apply(state, event_from_payload(json.loads(event.payload)), rules)
-        steps.append(ReplayStepPublic(seq=event.seq, kind=event.kind, actor=event.actor,
-                                      created_at=event.created_at, state=round_state_view(state)))
+    steps = []
+    for event in stored:
+        if event is not stored[0]:
+            state = apply(state, event_from_payload(event["payload"]), rules)
+        steps.append(ReplayStepPublic(seq=event["seq"], kind=event["kind"], actor=event["actor"],
+                                      created_at=event["created_at"], state=round_state_view(state)))
     return ReplayPublic(round_id=round_id, steps=steps)

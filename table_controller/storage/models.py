@@ -76,7 +76,8 @@ class UTCDateTime(TypeDecorator[datetime]):
     """A UTC time kept to the microsecond on both backends; naive times are refused.
 
     PostgreSQL: ``timestamp with time zone``. SQLite: text ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC.
-    Read back always as an aware UTC datetime.
+    Read back always as an aware UTC datetime; on SQLite the text is parsed in one C call
+    (``_utc_from_sqlite``: a history page reads two times per round).
     """
 
     impl = DateTime
@@ -91,10 +92,20 @@ class UTCDateTime(TypeDecorator[datetime]):
         utc = utc_timestamp(value)
         return utc.replace(tzinfo=None) if dialect.name == "sqlite" else utc
 
+    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
+        if dialect.name == "sqlite":
+            return _utc_from_sqlite
+        return super().result_processor(dialect, coltype)
+
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _utc_from_sqlite(value: str | None) -> datetime | None:
+    """SQLite's stored text (UTC, no zone) as an aware UTC datetime."""
+    return None if value is None else datetime.fromisoformat(value + "+00:00")
 
 
 _ID_TYPE = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements INTEGER keys only

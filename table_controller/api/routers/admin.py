@@ -7,11 +7,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
+from sqlmodel import Session
 
 from ...storage import append_event, redacted
-from ...storage.session import unit_of_work
-from ...storage.users import UserCreate, UserPublic, add_user, disable_user, get_user, list_users, rotate_token
-from ..deps import AdminDep, EngineDep, ServiceDep, SessionDep, SettingsDep
+from ...storage.users import (
+    UserCreate,
+    UserPublic,
+    add_user,
+    disable_user,
+    get_user,
+    list_users,
+    rotate_token,
+)
+from ..deps import AdminDep, ServiceDep, SettingsDep, StoreDep, TokensDep
 from ..errors import responses
 
 router = APIRouter(prefix="/api", tags=["admin"])
@@ -33,45 +41,60 @@ class ConfigPublic(BaseModel):
 
 
 @router.get("/users", response_model=list[UserPublic], responses=responses(), tags=["admin"])
-def get_users(_: AdminDep, session: SessionDep) -> list[UserPublic]:
+async def get_users(_: AdminDep, store: StoreDep) -> list[UserPublic]:
     """Everyone who may use the terminals (no tokens: only their hashes are stored)."""
-    return list_users(session)
+    return await store.read(list_users)
 
 
 @router.post("/users", status_code=201, response_model=UserKeyPublic, responses=responses(409, 503))
-def create_user(body: UserCreate, who: AdminDep, engine: EngineDep, service: ServiceDep) -> UserKeyPublic:
+async def create_user(body: UserCreate, who: AdminDep, store: StoreDep, service: ServiceDep) -> UserKeyPublic:
     """Add a person with a role; the answer carries their token once. 409 if the name is taken."""
-    with unit_of_work(engine) as session:
+
+    def added(session: Session) -> UserKeyPublic:
         token = add_user(session, name=body.name, role=body.role)
         append_event(session, table_id=service.table_id, round_id=None, kind="user.added", actor=who.name,
                      payload={"name": body.name, "role": body.role.value})
-        user = get_user(session, name=body.name)
-    return UserKeyPublic(user=user, token=token)
+        return UserKeyPublic(user=get_user(session, name=body.name), token=token)
+
+    return await store.write(added)
 
 
 @router.post("/users/{name}/disable", response_model=UserPublic, responses=responses(404, 503))
-def disable(name: UserName, who: AdminDep, engine: EngineDep, service: ServiceDep) -> UserPublic:
-    """Refuse the person's token from now on."""
-    with unit_of_work(engine) as session:
+async def disable(name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep,
+                  tokens: TokensDep) -> UserPublic:
+    """Refuse the person's token from now on (from the next request on)."""
+
+    def disabled(session: Session) -> UserPublic:
         user = disable_user(session, name=name)
         append_event(session, table_id=service.table_id, round_id=None, kind="user.disabled", actor=who.name,
                      payload={"name": name})
-    return user
+        return user
+
+    try:
+        return await store.write(disabled)
+    finally:
+        tokens.clear()  # committed or not: no remembered token outlives a change to people
 
 
 @router.post("/users/{name}/token", response_model=UserKeyPublic, responses=responses(404, 503))
-def new_key(name: UserName, who: AdminDep, engine: EngineDep, service: ServiceDep) -> UserKeyPublic:
+async def new_key(name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep,
+                  tokens: TokensDep) -> UserKeyPublic:
     """Give the person a new token (the old one stops working; a disabled person is enabled)."""
-    with unit_of_work(engine) as session:
+
+    def rotated(session: Session) -> UserKeyPublic:
         token = rotate_token(session, name=name)
         append_event(session, table_id=service.table_id, round_id=None, kind="user.key-rotated", actor=who.name,
                      payload={"name": name})
-        user = get_user(session, name=name)
-    return UserKeyPublic(user=user, token=token)
+        return UserKeyPublic(user=get_user(session, name=name), token=token)
+
+    try:
+        return await store.write(rotated)
+    finally:
+        tokens.clear()
 
 
 @router.get("/config", response_model=ConfigPublic, responses=responses())
-def get_config(_: AdminDep, settings: SettingsDep) -> ConfigPublic:
+async def get_config(_: AdminDep, settings: SettingsDep) -> ConfigPublic:
     """The table's settings in force (read-only: configuration is changed in the TOML file or the
     environment, and takes effect at the next start)."""
     data = settings.model_dump(mode="json")

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
+from sqlmodel import Session
 
 from ...storage.alerts import acknowledge_alert, list_alerts
 from ...storage.session import read_snapshot, unit_of_work
-from ..deps import AcknowledgeDep, AuditDep, EngineDep, ServiceDep, SessionDep
+from ..deps import AcknowledgeDep, AuditDep, ServiceDep, StoreDep
 from ..errors import responses
 from ..models.commands import AcknowledgeCreate
 from ..models.table import AlertPublic
@@ -23,30 +24,38 @@ MAX_ALERTS = 500
 
 
 @router.get("", response_model=list[AlertPublic], responses=responses())
-def get_alerts(
+async def get_alerts(
     _: AuditDep,
     service: ServiceDep,
-    session: SessionDep,
+    store: StoreDep,
     open_only: Annotated[bool, Query(alias="open", description="only alerts not yet acknowledged")] = False,
     after: Annotated[int, Query(ge=0, le=10**15, description="alerts after this chain seq")] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_ALERTS)] = 100,
 ) -> list[AlertPublic]:
     """The table's alerts in chain order, each with its acknowledgement once the pit has seen it."""
-    found = list_alerts(session, table_id=service.table_id, open_only=open_only, after_seq=after, limit=limit)
-    return [alert_view(alert) for alert in found]
+
+    def alerts(session: Session) -> list[AlertPublic]:
+        found = list_alerts(session, table_id=service.table_id, open_only=open_only, after_seq=after, limit=limit)
+        return [alert_view(alert) for alert in found]
+
+    return await store.read(alerts)
 
 
 @router.post("/{seq}/acknowledge", response_model=AlertPublic, responses=responses(404, 409, 503))
-def acknowledge(
+async def acknowledge(
     body: AcknowledgeCreate,
     who: AcknowledgeDep,
     service: ServiceDep,
-    engine: EngineDep,
+    store: StoreDep,
     seq: Annotated[int, Path(ge=1, le=10**15, description="the alert's id: the chain seq of its alert.raised event")],
 ) -> AlertPublic:
     """Acknowledge an alert with a note (once); stored as an ``alert.acknowledged`` audit event."""
-    with unit_of_work(engine) as session:
-        acknowledge_alert(session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note)
-    with read_snapshot(engine) as session:
-        [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
-    return alert_view(alert)
+
+    def acknowledged() -> AlertPublic:
+        with unit_of_work(store.engine) as session:
+            acknowledge_alert(session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note)
+        with read_snapshot(store.engine) as session:
+            [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
+        return alert_view(alert)
+
+    return await store.run(acknowledged)

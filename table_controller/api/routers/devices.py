@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 from ...storage.models import Event, EventPublic
-from ..deps import DeviceFramesDep, ServiceDep, SessionDep
+from ..deps import DeviceFramesDep, ServiceDep, StoreDep
 from ..errors import responses
 from ..models.events import EventPage, event_view
 
@@ -21,10 +21,10 @@ MAX_EVENTS = 500
 
 
 @router.get("/events", response_model=EventPage, responses=responses())
-def device_events(
+async def device_events(
     _: DeviceFramesDep,
     service: ServiceDep,
-    session: SessionDep,
+    store: StoreDep,
     after: Annotated[int, Query(ge=0, le=10**15, description="events after this chain seq")] = 0,
     device: Annotated[str | None, Query(pattern=r"^[a-z0-9][a-z0-9-]{0,31}$", description="e.g. shuffler")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_EVENTS)] = 100,
@@ -37,7 +37,11 @@ def device_events(
         .order_by(col(Event.seq))
         .limit(limit + 1)
     )
-    rows = [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+
+    def rows_of(session: Session) -> list[EventPublic]:
+        return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+
+    rows = await store.read(rows_of)
     more = len(rows) > limit
     page = rows[:limit]
     return EventPage(events=[event_view(e) for e in page], next_after=page[-1].seq if more else None)

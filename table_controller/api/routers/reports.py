@@ -9,8 +9,9 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
+from sqlmodel import Session
 
-from ..deps import AuditDep, ServiceDep, SessionDep
+from ..deps import AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.reports import ReportPublic
 from ..reports import report, report_csv
@@ -35,12 +36,12 @@ def _zone(name: str) -> ZoneInfo:
         raise ApiError(422, f"unknown time zone {name!r}") from None
 
 
-def _day(session: SessionDep, table_id: str, day: date, tz: str) -> ReportPublic:
+def _day(session: Session, table_id: str, day: date, tz: str) -> ReportPublic:
     start, end = day_bounds(day, _zone(str(tz)))
     return report(session, table_id=table_id, kind="day", start=start, end=end, time_zone=str(tz))
 
 
-def _shift(session: SessionDep, table_id: str, start: datetime, end: datetime) -> ReportPublic:
+def _shift(session: Session, table_id: str, start: datetime, end: datetime) -> ReportPublic:
     start_utc, end_utc = aware_utc(start, "start"), aware_utc(end, "end")
     if start_utc >= end_utc:
         raise ApiError(422, "end must be after start")
@@ -53,28 +54,29 @@ def _csv(found: ReportPublic, name: str) -> Response:
 
 
 @router.get("/day", response_model=ReportPublic, responses=responses())
-def day_report(_: AuditDep, service: ServiceDep, session: SessionDep, date: DayQuery, tz: ZoneQuery = TimeZone("UTC")) -> ReportPublic:
+async def day_report(_: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery,
+                     tz: ZoneQuery = TimeZone("UTC")) -> ReportPublic:
     """The day's rounds, wagers, commission collected, bonuses paid and house result, in total,
     per game and per position; the day runs from midnight to midnight in ``tz``."""
-    return _day(session, service.table_id, date, tz)
+    return await store.read(_day, service.table_id, date, tz)
 
 
 @router.get("/day.csv", response_class=Response, responses={**responses(), **_CSV})
-def day_report_csv(_: AuditDep, service: ServiceDep, session: SessionDep, date: DayQuery,
+async def day_report_csv(_: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery,
                    tz: ZoneQuery = TimeZone("UTC")) -> Response:
     """The day report as CSV."""
-    return _csv(_day(session, service.table_id, date, tz), f"{service.table_id}-day-{date.isoformat()}")
+    return _csv(await store.read(_day, service.table_id, date, tz), f"{service.table_id}-day-{date.isoformat()}")
 
 
 @router.get("/shift", response_model=ReportPublic, responses=responses())
-def shift_report(_: AuditDep, service: ServiceDep, session: SessionDep, start: StartQuery,
-                 end: EndQuery) -> ReportPublic:
+async def shift_report(_: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery,
+                       end: EndQuery) -> ReportPublic:
     """A shift's report: rounds opened from ``start`` to ``end``."""
-    return _shift(session, service.table_id, start, end)
+    return await store.read(_shift, service.table_id, start, end)
 
 
 @router.get("/shift.csv", response_class=Response, responses={**responses(), **_CSV})
-def shift_report_csv(_: AuditDep, service: ServiceDep, session: SessionDep, start: StartQuery,
-                     end: EndQuery) -> Response:
+async def shift_report_csv(_: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery,
+                           end: EndQuery) -> Response:
     """The shift report as CSV."""
-    return _csv(_shift(session, service.table_id, start, end), f"{service.table_id}-shift")
+    return _csv(await store.read(_shift, service.table_id, start, end), f"{service.table_id}-shift")

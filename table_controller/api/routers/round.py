@@ -1,11 +1,13 @@
 """Commands on the table's current round, through the table service (issue 5, Commands).
 
 Every command names its actor (the person behind the token) in the audit chain. The service
-holds the table's lock; these endpoints are plain functions, run in FastAPI's thread pool.
+holds the table's lock; each endpoint runs the command and reads the table's state in one
+thread-pool call (``command``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
@@ -13,10 +15,10 @@ from pydantic import Field, create_model
 
 from ...game.cards import Game
 from ...round.events import Wager
-from ...service import TableRefused, check_wagers
+from ...service import TableRefused, TableService, check_wagers
 from ...settings import TableSettings
 from ...storage.session import read_snapshot
-from ..deps import EngineDep, OverrideDep, PlayDep, ServiceDep, VoidDep
+from ..deps import OverrideDep, PlayDep, ServiceDep, Store, StoreDep, VoidDep
 from ..errors import ApiError, responses
 from ..models.commands import (
     DealerSettingCreate,
@@ -52,12 +54,19 @@ def round_create_model(settings: TableSettings) -> type[RoundCreate]:
                             min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}])], ...))
 
 
-def _state(service: ServiceDep, engine: EngineDep) -> TableStatePublic:
-    with read_snapshot(engine) as session:
-        return table_state(service, session)
+async def command(store: Store, service: TableService, call: Callable[..., Any], /, *args: Any,
+                  **kwargs: Any) -> TableStatePublic:
+    """Run a command of the table service, then read the table as it left it: one thread-pool call."""
+
+    def run() -> TableStatePublic:
+        call(*args, **kwargs)
+        with read_snapshot(store.engine) as session:
+            return table_state(service, session)
+
+    return await store.run(run)
 
 
-def _open_round(body: RoundCreate, who: PlayDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+async def _open_round(body: RoundCreate, who: PlayDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Open a round with the positions' wagers (cents), within the table limits given in this
     schema. 409 when the table is closed, a device fault is open or a round is still in progress."""
     wagers = {int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
@@ -66,16 +75,15 @@ def _open_round(body: RoundCreate, who: PlayDep, service: ServiceDep, engine: En
         check_wagers(service.settings.game, service.settings.limits, wagers)
     except TableRefused as error:
         raise ApiError(422, str(error), "outside-limits") from None
-    service.open_round(wagers, actor=who.name)
-    return _state(service, engine)
+    return await command(store, service, service.open_round, wagers, actor=who.name)
 
 
 def open_round_router(settings: TableSettings) -> APIRouter:
     """``POST /api/round`` for one table: its body's schema carries the table's limits."""
     body_model = round_create_model(settings)
 
-    def open_round(body: Any, who: PlayDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
-        return _open_round(body, who, service, engine)
+    async def open_round(body: Any, who: PlayDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
+        return await _open_round(body, who, service, store)
 
     open_round.__doc__ = _open_round.__doc__
     open_round.__annotations__ = {**_open_round.__annotations__, "body": body_model}
@@ -86,38 +94,38 @@ def open_round_router(settings: TableSettings) -> APIRouter:
 
 
 @router.post("/players/{position}/setting", response_model=TableStatePublic, responses=responses(409, 503))
-def set_player(
+async def set_player(
     body: PlayerSettingCreate,
     who: PlayDep,
     service: ServiceDep,
-    engine: EngineDep,
+    store: StoreDep,
     position: int = Path(ge=2, le=7, description="the player's position, 2..7"),
 ) -> TableStatePublic:
     """Record a player's setting (high hand and low hand) as the player made it. A split other
     than five and two is a foul, settled by the foul rule (004)."""
-    service.set_player(position, list(body.high), list(body.low), actor=who.name)
-    return _state(service, engine)
+    return await command(store, service, service.set_player, position, list(body.high), list(body.low),
+                         actor=who.name)
 
 
 @router.post("/dealer/setting", response_model=TableStatePublic, responses=responses(409, 503))
-def set_dealer(body: DealerSettingCreate, who: PlayDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+async def set_dealer(body: DealerSettingCreate, who: PlayDep, service: ServiceDep,
+                     store: StoreDep) -> TableStatePublic:
     """Record the dealer's setting of the banker's hand. A setting that deviates from the house
     way is refused with 409 giving the required setting and the rule id; an alert is raised
     and only the pit can let the setting stand (``/api/round/dealer/override``)."""
-    service.set_dealer(list(body.high), list(body.low), actor=who.name)
-    return _state(service, engine)
+    return await command(store, service, service.set_dealer, list(body.high), list(body.low), actor=who.name)
 
 
 @router.post("/dealer/override", response_model=TableStatePublic, responses=responses(409, 503))
-def override_dealer(body: OverrideCreate, who: OverrideDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+async def override_dealer(body: OverrideCreate, who: OverrideDep, service: ServiceDep,
+                          store: StoreDep) -> TableStatePublic:
     """The pit lets the dealer's setting stand although it deviates from the house way, with a
     reason (an ``override`` alert names the pit)."""
-    service.override_dealer(list(body.high), list(body.low), actor=who.name, reason=body.reason)
-    return _state(service, engine)
+    return await command(store, service, service.override_dealer, list(body.high), list(body.low), actor=who.name,
+                         reason=body.reason)
 
 
 @router.post("/void", response_model=TableStatePublic, responses=responses(409, 503))
-def void_round(body: VoidCreate, who: VoidDep, service: ServiceDep, engine: EngineDep) -> TableStatePublic:
+async def void_round(body: VoidCreate, who: VoidDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Void the round before settlement, with a reason: wagers are returned, nothing is settled."""
-    service.void(actor=who.name, reason=body.reason)
-    return _state(service, engine)
+    return await command(store, service, service.void, actor=who.name, reason=body.reason)

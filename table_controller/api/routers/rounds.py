@@ -11,12 +11,12 @@ from fastapi import APIRouter, Depends, Path, Query
 from ...game.cards import Game
 from ...game.evaluator import HighCategory, LowCategory, SevenCardCategory
 from ...storage.models import PositionOutcome
-from ..deps import AuditDep, ServiceDep, SessionDep
+from ..deps import AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..history import MAX_PAGE, HistoryFilter, history_page, round_detail, round_replay
 from ..models.commands import CardCode
-from ..times import aware_utc
 from ..models.rounds import ReplayPublic, RoundDetailPublic, RoundPage
+from ..times import aware_utc
 
 router = APIRouter(prefix="/api/rounds", tags=["rounds"])
 
@@ -37,7 +37,7 @@ def _aware(value: datetime | None, what: str) -> datetime | None:
     return None if value is None else aware_utc(value, what)
 
 
-def history_filter(
+async def history_filter(
     opened_from: Annotated[datetime | None, Query(description="rounds opened at or after (with a time zone)")] = None,
     opened_to: Annotated[datetime | None, Query(description="rounds opened before (with a time zone); after opened_from")] = None,
     position: Annotated[int | None, Query(ge=1, le=7, description="a position took part (1 is the banker)")] = None,
@@ -66,31 +66,31 @@ def history_filter(
 
 
 @router.get("", response_model=RoundPage, responses=responses())
-def list_rounds(
+async def list_rounds(
     _: AuditDep,
     service: ServiceDep,
-    session: SessionDep,
+    store: StoreDep,
     where: Annotated[HistoryFilter, Depends(history_filter)],
     order: Annotated[Literal["newest", "oldest"], Query()] = "newest",
     cursor: Annotated[int | None, Query(ge=0, le=10**15, description="next_cursor of the page before")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
 ) -> RoundPage:
     """Round history with filters, newest first (or oldest), by pages of at most 200."""
-    rounds, next_cursor = history_page(session, service.table_id, where, newest_first=order == "newest",
-                                       cursor=cursor, limit=limit)
+    rounds, next_cursor = await store.read(history_page, service.table_id, where, newest_first=order == "newest",
+                                             cursor=cursor, limit=limit)
     return RoundPage(rounds=rounds, next_cursor=next_cursor)
 
 
 @router.get("/{round_id}", response_model=RoundDetailPublic, responses=responses(404))
-def get_round(_: AuditDep, service: ServiceDep, session: SessionDep, round_id: RoundId) -> RoundDetailPublic:
+async def get_round(_: AuditDep, service: ServiceDep, store: StoreDep, round_id: RoundId) -> RoundDetailPublic:
     """One round in full: every event in order with its time, actor and hash; the piles and the
     unused cards; the three dice; the house way applied and its rule; each position's cards,
     setting, outcome, commission and bonus."""
-    return round_detail(session, service.table_id, round_id)
+    return await store.read(round_detail, service.table_id, round_id)
 
 
 @router.get("/{round_id}/replay", response_model=ReplayPublic, responses=responses(404, 409))
-def replay_round(_: AuditDep, service: ServiceDep, session: SessionDep, round_id: RoundId) -> ReplayPublic:
+async def replay_round(_: AuditDep, service: ServiceDep, store: StoreDep, round_id: RoundId) -> ReplayPublic:
     """The round step by step: its stored round events replayed through the state machine, with
     the state after each. 409 if the stored events do not replay (the record is not trusted)."""
-    return round_replay(session, service.table_id, round_id)
+    return await store.read(round_replay, service.table_id, round_id)
