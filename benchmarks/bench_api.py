@@ -1,36 +1,45 @@
 """The API on a big table: round history and round detail against bare SQL, and the live stream
 to many terminals (issue 5, Tests and benchmark).
 
-    .venv/bin/python -m benchmarks.bench_api [--rounds 1000000] [--terminals 100] [--events 200]
+    .venv/bin/python -m benchmarks.bench_api [--backend sqlite|postgresql|both] [--rounds 1000000]
+        [--terminals 100] [--events 200] [--postgres-url URL]
 
-All figures come from the same run, on one SQLite store in a temporary folder:
+All figures of one backend come from the same run, on one store (SQLite in a temporary folder;
+PostgreSQL in a schema of its own in the database at ``--postgres-url``, dropped at the end):
 
 1. ``--rounds`` rounds are bulk-inserted into the ``rounds`` and ``round_positions``
    projections (the banker and 1..6 playing positions each, real seven-card piles from a
    shuffled deck; categories, outcomes and money are drawn at random with plausible weights:
    this measures queries, not the game), then a few rounds are played through the table
-   service so that their detail has events. No ANALYZE is run (the daemon does not either).
-2. Each history query is timed three ways: the bare SQL (sqlite3, the statement the API
-   builds, rows fetched); the API's own query function (``history_page``: the same SQL plus
-   the Public models); and the whole HTTP request through uvicorn (token check, JSON).
-   The ratio API/SQL is the figure the issue asks for (goal: at most 3x).
+   service so that their detail has events. SQLite gets no ANALYZE (the daemon runs none);
+   PostgreSQL gets one, as its autovacuum would have done on a table a year old.
+2. Each history query is timed three ways: the bare SQL (the DB driver alone, sqlite3 or
+   psycopg: the statement the API builds, rows fetched, after the lookups it makes first: a
+   time range's first and last round numbers, a rare hand category's rounds); the API's own query function
+   (``history_page``: the same SQL plus the Public models); and the whole HTTP request through
+   uvicorn (token check, one read snapshot, JSON), from a keep-alive ``http.client``
+   connection (the leanest client: its own cost is not the API's). The ratios fn/SQL and
+   HTTP/SQL are the figures the issue asks for (goal: at most 3x).
 3. The round detail likewise: its three SELECTs in bare SQL, ``round_detail``, and HTTP.
-4. The live stream: ``--terminals`` connections follow ``/api/stream``; ``--events`` events are
-   written to the chain; the time from each write to its arrival at every terminal is
-   reported (p50, p99, max) with the total delivered.
+4. The live stream (SQLite run only): ``--terminals`` connections follow ``/api/stream``;
+   ``--events`` events are written to the chain; the time from each write to its arrival at
+   every terminal is reported (p50, p99, max) with the total delivered.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import random
 import sqlite3
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,23 +47,34 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import httpx  # noqa: E402
-import structlog  # noqa: E402
-from sqlalchemy.dialects import sqlite as sqlite_dialect  # noqa: E402
+import httpx
+import structlog
+from sqlalchemy.dialects import postgresql as postgresql_dialect
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import Engine, make_url
 
-from table_controller.api import create_app  # noqa: E402
-from table_controller.api.history import HistoryFilter, history_page, history_statement, round_detail  # noqa: E402
-from table_controller.api.server import serving  # noqa: E402
-from table_controller.game.cards import Game, codes  # noqa: E402
-from table_controller.game.deal import pile_positions, start_position  # noqa: E402
-from table_controller.round.events import DiceRolled, PilesDealt, Wager  # noqa: E402
-from table_controller.service import TableService  # noqa: E402
-from table_controller.settings import TableSettings  # noqa: E402
-from table_controller.storage import add_user, head_of_chain, open_store, sqlite_url, unit_of_work  # noqa: E402
-from table_controller.storage.models import PositionOutcome  # noqa: E402
-from table_controller.storage.session import read_snapshot  # noqa: E402
+from table_controller.api import create_app
+from table_controller.api.history import HistoryFilter, history_page, history_statement, round_detail
+from table_controller.api.server import serving
+from table_controller.game.cards import Game, codes
+from table_controller.game.deal import pile_positions, start_position
+from table_controller.round.events import DiceRolled, PilesDealt, Wager
+from table_controller.service import TableService
+from table_controller.settings import TableSettings
+from table_controller.storage import (
+    add_user,
+    head_of_chain,
+    make_engine,
+    open_store,
+    sqlite_url,
+    unit_of_work,
+    upgrade_to_head,
+)
+from table_controller.storage.models import PositionOutcome
+from table_controller.storage.session import read_snapshot
 
 TABLE = "t1"
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 DEALERS = [f"dealer-{n:02d}" for n in range(20)]
 RULES = ["high-card.second-and-fourth", "one-pair.pair-behind", "two-pair.split", "two-pair.both-behind",
          "three-of-a-kind.behind", "straight.behind", "flush.behind", "full-house.split"]
@@ -81,19 +101,18 @@ def _sqlite_time(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
 
 
-def generate(path: Path, rounds: int, seed: int = 5) -> datetime:
-    """Bulk-insert ``rounds`` rounds into the projections; returns the first round's time."""
+Rows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+BATCH = 20_000
+
+
+def batches(rounds: int, start: datetime, seed: int = 5) -> Iterator[Rows]:
+    """The projection rows of ``rounds`` rounds a year long from ``start``, by batches of rounds
+    (times are aware UTC datetimes)."""
     rng = random.Random(seed)
     deck = codes(Game.STANDARD.deck())
     high = _weighted(HIGH)
     seven = _weighted(SEVEN)
-    start = datetime.now(UTC) - timedelta(days=365)
     step = timedelta(days=365) / max(rounds, 1)
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA synchronous=OFF")
-    round_sql = f"INSERT INTO rounds ({', '.join(ROUND_COLUMNS)}) VALUES ({', '.join('?' * len(ROUND_COLUMNS))})"
-    position_sql = (f"INSERT INTO round_positions ({', '.join(POSITION_COLUMNS)})"
-                    f" VALUES ({', '.join('?' * len(POSITION_COLUMNS))})")
     batch_rounds: list[tuple[Any, ...]] = []
     batch_positions: list[tuple[Any, ...]] = []
     for number in range(1, rounds + 1):
@@ -127,7 +146,7 @@ def generate(path: Path, rounds: int, seed: int = 5) -> datetime:
             rows.append((pos, wager, outcome, win, fee, net))
         batch_rounds.append((
             round_id, number, TABLE, "standard", rng.choice(DEALERS), "void" if voided else "closed",
-            _sqlite_time(opened), _sqlite_time(opened + timedelta(seconds=50)), voided, misdeal,
+            opened, opened + timedelta(seconds=50), voided, misdeal,
             ("misdeal: duplicate card" if misdeal else "pit: late wager") if voided else None,
             dice[0], dice[1], dice[2], "shaker", first, wagered, 0, commission, 0, house,
             None if misdeal else rule, override,
@@ -143,18 +162,51 @@ def generate(path: Path, rounds: int, seed: int = 5) -> datetime:
                 seven(rng) if cards else None, rule if pos == 1 and not misdeal else None,
                 False, outcome, win or 0, fee or 0, 0, net or 0, override and pos == 1,
             ))
-        if len(batch_rounds) >= 20_000:
-            db.executemany(round_sql, batch_rounds)
-            db.executemany(position_sql, batch_positions)
-            db.commit()
-            batch_rounds.clear()
-            batch_positions.clear()
-    db.executemany(round_sql, batch_rounds)
-    db.executemany(position_sql, batch_positions)
-    # the chain head: the table's next rounds are numbered after these
-    db.commit()
+        if len(batch_rounds) >= BATCH:
+            yield batch_rounds, batch_positions
+            batch_rounds, batch_positions = [], []
+    if batch_rounds:
+        yield batch_rounds, batch_positions
+
+
+_TIMES = (ROUND_COLUMNS.index("opened_at"), ROUND_COLUMNS.index("closed_at"))
+
+
+def load_sqlite(path: Path, rounds: int, start: datetime) -> None:
+    """Bulk-insert into the SQLite file (times as the text the store keeps)."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA synchronous=OFF")
+    round_sql = f"INSERT INTO rounds ({', '.join(ROUND_COLUMNS)}) VALUES ({', '.join('?' * len(ROUND_COLUMNS))})"
+    position_sql = (f"INSERT INTO round_positions ({', '.join(POSITION_COLUMNS)})"
+                    f" VALUES ({', '.join('?' * len(POSITION_COLUMNS))})")
+    for round_rows, position_rows in batches(rounds, start):
+        db.executemany(round_sql, [tuple(_sqlite_time(v) if i in _TIMES else v for i, v in enumerate(row))
+                                   for row in round_rows])
+        db.executemany(position_sql, position_rows)
+        db.commit()
     db.close()
-    return start
+
+
+def load_postgres(engine: Engine, rounds: int, start: datetime) -> None:
+    """Bulk-copy into the PostgreSQL schema (COPY), then ANALYZE."""
+    raw = engine.raw_connection()
+    try:
+        dbapi = raw.driver_connection
+        with dbapi.cursor() as cursor:
+            for round_rows, position_rows in batches(rounds, start):
+                with cursor.copy(f"COPY rounds ({', '.join(ROUND_COLUMNS)}) FROM STDIN") as copy:
+                    for row in round_rows:
+                        copy.write_row(row)
+                with cursor.copy(f"COPY round_positions ({', '.join(POSITION_COLUMNS)}) FROM STDIN") as copy:
+                    for row in position_rows:
+                        copy.write_row(row)
+                dbapi.commit()
+        dbapi.autocommit = True
+        with dbapi.cursor() as cursor:
+            cursor.execute("ANALYZE rounds")
+            cursor.execute("ANALYZE round_positions")
+    finally:
+        raw.close()
 
 
 def play_rounds(service: TableService, count: int) -> list[str]:
@@ -186,14 +238,62 @@ def timed(call: Callable[[], Any], repeat: int) -> float:
     return statistics.median(samples)
 
 
-def compiled(statement: Any) -> tuple[str, list[Any]]:
-    """The SQL text and parameters the API runs, for sqlite3 (datetimes in the stored text form)."""
-    sql = statement.compile(dialect=sqlite_dialect.dialect(), compile_kwargs={"render_postcompile": True})
-    params = []
-    for name in sql.positiontup:
-        value = sql.params[name]
-        params.append(_sqlite_time(value) if isinstance(value, datetime) else value)
-    return str(sql), params
+class Bare:
+    """The DB driver alone (sqlite3 or psycopg, autocommit): the baseline "bare SQL"."""
+
+    def __init__(self, engine: Engine, sqlite_file: Path | None) -> None:
+        self.sqlite = sqlite_file is not None
+        if sqlite_file is not None:
+            self.connection: Any = sqlite3.connect(sqlite_file)
+        else:
+            import psycopg
+
+            url = engine.url.set(drivername="postgresql")
+            self.connection = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
+
+    def compiled(self, statement: Any, params: dict[str, Any]) -> tuple[str, Any]:
+        """The SQL text and parameters of a statement as the API runs it."""
+        dialect = sqlite_dialect.dialect() if self.sqlite else postgresql_dialect.psycopg.dialect()
+        state = statement.compile(dialect=dialect).construct_expanded_state(params)
+        if self.sqlite:
+            return state.statement, [_sqlite_time(v) if isinstance(v, datetime) else v
+                                     for v in (state.parameters[name] for name in state.positiontup)]
+        return state.statement, dict(state.parameters)
+
+    def placeholders(self, sql: str) -> str:
+        return sql if self.sqlite else sql.replace("?", "%s")
+
+    def fetch(self, sql: str, params: Any) -> list[Any]:
+        if self.sqlite:
+            return self.connection.execute(sql, params).fetchall()
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class Terminal:
+    """A keep-alive HTTP/1.1 connection, as a terminal holds one (``http.client``: the leanest
+    client, so that the figure is the API's, not the client library's)."""
+
+    def __init__(self, base: str, token: str) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=60)
+        self.headers = {"Authorization": f"Bearer {token}"}
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> bytes:
+        url = path if not params else f"{path}?{httpx.QueryParams(params)}"
+        self.connection.request("GET", url, headers=self.headers)
+        answer = self.connection.getresponse()
+        body = answer.read()
+        if answer.status != 200:
+            raise RuntimeError(f"GET {url}: {answer.status} {body[:300]!r}")
+        return body
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def history_cases(first: datetime, rounds: int) -> list[tuple[str, dict[str, Any], HistoryFilter, int | None]]:
@@ -260,7 +360,7 @@ async def follow_stream(base: str, token: str, terminals: int, events: int,
     return latencies, delivered
 
 
-def bench_queries(engine: Any, raw: sqlite3.Connection, client: httpx.Client, first: datetime, rounds: int,
+def bench_queries(engine: Engine, bare: Bare, terminal: Terminal, first: datetime, rounds: int,
                   round_id: str, repeat: int) -> None:
     """History pages and one round's detail: bare SQL, the API's function, the HTTP request."""
     print(f"\nround history, page of 50 ({repeat} runs each, median ms)")
@@ -269,26 +369,34 @@ def bench_queries(engine: Any, raw: sqlite3.Connection, client: httpx.Client, fi
         with read_snapshot(engine) as session:
             query = history_statement(session, TABLE, where, newest_first=True, cursor=cursor, limit=50)
             assert query is not None
-            sql, values = compiled(query.statement)
-            bare = timed(lambda: raw.execute(sql, values).fetchall(), repeat)
-            function = timed(lambda: history_page(session, TABLE, where, cursor=cursor, limit=50), repeat)
-            count = len(raw.execute(sql, values).fetchall())
-        http = timed(lambda: client.get("/api/rounds", params={**params, "limit": 50}).raise_for_status(), repeat)
-        print(f"{name:34} {bare * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
-              f" {function / bare:7.1f} {http / bare:9.1f}   ({count - 1 if count > 50 else count} rows)")
+            sql, values = bare.compiled(query.statement, query.params)
+            # the lookups the API made first (a time range's round numbers, a rare hand's rounds)
+            # are part of the same query: the bare SQL runs them too
+            lookups = [bare.compiled(statement, params) for statement, params in query.lookups]
+            base = timed(lambda sql=sql, values=values, lookups=lookups: [
+                bare.fetch(*lookup) for lookup in [*lookups, (sql, values)]], repeat)
+            function = timed(lambda where=where, cursor=cursor: history_page(session, TABLE, where, cursor=cursor,
+                                                                              limit=50), repeat)
+            count = len(bare.fetch(sql, values))
+            if query.ordered:
+                assert [row[0] for row in bare.fetch(sql, values)][:50] == [
+                    r.round_id for r in history_page(session, TABLE, where, cursor=cursor, limit=50)[0]]
+        http = timed(lambda params=params: terminal.get("/api/rounds", {**params, "limit": 50}), repeat)
+        print(f"{name:34} {base * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
+              f" {function / base:7.1f} {http / base:9.1f}   ({count - 1 if count > 50 else count} rows)")
 
     print(f"\nround detail ({repeat} runs each, median ms)")
     detail_sql = [
-        ("SELECT * FROM rounds WHERE round_id = ?", [round_id]),
-        ("SELECT * FROM round_positions WHERE round_id = ? ORDER BY position", [round_id]),
-        ("SELECT * FROM events WHERE round_id = ? AND table_id = ? ORDER BY seq", [round_id, TABLE]),
+        (bare.placeholders("SELECT * FROM rounds WHERE round_id = ?"), [round_id]),
+        (bare.placeholders("SELECT * FROM round_positions WHERE round_id = ? ORDER BY position"), [round_id]),
+        (bare.placeholders("SELECT * FROM events WHERE round_id = ? AND table_id = ? ORDER BY seq"), [round_id, TABLE]),
     ]
-    bare = timed(lambda: [raw.execute(q, p).fetchall() for q, p in detail_sql], repeat)
+    base = timed(lambda: [bare.fetch(q, p) for q, p in detail_sql], repeat)
     with read_snapshot(engine) as session:
         function = timed(lambda: round_detail(session, TABLE, round_id), repeat)
-    http = timed(lambda: client.get(f"/api/rounds/{round_id}").raise_for_status(), repeat)
-    print(f"{'round ' + round_id:34} {bare * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
-          f" {function / bare:7.1f} {http / bare:9.1f}")
+    http = timed(lambda: terminal.get(f"/api/rounds/{round_id}"), repeat)
+    print(f"{'round ' + round_id:34} {base * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
+          f" {function / base:7.1f} {http / base:9.1f}")
 
 
 def bench_stream(engine: Any, service: TableService, base: str, token: str, terminals: int, events: int) -> None:
@@ -310,8 +418,68 @@ def bench_stream(engine: Any, service: TableService, base: str, token: str, term
           f" p99 {latencies[int(len(latencies) * 0.99) - 1] * 1e3:.0f} ms, max {latencies[-1] * 1e3:.0f} ms")
 
 
+@contextmanager
+def postgres_schema(url: str) -> Iterator[Engine]:
+    """An engine on a schema of its own in the database at ``url`` (migrated), dropped after."""
+    schema = f"bench_api_{uuid.uuid4().hex[:12]}"
+    admin = make_engine(url)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    engine = make_engine(make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
+                         .render_as_string(hide_password=False))
+    try:
+        upgrade_to_head(engine)
+        yield engine
+    finally:
+        engine.dispose()
+        with admin.begin() as connection:
+            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.dispose()
+
+
+def run_backend(backend: str, args: argparse.Namespace, folder: Path) -> None:
+    print(f"\n=== {backend} ===")
+    rounds = 0 if args.stream_only else args.rounds
+    start = datetime.now(UTC) - timedelta(days=365)
+    with (postgres_schema(args.postgres_url) if backend == "postgresql" else _sqlite_store(folder)) as engine:
+        began = time.perf_counter()
+        if backend == "postgresql":
+            load_postgres(engine, rounds, start)
+        else:
+            load_sqlite(folder / "table.sqlite3", rounds, start)
+        print(f"generated {rounds:,} rounds in {time.perf_counter() - began:.1f} s")
+        settings = TableSettings(table_id=TABLE, data_dir=folder)
+        service = TableService(settings, engine)
+        played = play_rounds(service, 5)
+        with unit_of_work(engine) as session:
+            token = add_user(session, name="cy", role="surveillance")
+        app = create_app(settings, service, engine)
+        bare = Bare(engine, folder / "table.sqlite3" if backend == "sqlite" else None)
+        with serving(app) as base:
+            terminal = Terminal(base, token)
+            try:
+                if not args.stream_only:
+                    bench_queries(engine, bare, terminal, start, rounds, played[-1], args.repeat)
+                if backend == "sqlite" and args.terminals:
+                    bench_stream(engine, service, base, token, args.terminals, args.events)
+            finally:
+                terminal.close()
+                bare.close()
+
+
+@contextmanager
+def _sqlite_store(folder: Path) -> Iterator[Engine]:
+    engine = open_store(sqlite_url(folder))
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES_URL)
     parser.add_argument("--rounds", type=int, default=1_000_000)
     parser.add_argument("--terminals", type=int, default=100)
     parser.add_argument("--events", type=int, default=200)
@@ -319,27 +487,10 @@ def main() -> None:
     parser.add_argument("--stream-only", action="store_true", help="no stored rounds; only the live stream")
     args = parser.parse_args()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))
-
-    with tempfile.TemporaryDirectory() as folder:
-        engine = open_store(sqlite_url(Path(folder)))
-        began = time.perf_counter()
-        rounds = 0 if args.stream_only else args.rounds
-        first = generate(Path(folder) / "table.sqlite3", rounds)
-        print(f"generated {rounds:,} rounds in {time.perf_counter() - began:.1f} s")
-        settings = TableSettings(table_id=TABLE, data_dir=Path(folder))
-        service = TableService(settings, engine)
-        played = play_rounds(service, 5)
-        with unit_of_work(engine) as session:
-            token = add_user(session, name="cy", role="surveillance")
-        app = create_app(settings, service, engine)
-        raw = sqlite3.connect(Path(folder) / "table.sqlite3")
-        headers = {"Authorization": f"Bearer {token}"}
-        with serving(app) as base, httpx.Client(base_url=base, headers=headers, timeout=60) as client:
-            if not args.stream_only:
-                bench_queries(engine, raw, client, first, rounds, played[-1], args.repeat)
-            bench_stream(engine, service, base, token, args.terminals, args.events)
-        raw.close()
-        engine.dispose()
+    backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
+    for backend in backends:
+        with tempfile.TemporaryDirectory() as folder:
+            run_backend(backend, args, Path(folder))
 
 
 if __name__ == "__main__":
