@@ -10,6 +10,11 @@ Delivery guarantee: one application message in flight per direction (stop-and-wa
 messages arrive in order; a message is re-sent until ACKed, across reconnects, with the same
 id; the receiver ACKs every copy and delivers only the first (ids increase by one within a
 session, so "id <= last delivered" is a duplicate).
+
+The silence clock: the link is lost after ``loss_window`` seconds without a valid frame, counted
+from the later of the last frame received and the end of the last delivery. A delivery (the
+driver's decode and journal, a database commit) runs in this thread before the ACK and nothing
+is read meanwhile: that time is the host's own, not the device's silence (link.md, 6).
 """
 
 from __future__ import annotations
@@ -179,7 +184,9 @@ class HostLink:
         self._seq = 0
         self._device: Hello | None = None
         self._last_delivered = 0
-        self._last_rx = 0.0
+        self._last_rx = 0.0  # when the last valid frame was read (monotonic)
+        self._last_received: float | None = None  # the same, None until the first frame ever
+        self._busy_until = 0.0  # end of the last delivery: the host's own time is not device silence
         self._last_tx = 0.0
         self._loss_after = self.config.heartbeat_interval * self.config.loss_after_heartbeats
 
@@ -189,6 +196,17 @@ class HostLink:
     def device(self) -> Hello | None:
         """The device's last HELLO, None before the first."""
         return self._device
+
+    @property
+    def last_received(self) -> float | None:
+        """When the last valid frame came from the device (the link's clock, monotonic); heartbeats
+        count, frames with a bad CRC do not. None before the first. Readable from any thread."""
+        return self._last_received
+
+    @property
+    def loss_window(self) -> float:
+        """Seconds without a valid frame (the host's own delivery time not counted) before it is lost."""
+        return self._loss_after
 
     def send(self, msg_type: int, body: bytes) -> int:
         """Queue a reliable application message; return its message id. Thread-safe."""
@@ -273,6 +291,7 @@ class HostLink:
                         if hello.session_id == self.session_id:  # our own HELLO echoed (loopback, RS-485)
                             log.warning("link.hello_echo", raw=item.raw.hex())
                             continue
+                        self._last_received = self._clock()
                         if hello.protocol_major != PROTOCOL_MAJOR:
                             error = DriverInitError(
                                 f"device speaks protocol {hello.protocol_major}.{hello.protocol_minor}, "
@@ -283,6 +302,7 @@ class HostLink:
                         return hello
                     if isinstance(item, Frame):
                         self.stats.frames_received += 1  # stale traffic before the hello: re-sent later
+                        self._last_received = self._clock()
             log.warning("link.hello_unanswered", attempt=attempt, transport=repr(self.transport))
         raise DriverTimeoutError(f"no HELLO from {self.transport!r} after {cfg.hello_attempts} attempts")
 
@@ -303,7 +323,7 @@ class HostLink:
     def _handle(self, items: list[Frame | FrameError], now: float) -> None:
         for item in items:
             if isinstance(item, Frame):
-                self._last_rx = now
+                self._last_rx = self._last_received = now
                 self.stats.frames_received += 1
                 self._on_frame(item)
             else:
@@ -311,8 +331,9 @@ class HostLink:
 
     def _tick(self, now: float) -> None:
         cfg = self.config
-        if now - self._last_rx > self._loss_after:
-            raise _LinkDown(DriverTimeoutError(f"no frame from the device for {now - self._last_rx:.3f} s"))
+        silent = now - max(self._last_rx, self._busy_until)  # the host's own delivery time is not silence
+        if silent > self._loss_after:
+            raise _LinkDown(DriverTimeoutError(f"no frame from the device for {silent:.3f} s"))
         flight = self._in_flight
         if flight is None:
             with self._lock:
@@ -320,7 +341,7 @@ class HostLink:
         if flight is not None:
             if flight.sent_at == 0.0:
                 self._transmit(flight, now)
-            elif now - flight.sent_at >= cfg.ack_timeout:
+            elif now - max(flight.sent_at, self._busy_until) >= cfg.ack_timeout:  # an ACK may wait unread
                 self._retransmit(flight, now, "no ACK")
         if now - self._last_tx >= cfg.heartbeat_interval:
             self._write(self._frame(MsgType.HEARTBEAT, b""))
@@ -384,6 +405,8 @@ class HostLink:
         except JournalError:
             self.stats.journal_failures += 1
             return
+        finally:
+            self._busy_until = self._clock()
         self._last_delivered = msg_id
         self.stats.messages_delivered += 1
         self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))

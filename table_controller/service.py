@@ -20,6 +20,7 @@ from typing import Any
 import structlog
 from sqlalchemy.engine import Engine
 
+from .device_health import DeviceHealthRegistry
 from .game.cards import Game
 from .game.house_way import load_house_way
 from .round.events import (
@@ -87,6 +88,7 @@ class TableService:
         self.round: RoundState | None = None
         self.round_rules: RoundRules | None = None
         self.faults: dict[tuple[str, str], OpenFault] = {}
+        self.device_health = DeviceHealthRegistry()  # fed by the conductor's device ports, read by the API
         self.table_open = True
         self._lock = threading.RLock()  # the conductor, the journal thread and the API share it
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from table_controller.device_health import LinkState
 from table_controller.game.cards import Game
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.round.machine import HouseWayDeviation, TransitionRefused
@@ -109,3 +110,10 @@ def test_a_misdeal_raises_an_alert_naming_the_discrepancy(service, engine):
     [alert] = alerts(engine)
     assert alert["alert"] == "misdeal" and alert["discrepancies"] == ["duplicate-card", "missing-card"]
     assert service.open_round({3: Wager(main=2500)}, actor="dealer-ann").round_id == "t1-2"
+
+
+def test_each_table_has_its_own_device_health_and_nothing_reported_means_never(engine, service):
+    other = TableService(TableSettings(table_id="t2"), engine)
+    assert other.device_health is not service.device_health  # no registry shared between tables
+    assert service.device_health.devices() == []
+    assert service.device_health.snapshot("shuffler").link is LinkState.NEVER

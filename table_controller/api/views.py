@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from ..service import TableService
+from ..device_health import DeviceHealth
+from ..service import OpenFault, TableService
 from ..storage.alerts import Alert, list_alerts
 from .models.table import (
     AlertPublic,
     DeviceHealthPublic,
+    DeviceIdentityPublic,
     FaultPublic,
     TableStatePublic,
     round_state_view,
@@ -33,17 +35,32 @@ def alert_view(alert: Alert) -> AlertPublic:
 
 
 def devices(service: TableService) -> list[DeviceHealthPublic]:
-    """Each device the table is configured with, and any device with an open fault."""
+    """Each device the table is configured with, any device with an open fault, and any device the
+    conductor reported on: open faults and link health (``service.device_health``, docs/api.md)."""
     faults = list(dict(service.faults).values())  # a copy: the service's threads may change it
+    registry = service.device_health
     names = ["shuffler"]
     if service.settings.dice.source == "shaker":
         names.append("dice-shaker")
-    names += sorted({f.device for f in faults} - set(names))
-    health = []
-    for name in names:
-        open_faults = [FaultPublic(kind=f.kind, detail=f.detail) for f in faults if f.device == name]
-        health.append(DeviceHealthPublic(device=name, status="fault" if open_faults else "ok", faults=open_faults))
-    return health
+    names += sorted(({f.device for f in faults} | set(registry.devices())) - set(names))
+    return [device_health_view(registry.snapshot(name), [f for f in faults if f.device == name])
+            for name in names]
+
+
+def device_health_view(health: DeviceHealth, faults: list[OpenFault]) -> DeviceHealthPublic:
+    """One device: ``fault`` while a fault is open, else ``stale`` if its link is up but silent."""
+    open_faults = [FaultPublic(kind=f.kind, detail=f.detail) for f in faults]
+    status = "fault" if open_faults else "stale" if health.stale else "ok"
+    identity = health.identity
+    return DeviceHealthPublic(
+        device=health.device, status=status, faults=open_faults,
+        link=health.link.value, link_since=health.link_since, link_reason=health.reason,
+        last_seen=health.last_seen,
+        silent_for_ms=None if health.silent_for is None else round(health.silent_for * 1000),
+        identity=None if identity is None else DeviceIdentityPublic(
+            model=identity.model, serial_number=identity.serial_number, firmware=identity.firmware,
+            protocol=identity.protocol, session_id=identity.session_id),
+    )
 
 
 def table_state(service: TableService, session: Session) -> TableStatePublic:

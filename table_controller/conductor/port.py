@@ -5,6 +5,10 @@ fault open meanwhile), then a pump task reads every driver event: faults and lin
 to ``TableService.device_fault`` / ``fault_cleared`` at once (play stops while any is open,
 issue 4), and every event is queued for the operation in progress (a shuffle, a deal, a
 shake). Operations read that queue with ``next_event``, which gives up when the daemon stops.
+
+The port also keeps the device's health in ``TableService.device_health`` (device_health.py):
+the link's state and the device's HELLO as the events report them, and the link itself, from
+which the registry reads when the last frame came.
 """
 
 from __future__ import annotations
@@ -16,7 +20,17 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from drivers.base import DeviceFault, Driver, DriverEvent, ErrorEvent, FaultCleared, Journal, LinkLost, LinkRestored
+from drivers.base import (
+    DeviceFault,
+    Driver,
+    DriverEvent,
+    ErrorEvent,
+    FaultCleared,
+    Journal,
+    LinkLost,
+    LinkRestored,
+    LinkUp,
+)
 from drivers.errors import DriverInitError
 
 from .journal import DeviceJournal, DeviceRecord
@@ -64,6 +78,8 @@ class DevicePort:
         self.journal = DeviceJournal(service, self.device, known=list(known))
         self.driver = make_driver(self.journal)
         self.journal.bind(self.driver)
+        self.health = service.device_health
+        self.health.attach(self.device, self.driver.link)
         self.retry_interval = retry_interval
         self.poll_interval = poll_interval
         self._inbox: asyncio.Queue[DriverEvent] = asyncio.Queue()
@@ -80,23 +96,28 @@ class DevicePort:
                 break
             except DriverInitError as error:
                 log.error("device.unreachable", device=self.device, error=str(error))
+                self.health.link_down(self.device, str(error))
                 self.service.device_fault(self.device, LINK_LOST, str(error))
                 await wait_or_stop(self.stop, self.retry_interval)
+        self.health.link_up(self.device, hello)
         self.service.fault_cleared(self.device, LINK_LOST)
         log.info("device.connected", device=self.device, model=hello.model, serial=hello.serial_number,
                  firmware=hello.firmware, session=hello.session_id)
         self._pump_task = asyncio.create_task(self._pump(), name=f"pump-{self.device}")
 
     async def close(self) -> None:
-        await self.driver.stop()
-        if self._pump_task is not None:
-            task, self._pump_task = self._pump_task, None
-            try:
-                await asyncio.wait_for(task, 5.0)
-            except TimeoutError:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        try:
+            await self.driver.stop()
+            if self._pump_task is not None:
+                task, self._pump_task = self._pump_task, None
+                try:
+                    await asyncio.wait_for(task, 5.0)
+                except TimeoutError:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+        finally:  # after the pump's last event: nothing reports the link up again
+            self.health.link_down(self.device, "closed by the controller")
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -108,13 +129,20 @@ class DevicePort:
                 log.exception("device.observe_failed", device=self.device, event=type(event).__name__)
             if self.queueing:
                 self._inbox.put_nowait(event)
+        # the driver's events ended: it was stopped (close), or its reader thread died
+        self.health.link_down(self.device, "the driver stopped")
 
     def observe(self, event: DriverEvent) -> None:
-        """Faults and link changes to the table service (play stops while one is open)."""
+        """Faults and link changes to the table service (play stops while one is open), and link
+        changes to the device-health registry."""
         service = self.service
-        if isinstance(event, LinkLost):
+        if isinstance(event, LinkUp):
+            self.health.link_up(self.device, event.hello)
+        elif isinstance(event, LinkLost):
+            self.health.link_down(self.device, event.reason)
             service.device_fault(self.device, LINK_LOST, event.reason)
         elif isinstance(event, LinkRestored):
+            self.health.link_up(self.device, event.hello)
             if event.device_restarted:  # a new device session: it reports its standing faults anew
                 for fault in [f for f in service.faults.values() if f.device == self.device and f.kind != LINK_LOST]:
                     log.warning("device.restarted_fault_forgotten", device=self.device, fault=fault.kind)

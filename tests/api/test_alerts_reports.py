@@ -45,9 +45,12 @@ def test_alerts_are_raised_live_and_acknowledged_by_the_pit_with_a_note(four_rou
 def test_a_device_fault_shows_in_device_health_and_as_an_alert(api):
     api.service.device_fault("shuffler", "door-open", "front door")
     state = api.get("/api/table", "dealer").json()
+    never = {"link": "never", "link_since": None, "link_reason": None, "last_seen": None,
+             "silent_for_ms": None, "identity": None}  # no device conductor here (test_device_health.py)
     assert state["devices"] == [
-        {"device": "shuffler", "status": "fault", "faults": [{"kind": "door-open", "detail": "front door"}]},
-        {"device": "dice-shaker", "status": "ok", "faults": []},
+        {"device": "shuffler", "status": "fault", "faults": [{"kind": "door-open", "detail": "front door"}],
+         **never},
+        {"device": "dice-shaker", "status": "ok", "faults": [], **never},
     ]
     assert [(a["alert"], a["detail"]) for a in state["open_alerts"]] == [("device-fault", "shuffler: door-open front door")]
 

@@ -392,6 +392,71 @@ def test_device_heartbeats_keep_the_link_up():
     assert recorder.kinds("lost") == []
 
 
+class SlowDelivery(Recorder):
+    """A driver whose delivery (decode and journal, before the ACK) takes ``takes`` seconds;
+    ``meanwhile`` bytes arrive from the device while it runs (read only afterwards)."""
+
+    def __init__(self, clock: Clock, transport: FakeTransport, takes: float, meanwhile: bytes = b"") -> None:
+        super().__init__(clock)
+        self.transport = transport
+        self.takes = takes
+        self.meanwhile = meanwhile
+        self.delivered_at: list[float] = []
+
+    def message(self, msg_type, msg_id, body, frame):
+        self.clock.now += self.takes
+        self.transport.incoming += self.meanwhile
+        self.delivered_at.append(self.clock.now)
+        super().message(msg_type, msg_id, body, frame)
+
+
+def slow_link(takes: float, meanwhile: bytes = b""):
+    clock = Clock()
+    transport = FakeTransport(clock, answering_device())
+    recorder = SlowDelivery(clock, transport, takes, meanwhile)
+    return HostLink(transport, recorder, config=CONFIG, clock=clock), transport, recorder, clock
+
+
+def test_a_delivery_longer_than_the_loss_window_is_not_silence_silence_counts_from_its_end():
+    link, transport, recorder, clock = slow_link(takes=5.0)  # the loss window is 3 s
+    link.connect()
+    transport.incoming += event(1, 1)
+    run_until(link, transport, clock, lambda: recorder.kinds("lost"))
+    assert [call[2] for call in recorder.kinds("message")] == [1]
+    assert [f.payload for f in transport.frames(0x02)] == [b"\x00\x00\x00\x01"]  # acknowledged
+    assert recorder.lost_at[0] - recorder.delivered_at[0] == pytest.approx(3.0, abs=0.02)  # 3 s of silence
+    assert "no frame from the device for 3.0" in str(recorder.kinds("lost")[0][2])
+
+
+def test_an_ack_that_came_during_a_delivery_is_not_late():
+    link, transport, recorder, clock = slow_link(takes=1.0, meanwhile=frame(2, 0x02, b"\x00\x00\x00\x01"))
+    link.connect()
+    assert link.send(0x10, b"\x35") == 1
+    run_until(link, transport, clock, lambda: transport.frames(0x10))
+    transport.incoming += event(1, 1)  # the device's event; its ACK of our command comes during the delivery
+    run_until(link, transport, clock, lambda: link._in_flight is None and not link._outbox)
+    assert len(transport.frames(0x10)) == 1 and link.stats.retransmissions == 0
+    assert recorder.kinds("lost") == []
+
+
+def test_last_received_is_the_last_valid_frame_heartbeats_included_bad_crc_not():
+    link, transport, recorder, clock = make_link()
+    assert link.last_received is None
+    link.connect()
+    assert link.last_received == clock.now  # the device's HELLO
+    assert link.loss_window == 3.0  # 3 heartbeat periods of 1 s
+    run_until(link, transport, clock, lambda: False, limit=0.5)
+    transport.incoming += frame(1, 0x04, b"")
+    heartbeat_at = clock.now
+    run_until(link, transport, clock, lambda: link.stats.frames_received == 2)
+    assert link.last_received == heartbeat_at
+    run_until(link, transport, clock, lambda: False, limit=0.5)
+    good = frame(2, 0x04, b"")
+    transport.incoming += good[:-1] + bytes((good[-1] ^ 0xFF,))
+    run_until(link, transport, clock, lambda: link.stats.crc_errors == 1)
+    assert link.last_received == heartbeat_at
+
+
 def test_port_error_loses_the_link_at_once_and_reconnects():
     link, transport, recorder, clock = make_link()
     link.connect()

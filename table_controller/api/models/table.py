@@ -7,7 +7,7 @@ the table view, and each step of a replay. Money is integer cents.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -127,10 +127,38 @@ class FaultPublic(BaseModel):
     detail: str
 
 
+class DeviceIdentityPublic(BaseModel):
+    """What the device said of itself in its last HELLO (docs/protocols/link.md, 4.1)."""
+
+    model: str
+    serial_number: str
+    firmware: str
+    protocol: str = Field(description="protocol version, major.minor")
+    session_id: int = Field(description="the device's link session: a new one after each power-up")
+
+
 class DeviceHealthPublic(BaseModel):
+    """One device: its open faults, and whether it is actually talking (docs/api.md, "Device health")."""
+
     device: str
-    status: str = Field(description="ok, or fault while a fault is open (play stops)")
+    status: Literal["ok", "stale", "fault"] = Field(
+        description="fault while a fault is open (a lost link included; play stops); stale when the link "
+                    "is up but no frame has been received for longer than the link's loss window; else ok")
     faults: list[FaultPublic] = Field(default_factory=list)
+    link: Literal["up", "down", "never"] = Field(
+        "never", description="the device link: up, down (lost or closed), or never connected since the "
+                             "controller started (also when the API runs without the device conductor)")
+    link_since: datetime | None = Field(
+        None, description="when the link went up or down (UTC); null while never connected")
+    link_reason: str | None = Field(
+        None, description="why the link is down, or why it could not be brought up")
+    last_seen: datetime | None = Field(
+        None, description="the last valid frame received from the device, heartbeats included (UTC); "
+                          "null if none since the controller started")
+    silent_for_ms: int | None = Field(
+        None, ge=0, description="milliseconds since last_seen, measured on the controller's monotonic clock")
+    identity: DeviceIdentityPublic | None = Field(
+        None, description="the device's identity from its last HELLO; null until it has said hello")
 
 
 class AlertPublic(BaseModel):
