@@ -85,6 +85,7 @@ class DevicePort:
         self._inbox: asyncio.Queue[DriverEvent] = asyncio.Queue()
         self.queueing = True  # False: nobody reads the events after start (faults are still observed)
         self._pump_task: asyncio.Task[None] | None = None
+        self._closing = False
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -106,6 +107,7 @@ class DevicePort:
         self._pump_task = asyncio.create_task(self._pump(), name=f"pump-{self.device}")
 
     async def close(self) -> None:
+        self._closing = True
         try:
             await self.driver.stop()
             if self._pump_task is not None:
@@ -129,8 +131,12 @@ class DevicePort:
                 log.exception("device.observe_failed", device=self.device, event=type(event).__name__)
             if self.queueing:
                 self._inbox.put_nowait(event)
-        # the driver's events ended: it was stopped (close), or its reader thread died
+        # the driver's events ended: it was stopped (close), or it stopped under us (its reader
+        # thread died): then nothing watches the device any more, so play must stop
         self.health.link_down(self.device, "the driver stopped")
+        if not self._closing:
+            log.error("device.driver_stopped", device=self.device)
+            self.service.device_fault(self.device, LINK_LOST, "the driver stopped: nothing reads the device")
 
     def observe(self, event: DriverEvent) -> None:
         """Faults and link changes to the table service (play stops while one is open), and link

@@ -84,3 +84,23 @@ async def test_a_cut_cable_is_down_then_up_again_with_a_new_since(engine):
             await until(lambda: views(table)["shuffler"]["status"] == "ok")
     finally:
         devs.close()
+
+
+async def test_a_driver_that_stops_under_the_controller_opens_a_link_lost_fault(engine):
+    """Its events end without the controller closing it (its reader thread died): nothing
+    watches the device any more, so play stops (a link-lost fault) until it is restarted."""
+    devs = devices()
+    try:
+        table = build(engine, devs, auto=False)
+        health = table.service.device_health
+        async with running(table):
+            await until(lambda: health.snapshot("shuffler").link is LinkState.UP)
+            assert table.service.faults == {}
+            await table.conductor.shuffler.driver.stop()  # not through the port: as a crash would
+            await until(lambda: views(table)["shuffler"]["status"] == "fault")
+            shown = views(table)["shuffler"]
+            assert (shown["link"], shown["link_reason"]) == ("down", "the driver stopped")
+            assert shown["faults"] == [{"kind": "link-lost", "detail": "the driver stopped: nothing reads the device"}]
+            assert views(table)["dice-shaker"]["status"] == "ok"
+    finally:
+        devs.close()
