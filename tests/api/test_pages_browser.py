@@ -26,6 +26,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from drivers.messages import Hello
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
@@ -122,9 +123,15 @@ def test_the_live_table_view_draws_the_cards_and_follows_the_stream(site, browse
     assert "position 3" in piles[0].text
     hearts = piles[0].find_element(By.CSS_SELECTOR, '.card[data-code="Ah"]')
     assert "red" in hearts.get_attribute("class") and hearts.text == "A\u2665"
+    # no conductor in this fixture: the devices have never been up, and the page says so
+    assert text(browser, '#devices li[data-device="shuffler"]') == "shuffler: ok · link never up"
 
+    api.service.device_health.link_up("shuffler", Hello(1, 0, 500, 7, "SIM-SHUFFLER", "SIM0001", "1.0.0"))
     assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201  # another terminal opens a round
     wait_for(browser, lambda d: text(d, "#phase") == "open" and text(d, "#round-id") == "t1-3")
+    shuffler = text(browser, '#devices li[data-device="shuffler"]')
+    assert shuffler.startswith("shuffler: ok · link up since ")  # no link attached here: no frame seen
+    assert shuffler.endswith(" · SIM-SHUFFLER SIM0001 firmware 1.0.0") and "last frame" not in shuffler
     assert "round.opened by ann" in text(browser, "#last-event")
     api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker", actor="device:dice-shaker"))
     piles_, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)

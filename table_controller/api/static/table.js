@@ -48,10 +48,21 @@ function render(state) {
   fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
     el("div", {}, cards(way.setting.high), " | ", cards(way.setting.low))) : "");
   fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
-  fill("devices", ...state.devices.map((d) => el("li", {}, `${d.device}: `,
+  fill("devices", ...state.devices.map((d) => el("li", { "data-device": d.device }, `${d.device}: `,
     el("span", { class: d.status === "ok" ? "ok" : "fault" }, d.status),
-    d.faults.map((f) => ` ${f.kind} ${f.detail}`))));
+    d.faults.map((f) => ` ${f.kind} ${f.detail}`),
+    el("span", { class: "link" }, ` · ${linkText(d)}`))));
   updateCommands(state);
+}
+
+// The device's link as the pit reads it: up since when, last frame how long ago, who it is.
+function linkText(d) {
+  if (d.link === "never") return `link never up${d.link_reason ? ` (${d.link_reason})` : ""}`;
+  const since = new Date(d.link_since).toLocaleTimeString();
+  const parts = [`link ${d.link} since ${since}${d.link_reason ? ` (${d.link_reason})` : ""}`];
+  if (d.silent_for_ms !== null) parts.push(`last frame ${(d.silent_for_ms / 1000).toFixed(1)} s ago`);
+  if (d.identity) parts.push(`${d.identity.model} ${d.identity.serial_number} firmware ${d.identity.firmware}`);
+  return parts.join(" · ");
 }
 
 let pending = null;
