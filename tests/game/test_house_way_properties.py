@@ -139,7 +139,11 @@ def test_the_results_fast_constructor_makes_the_same_result():
 
     result = set_house_way("Ac Qd 9h 7s 5c 3d 2h")
     fields = [getattr(result, name) for name in HouseWayResult.__dataclass_fields__]
-    assert HouseWayResult(*fields) == result == _result(*fields)
+    made = _result(result.setting.high, result.setting.low, *fields[1:])
+    assert HouseWayResult(*fields) == result == made
+    assert type(made) is HouseWayResult and type(made.setting) is type(result.setting)
+    with pytest.raises(AttributeError):
+        made.setting.low = ()  # frozen
     with pytest.raises(AttributeError):
         result.rule_id = "other"  # frozen
 

@@ -132,51 +132,44 @@ class HouseWayResult:
     skipped: tuple[str, ...] = ()  # rows that matched but were skipped: every choice fouls (G4)
 
 
-def _result_maker() -> Callable[..., HouseWayResult]:
-    """HouseWayResult(*fields), built through its slots: the frozen dataclass's own __init__
-    costs a Python-level setattr per field, and every hand makes one (the tests check that
-    both make equal results)."""
-    new = object.__new__
-    setters = [HouseWayResult.__dict__[name].__set__ for name in HouseWayResult.__dataclass_fields__]
-    if len(setters) != 7:
-        raise AssertionError("HouseWayResult changed: update _result_maker")
-    s0, s1, s2, s3, s4, s5, s6 = setters
-
-    def make(setting, rule_id, rule_words, way, section, via, skipped) -> HouseWayResult:
-        result = new(HouseWayResult)
-        s0(result, setting)
-        s1(result, rule_id)
-        s2(result, rule_words)
-        s3(result, way)
-        s4(result, section)
-        s5(result, via)
-        s6(result, skipped)
-        return result
-
-    return make
+# Every hand makes a Setting and a HouseWayResult, frozen slotted dataclasses, whose own
+# __init__ sets each field through object.__setattr__, a call each. The two drafts below
+# have the same slots, not frozen: _result fills them with plain stores, then makes each
+# the frozen class (``__class__`` assignment, which CPython allows between classes of the
+# same layout). The tests check that both ways make equal objects.
 
 
-def _setting_maker() -> Callable[[tuple, tuple], Setting]:
-    """Setting(high, low) built through its slots, for the same reason as _result_maker (the
-    tests check that both make equal settings)."""
-    new = object.__new__
-    fields = list(Setting.__dataclass_fields__)
-    if fields != ["high", "low"]:
-        raise AssertionError("Setting changed: update _setting_maker")
-    set_high = Setting.__dict__["high"].__set__
-    set_low = Setting.__dict__["low"].__set__
-
-    def make(high: tuple, low: tuple) -> Setting:
-        setting = new(Setting)
-        set_high(setting, high)
-        set_low(setting, low)
-        return setting
-
-    return make
+class _SettingDraft:
+    __slots__ = ("high", "low")
 
 
-_result = _result_maker()
-_setting = _setting_maker()
+class _ResultDraft:
+    __slots__ = ("setting", "rule_id", "rule_words", "way", "section", "via", "skipped")
+
+
+for _draft, _frozen in ((_SettingDraft, Setting), (_ResultDraft, HouseWayResult)):
+    if _draft.__slots__ != tuple(_frozen.__dataclass_fields__) or _frozen.__slots__ != _draft.__slots__:
+        raise AssertionError(f"{_frozen.__name__} changed: update {_draft.__name__}")
+
+_new = object.__new__
+
+
+def _result(high: tuple, low: tuple, rule_id: str, rule_words: str, way: str, section: str, via, skipped):
+    """HouseWayResult(Setting(high, low), rule_id, ...), through the drafts (above)."""
+    setting = _new(_SettingDraft)
+    setting.high = high
+    setting.low = low
+    setting.__class__ = Setting
+    result = _new(_ResultDraft)
+    result.setting = setting
+    result.rule_id = rule_id
+    result.rule_words = rule_words
+    result.way = way
+    result.section = section
+    result.via = via
+    result.skipped = skipped
+    result.__class__ = HouseWayResult
+    return result
 
 # (front positions) -> (getter of the five behind, getter of the two in front), hand order.
 _SPLITS = {
@@ -411,9 +404,7 @@ class HouseWay:
                     if known_legal or facts.legal(low[0], low[1]):
                         hand = facts.cards
                         high_of, low_of = _SPLITS[low]
-                        return _result(
-                            _setting(high_of(hand), low_of(hand)), rule.id, rule.words, self.name, section.id, (), ()
-                        )
+                        return _result(high_of(hand), low_of(hand), rule.id, rule.words, self.name, section.id, (), ())
         facts.run_kind = section.run
         skipped: list[str] = []
         found = _first(blocks, facts, skipped, ())
@@ -424,7 +415,8 @@ class HouseWay:
         high_of, low_of = _SPLITS[low]
         # the fast constructors: every hand comes here
         return _result(
-            _setting(high_of(hand), low_of(hand)),
+            high_of(hand),
+            low_of(hand),
             rule.id,
             rule.words,
             self.name,

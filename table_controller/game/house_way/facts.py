@@ -15,19 +15,28 @@ The legality check here is the foul rule of house-way-readings.md section 1, as
 setting.is_legal computes it, without building hands (it is on every hand's path; the
 tests check it against is_legal).
 
-Speed (docs/house-way.md, "Speed"): this runs for every hand, so the work per card is done
-by C-level calls, and only what every hand needs is computed up front. Each deck card has a
-precomputed small *code*: a nibble per suit and the joker count; one ``sum`` gives the
-hand's, which is the key of the flush table (G8) and holds the joker count. Duplicates are
-the same deck object twice (fewer distinct ids). The rank groups are counted in C (joker =
-Ace); their sizes make a *size histogram*, and one bit per rank held a presence mask, from
-which a few shifts tell whether five ranks in a row (less the jokers) are held. With the
-flush and straight bits, the joker count and the ranking rule, the histogram is the hand's
+Speed (docs/house-way.md, "Speed"): this runs for every hand, and in CPython every
+operation costs about the same whatever it does (a dict item, an attribute, a shift of an
+int), so the work per hand is counted in operations: the seven cards are read in
+straight-line code (no loop; a ``map`` over a dict's ``__getitem__`` costs more per card
+than reading two slots and two dict items), and what every hand needs is kept in a few
+ints. Each card has a precomputed *code* (``_CODE[suit][rank]``): a nibble per suit and
+the joker count (low bits: the key of the flush table, G8), one bit per natural card (16
+bits per suit, bit r for rank r), and a nibble per rank (the nibble layout of
+straights.py). The seven codes add up to the hand's code: how many cards of each suit,
+the jokers, which natural cards (a card held twice carries out of its bit: fewer bits
+set), how many of each rank. The four suits' card bits, OR-ed, give the ranks held;
+XOR-ed, the ranks held an odd number of times; with the jokers as Aces (G2), the number
+of ranks and those two masks tell singletons, one pair, two pairs and (no joker) a
+3-of-a-kind apart, and tables per rank mask give the singles, pairs, threes in order;
+rarer hands (four of a kind, three pairs, a full house, a joker in a 3-of-a-kind) count
+their ranks. The ranks held tell whether five are in a row (a set of the rank masks that
+are, the jokers filling otherwise). With the flush and straight bits, the joker count and
+the ranking rule, the size histogram (a nibble per group size) is the hand's
 **signature**, on which the engine picks the precompiled rows (engine.py). Everything else
-(the straight used, runs, singletons, scores) is computed when a row first asks for it.
-Nothing is remembered from one hand to the next. A second, wider code per card (a nibble
-per rank too) answers questions about some of the cards (G9: "still have a Flush after
-removing ...").
+(the straight used, runs, scores, the rank counts as a dict) is computed when a row first
+asks for it. Nothing is remembered from one hand to the next; the tables are built once
+at import from the ranks and suits alone.
 """
 
 from __future__ import annotations
@@ -44,57 +53,42 @@ from collections.abc import Sequence
 from functools import reduce
 from operator import or_
 
-from ..cards import JOKER, NATURAL_CARDS, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
+from ..cards import Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
 from ..evaluator import RankingRules, Wheel, rank_high, rank_low
 from .straights import (
     NIBBLE,
     five_card_windows,
     presence,
-    rank_mask,
     straight_possible,
-    straight_window,
     straight_window_of_ranks,
 )
 
 ACE = 14
 SUITS = "shdc"
 MAX_JOKERS = 2  # the most any deck holds (003)
-_SUIT_INDEX = {suit: index for index, suit in enumerate(SUITS)}
 
-# Layout of the wide code (module docstring): rank nibbles, suit nibbles, the joker count.
-_RANKS_AT, _SUITS_AT, _JOKERS_AT = 0, 60, 76
-_RANK_FIELD = (1 << 60) - 1
-
-
-def _card_info(card: Card) -> tuple[int, str, int]:
-    """(grouping rank, suit, wide code) of a card; validates a card made by hand (module doc)."""
-    try:
-        rank = card.rank
-        suit = card.suit
-    except AttributeError:
-        raise UnknownCardError(repr(card)) from None
-    if rank == 0 and suit == "":
-        return (ACE, "", 1 << _JOKERS_AT)
-    index = _SUIT_INDEX.get(suit) if isinstance(suit, str) else None
-    if index is None or type(rank) is not int or not 2 <= rank <= 14:
-        raise UnknownCardError(f"Card(rank={rank!r}, suit={suit!r})")
-    return (rank, suit, (1 << (NIBBLE * rank)) | (1 << (_SUITS_AT + NIBBLE * index)))
+# Layout of a card's code (module docstring): a nibble per suit and the joker count (the
+# flush table's key), the card bits (16 per suit, bit r for rank r), a nibble per rank.
+_JOKERS_AT, _CARDS_AT, _RANKS_AT = 16, 20, 84
+_FLUSH_KEY = (1 << _CARDS_AT) - 1
+_LANE = (1 << 16) - 1  # the card bits of one suit
+_LANES = (1 << 64) - 1
+_ACE_RANK = 1 << ACE
+_ACE_AT = NIBBLE * ACE
 
 
-# The deck's own card objects (parse_card returns them), found by identity on the hot path; the
-# tables keep them alive, so an id found here is that very card, and two equal deck cards in a
-# hand are one object twice (a duplicate).
-_DECK = (*NATURAL_CARDS, JOKER)
-_CODE_OF = {id(card): _card_info(card)[2] for card in _DECK}
-# The card code of the hot path: suit nibbles, the joker count, one bit per natural card.
-_CARD_JOKERS_AT, _CARD_BITS_AT = 16, 20
-_SUITS_AND_JOKERS = (1 << _CARD_BITS_AT) - 1  # also the key layout of the flush table
-_CARD_CODE = {
-    id(card): (code >> _SUITS_AT) | (0 if card is JOKER else 1 << (_CARD_BITS_AT + index))
-    for index, (card, code) in enumerate((card, _CODE_OF[id(card)]) for card in _DECK)
-}
-_JOKER_ID = id(JOKER)
-_BY_KEY = {(card.rank, card.suit): card for card in NATURAL_CARDS}
+def _card_codes() -> dict[str, dict[int, int]]:
+    """suit -> rank -> code, for every card of the decks (the joker: suit "", rank 0)."""
+    codes: dict[str, dict[int, int]] = {"": {0: 1 << _JOKERS_AT}}
+    for index, suit in enumerate(SUITS):
+        codes[suit] = {
+            rank: 1 << (NIBBLE * index) | 1 << (_CARDS_AT + 16 * index + rank) | 1 << (_RANKS_AT + NIBBLE * rank)
+            for rank in range(2, ACE + 1)
+        }
+    return codes
+
+
+_CODE = _card_codes()
 _NO_JOKERS: list[int] = []
 _NEVADA = Wheel.NEVADA
 
@@ -117,15 +111,31 @@ _STRAIGHT_OR_FLUSH_BITS = ROYAL_FLUSH | STRAIGHT_FLUSH | FLUSH | STRAIGHT
 
 # The size histogram: a nibble per group size (how many ranks are held that many times).
 _SIZE_BIT = {size: 1 << (NIBBLE * size) for size in range(8)}  # a dict: its __getitem__ is fast in map
-# The presence mask of the groups: bit r for rank r, and bit 1 for an Ace (it plays low too).
+# A rank mask (bit r for rank r, and bit 1 for an Ace: it plays low too), for the questions
+# about some of the cards and the flush suit's ranks.
 _RANK_BIT = {rank: (1 << rank) | (2 if rank == ACE else 0) for rank in range(2, 15)}
-_ACE_BITS = _RANK_BIT[ACE]
 _ROYAL_RANKS = sum(1 << rank for rank in range(10, 15))  # T J Q K A, the Ace high
 _STARTS = sum(1 << low for low in range(1, 11))  # A-2-3-4-5 .. T-J-Q-K-A
 _FIVE_WINDOWS = tuple(0b11111 << low for low in range(1, 11))
 # Signature layout: histogram (32 bits), kinds (10 bits), jokers (4 bits), joker wild in front.
 _KINDS_AT, _SIG_JOKERS_AT, _WILD_AT = 32, 42, 46
 _HIST_FIELD = (1 << _KINDS_AT) - 1
+
+
+def _rank_tables() -> tuple[dict[int, tuple[int, ...]], dict[int, tuple[int, ...]], frozenset[int]]:
+    """For every set of ranks 2..14 as a mask (bit r for rank r): its ranks lowest first, its
+    ranks highest first; and the masks that hold five ranks in a row (the Ace also low)."""
+    low_first: dict[int, tuple[int, ...]] = {}
+    high_first: dict[int, tuple[int, ...]] = {}
+    five_in_row = set()
+    for held in range(1 << 13):
+        mask = held << 2
+        ranks = tuple(rank for rank in range(2, ACE + 1) if mask >> rank & 1)
+        low_first[mask] = ranks
+        high_first[mask] = ranks[::-1]
+        if _straight_in(mask | (2 if mask >> ACE & 1 else 0), 0):
+            five_in_row.add(mask)
+    return low_first, high_first, frozenset(five_in_row)
 
 
 def histogram(sizes: Sequence[int]) -> int:
@@ -164,13 +174,11 @@ def partitions(total: int = 7, largest: int = 7) -> list[tuple[int, ...]]:
 
 
 _GROUP_KINDS = {histogram(sizes): group_kinds(sizes) for sizes in partitions()}
-_SINGLES = histogram((1,) * 7)
-_ONE_PAIR = histogram((2, 1, 1, 1, 1, 1))
 
 
 def _straight_in(mask: int, jokers: int) -> bool:
-    """Do the ranks of a presence mask (bit r, and bit 1 for an Ace) make five in a row,
-    the jokers filling? (straights.straight_window, asked only whether; the tests compare)"""
+    """Do the ranks of a rank mask (bit r, and bit 1 for an Ace) make five in a row, the
+    jokers filling? (straights.straight_window_of_ranks, asked only whether; the tests compare)"""
     if jokers == 0:
         return bool(mask & mask >> 1 & mask >> 2 & mask >> 3 & mask >> 4)
     if jokers == 1:
@@ -179,6 +187,13 @@ def _straight_in(mask: int, jokers: int) -> bool:
         ab, cd = a & b, c & d
         return bool((ab & cd | ab & e & (c | d) | cd & e & (a | b)) & _STARTS)
     return any((mask & window).bit_count() >= 5 - jokers for window in _FIVE_WINDOWS)
+
+
+_LOW_FIRST, _HIGH_FIRST, _FIVE_IN_ROW = _rank_tables()
+_SINGLES = histogram((1,) * 7)
+_ONE_PAIR = histogram((2, 1, 1, 1, 1, 1))
+_TWO_PAIRS = histogram((2, 2, 1, 1, 1))
+_THREE_OF_A_KIND = histogram((3, 1, 1, 1, 1))
 
 
 def signature(hist: int, kinds: int, jokers: int, wild: bool) -> int:
@@ -192,19 +207,24 @@ def signature(hist: int, kinds: int, jokers: int, wild: bool) -> int:
     )
 
 
-def _canonical(cards: tuple) -> tuple:
-    """Cards not from the deck's own objects: validated, and replaced by equal deck cards."""
-    infos = [_card_info(card) for card in cards]
-    return tuple(JOKER if info[1] == "" else _BY_KEY[(info[0], info[1])] for info in infos)
+def _code_of_card(card: Card) -> int:
+    """A card's code; UnknownCardError for anything that is not a card of the decks."""
+    try:
+        return _CODE[card.suit][card.rank]
+    except AttributeError:
+        raise UnknownCardError(repr(card)) from None
+    except (KeyError, TypeError):
+        raise UnknownCardError(f"Card(rank={card.rank!r}, suit={card.suit!r})") from None
 
 
 def _raise_duplicate(cards: tuple) -> None:
     """Raise for the first natural card held twice (called when the code says there is one)."""
-    seen: set[int] = set()
+    seen: set[tuple[int, str]] = set()
     for card in cards:
-        if id(card) in seen and id(card) != _JOKER_ID:
+        key = (card.rank, card.suit)
+        if key in seen and card.suit:
             raise DuplicateCardError(card)
-        seen.add(id(card))
+        seen.add(key)
     raise AssertionError("no duplicated card found")  # unreachable: the caller counted one
 
 
@@ -249,28 +269,36 @@ _OUTSIDE = tuple(tuple(place for place in range(7) if not held >> place & 1) for
 
 
 class HandFacts:
-    """Seven cards seen once: groups of ranks, the flush suit, the runs (module docstring)."""
+    """Seven cards seen once: groups of ranks, the flush suit, the runs (module docstring).
+
+    Set for every hand: ``grank`` (each card's rank, a joker an Ace: G2), ``jokers`` (their
+    positions), ``singles`` (ranks held once, highest first: G6), ``pairs`` and ``threes``
+    (lowest first: "first pair" = lowest, G10), ``distinct`` (how many ranks), ``groups``
+    (a nibble per rank: how many cards of it), ``code`` (module docstring), ``flush_suit``
+    and ``signature``.
+    """
 
     __slots__ = (
         "cards",
         "ranking",
         "grank",
         "jokers",
-        "counts",
-        "_code",
+        "groups",
+        "distinct",
+        "singles",
+        "pairs",
+        "threes",
+        "code",
         "flush_suit",
         "signature",
         "run_kind",
+        "_present",
+        "_counts",
         "_suits",
         "_memo",
-        "_pairs",
-        "_threes",
-        "_singles",
         "_ranks",
         "_straight",
         "_run",
-        "_held",
-        "_suit_code",
     )
 
     def __init__(self, cards: Sequence[Card], ranking: RankingRules, max_jokers: int = MAX_JOKERS) -> None:
@@ -278,47 +306,83 @@ class HandFacts:
             cards = tuple(cards)
         if len(cards) != 7:
             raise HandSizeError(len(cards), (7,))
+        a, b, c, d, e, f, g = cards
         try:
-            code = sum(map(_CARD_CODE.__getitem__, map(id, cards)))
-        except KeyError:
-            cards = _canonical(cards)
-            code = sum(map(_CARD_CODE.__getitem__, map(id, cards)))
-        njokers = code >> _CARD_JOKERS_AT & 15
-        if (code >> _CARD_BITS_AT).bit_count() + njokers != 7:
+            ranks = [a.rank, b.rank, c.rank, d.rank, e.rank, f.rank, g.rank]
+            code = (
+                _CODE[a.suit][ranks[0]]
+                + _CODE[b.suit][ranks[1]]
+                + _CODE[c.suit][ranks[2]]
+                + _CODE[d.suit][ranks[3]]
+                + _CODE[e.suit][ranks[4]]
+                + _CODE[f.suit][ranks[5]]
+                + _CODE[g.suit][ranks[6]]
+            )
+        except (AttributeError, KeyError, TypeError):
+            for card in cards:
+                _code_of_card(card)
+            raise
+        flush_key = code & _FLUSH_KEY
+        njokers = flush_key >> _JOKERS_AT
+        held = code >> _CARDS_AT & _LANES  # the natural cards, 16 bits per suit
+        if held.bit_count() + njokers != 7:
             _raise_duplicate(cards)  # a card twice carries out of its bit: fewer bits are set
         if njokers > max_jokers:
             raise TooManyJokersError(njokers, max_jokers)
-        # deck cards from here on (validated by their codes)
-        grank = [card.rank or ACE for card in cards] if njokers else [card.rank for card in cards]
-        counts: dict[int, int] = {}
-        _count_elements(counts, grank)
-        distinct = len(counts)
-        if distinct == 7:
-            hist = _SINGLES
-        elif distinct == 6:
-            hist = _ONE_PAIR
-        else:
-            hist = sum(map(_SIZE_BIT.__getitem__, counts.values()))
         self.cards = cards
         self.ranking = ranking
-        self.grank = grank
-        self.counts = counts
+        self.code = code
         self.run_kind = "straight"
-        self._code = self._suits = self._memo = self._pairs = self._threes = self._singles = self._ranks = None
+        self._counts = self._suits = self._memo = self._ranks = None
         self._run = _UNSET
-        mask = sum(map(_RANK_BIT.__getitem__, counts))
-        code &= _SUITS_AND_JOKERS
-        flush_suit = self.flush_suit = _FLUSH_SUIT[code]
+        # The natural ranks held (bit r for rank r): the four suits' card bits OR-ed; the
+        # group counters (joker = Ace, G2).
+        halves = held | held >> 32
+        present = self._present = (halves | halves >> 16) & _LANE
+        groups = code >> _RANKS_AT
         if njokers:
-            self.jokers = [i for i in range(7) if cards[i] is JOKER]
-            if counts[ACE] == njokers:
-                mask -= _ACE_BITS  # the jokers are the only Aces: no natural Ace in a run
+            jokers = self.jokers = [ranks.index(0)] if njokers == 1 else [i for i in range(7) if not ranks[i]]
+            for i in jokers:
+                ranks[i] = ACE  # a joker is an Ace in the groups (G2)
+            self.grank = ranks
+            groups += njokers << _ACE_AT
             extra = njokers << _SIG_JOKERS_AT - _KINDS_AT | ranking.joker_wild_in_low << _WILD_AT - _KINDS_AT
-            straight = _straight_in(mask, njokers)
+            straight = _straight_in(present | present >> 13 & 2, njokers)  # an Ace plays low too
+            grouped = present | _ACE_RANK  # the ranks of the groups: the jokers are Aces
+            flip = _ACE_RANK if njokers == 1 else 0  # one joker more in the Aces' group
         else:
             self.jokers = _NO_JOKERS
+            self.grank = ranks
             extra = 0
-            straight = mask & mask >> 1 & mask >> 2 & mask >> 3 & mask >> 4  # _straight_in, inline
+            straight = present in _FIVE_IN_ROW
+            grouped = present
+            flip = 0
+        self.groups = groups
+        # 7, 6 or 5 groups: singletons, one pair, two pairs or a 3-of-a-kind, told apart by
+        # the ranks held an odd number of times (the card bits XOR-ed); other hands count
+        distinct = self.distinct = grouped.bit_count()
+        if distinct == 7:
+            hist = _SINGLES
+            self.singles = self._ranks = _HIGH_FIRST[grouped]
+            self.pairs = self.threes = ()
+        else:
+            halves = held ^ held >> 32
+            odd = (halves ^ halves >> 16) & _LANE ^ flip
+            if distinct == 6 or distinct == 5 and odd.bit_count() == 3:
+                hist = _ONE_PAIR if distinct == 6 else _TWO_PAIRS
+                self.singles = _HIGH_FIRST[odd]
+                self.pairs = _LOW_FIRST[grouped ^ odd]
+                self.threes = ()
+            elif distinct == 5 and not njokers:  # a 3-of-a-kind: the rank held in three suits
+                hist = _THREE_OF_A_KIND
+                spades, hearts, diamonds, clubs = held & _LANE, held >> 16 & _LANE, held >> 32 & _LANE, held >> 48
+                threes = spades & hearts & (diamonds | clubs) | diamonds & clubs & (spades | hearts)
+                self.singles = _HIGH_FIRST[odd ^ threes]
+                self.pairs = ()
+                self.threes = _LOW_FIRST[threes]
+            else:
+                hist = self._groups_of_counts()
+        flush_suit = self.flush_suit = _FLUSH_SUIT[flush_key]
         if flush_suit is not None:
             extra |= self._flush_kinds()
         if straight:
@@ -326,9 +390,29 @@ class HandFacts:
             self._straight = _UNSET
         else:
             self._straight = None
-        self._held = mask
-        self._suit_code = code
         self.signature = hist | extra << _KINDS_AT
+
+    def _groups_of_counts(self) -> int:
+        """Sets singles, pairs and threes from the counts and returns the size histogram:
+        for the hands with a 3-of-a-kind or more, or four groups or fewer."""
+        counts = self.counts
+        self.singles = tuple(sorted([rank for rank in counts if counts[rank] == 1], reverse=True))
+        self.pairs = tuple(sorted([rank for rank in counts if counts[rank] == 2]))
+        self.threes = tuple(sorted([rank for rank in counts if counts[rank] == 3]))
+        return sum(map(_SIZE_BIT.__getitem__, counts.values()))
+
+    @property
+    def counts(self) -> dict[int, int]:
+        """Rank -> how many cards of it (joker = Ace, G2), ranks in hand order."""
+        counts = self._counts
+        if counts is None:
+            counts = self._counts = {}
+            _count_elements(counts, self.grank)
+        return counts
+
+    def count(self, rank: int) -> int:
+        """How many cards of ``rank`` (joker = Ace, G2)."""
+        return self.groups >> (rank << 2) & 15
 
     @property
     def memo(self) -> dict:
@@ -337,16 +421,6 @@ class HandFacts:
         if memo is None:
             memo = self._memo = {}
         return memo
-
-    @property
-    def sizes(self) -> list[int]:
-        """The sizes of the rank groups (joker = Ace, G2)."""
-        return list(self.counts.values())
-
-    @property
-    def ids(self) -> list[int]:
-        """The identities of the cards (deck objects)."""
-        return list(map(id, self.cards))
 
     @property
     def suits(self) -> list[str]:
@@ -358,43 +432,9 @@ class HandFacts:
 
     # -- groups of ranks (joker = Ace, G2) -----------------------------------------------------
 
-    @property
-    def pairs(self) -> list[int]:
-        """Ranks held exactly twice, lowest first ("first pair" = lowest, G10)."""
-        pairs = self._pairs
-        if pairs is None:
-            counts = self.counts
-            pairs = self._pairs = [rank for rank in counts if counts[rank] == 2]
-            pairs.sort()
-        return pairs
-
-    @property
-    def threes(self) -> list[int]:
-        """Ranks held exactly three times, lowest first."""
-        threes = self._threes
-        if threes is None:
-            counts = self.counts
-            threes = self._threes = [rank for rank in counts if counts[rank] == 3]
-            threes.sort()
-        return threes
-
-    @property
-    def singles(self) -> list[int]:
-        """Ranks held once (singletons, G6), highest first."""
-        singles = self._singles
-        if singles is None:
-            counts = self.counts
-            if len(counts) == 7:
-                singles = sorted(counts, reverse=True)
-            else:
-                singles = [rank for rank in counts if counts[rank] == 1]
-                singles.sort(reverse=True)
-            self._singles = singles
-        return singles
-
     def places(self, rank: int) -> list[int]:
         """Positions of the cards of ``rank``, hand order; the jokers are among the Aces (G2)."""
-        copies = self.counts.get(rank, 0)
+        copies = self.groups >> (rank << 2) & 15
         if copies == 0:
             return []
         index = self.grank.index
@@ -423,15 +463,6 @@ class HandFacts:
 
     # -- flushes and straights ------------------------------------------------------------
 
-    def flush_mask(self) -> int:
-        """Presence mask of the flush suit's natural cards (straights.py), 0 without a flush."""
-        suit = self.flush_suit
-        if suit is None:
-            return 0
-        grank = self.grank
-        suits = self.suits
-        return rank_mask(grank[i] for i in range(7) if suits[i] == suit)
-
     def _flush_ranks(self) -> int:
         """Rank mask (bit r; bit 1 for an Ace) of the flush suit's natural cards."""
         suit = self.flush_suit
@@ -439,16 +470,12 @@ class HandFacts:
         suits = self.suits
         return sum([_RANK_BIT[grank[i]] for i in range(7) if suits[i] == suit])
 
-    def can_make_royal(self) -> bool:
-        if self.flush_suit is None:
-            return False
-        return (_ROYAL_RANKS & ~self._flush_ranks()).bit_count() <= len(self.jokers)
-
     def straight_window(self) -> tuple[int, int] | None:
         """``(lowest rank, length)`` of the longest straight (G7, straights.py), or None."""
         window = self._straight
         if window is _UNSET:
-            window = self._straight = straight_window_of_ranks(self._held, len(self.jokers), self.nevada)
+            held = self._present | self._present >> 13 & 2  # an Ace plays low too
+            window = self._straight = straight_window_of_ranks(held, len(self.jokers), self.nevada)
         return window  # type: ignore[return-value]
 
     def kinds(self) -> int:
@@ -464,14 +491,6 @@ class HandFacts:
     @property
     def nevada(self) -> bool:
         return self.ranking.wheel is _NEVADA
-
-    @property
-    def code(self) -> int:
-        """The wide code of the seven cards (module docstring)."""
-        code = self._code
-        if code is None:
-            code = self._code = sum(map(_CODE_OF.__getitem__, map(id, self.cards)))
-        return code
 
     def _flush_kinds(self) -> int:
         """The flush bits of kinds: flush, straight flush, royal flush (G1)."""
@@ -568,19 +587,12 @@ class HandFacts:
     # Questions about some of the cards, answered from the sum of their codes (module doc).
 
     def code_of(self, places) -> int:
-        return sum(map(_CODE_OF.__getitem__, map(id, map(self.cards.__getitem__, places))))
-
-    @staticmethod
-    def _flush_of_code(code: int) -> bool:
-        return _FLUSH_SUIT[(code >> _SUITS_AT) & 0xFFFF | ((code >> _JOKERS_AT) & 15) << 16] is not None
-
-    def _window_of_code(self, code: int) -> tuple[int, int] | None:
-        return straight_window(presence(code & _RANK_FIELD), (code >> _JOKERS_AT) & 15, self.nevada)
+        cards = self.cards
+        return sum([_CODE[cards[i].suit][cards[i].rank] for i in places])
 
     def makes_flush(self, places) -> bool:
         """Do these cards make a flush, the jokers among them filling (G9)?"""
-        code = sum(map(_CARD_CODE.__getitem__, map(id, map(self.cards.__getitem__, places))))
-        return _FLUSH_SUIT[code & _SUITS_AND_JOKERS] is not None
+        return _FLUSH_SUIT[self.code_of(places) & _FLUSH_KEY] is not None
 
     def makes_straight(self, places) -> bool:
         """Do these cards make a straight, the jokers among them filling (G9)? The same as
@@ -606,25 +618,26 @@ class HandFacts:
 
     def five_card_windows_of(self, places) -> tuple[int, ...]:
         code = self.code_of(places)
-        return five_card_windows(presence(code & _RANK_FIELD), (code >> _JOKERS_AT) & 15)
+        return five_card_windows(presence(code >> _RANKS_AT), code >> _JOKERS_AT & 15)
 
     # -- legality and value of a split -----------------------------------------------------
 
     def legal(self, a: int, b: int) -> bool:
         """Is the split with cards ``a`` and ``b`` in front legal (not a foul)? See module doc."""
         grank = self.grank
-        counts = self.counts
+        groups = self.groups
         low_a = grank[a]
         low_b = grank[b]
+        held = self.distinct
         # Distinct ranks left behind (joker = Ace): the hand's, less those the front empties.
         if low_a != low_b:
-            single_a = counts[low_a] == 1
-            single_b = counts[low_b] == 1
-            if single_a and single_b and len(counts) < 7 and not (self.jokers and self.ranking.joker_wild_in_low):
+            single_a = groups >> (low_a << 2) & 15 == 1
+            single_b = groups >> (low_b << 2) & 15 == 1
+            if single_a and single_b and held < 7 and not (self.jokers and self.ranking.joker_wild_in_low):
                 return True  # two unmatched cards in front, a pair or better behind (the steps below)
-            distinct = len(counts) - single_a - single_b
+            distinct = held - single_a - single_b
         else:
-            distinct = len(counts) - (counts[low_a] == 2)
+            distinct = held - (groups >> (low_a << 2) & 15 == 2)
         if distinct <= 3:
             return True  # two pair or better behind
         jokers = self.jokers
@@ -633,7 +646,7 @@ class HandFacts:
             low_a = low_b = low_b if a in jokers else low_a
         else:
             low_pair = low_a == low_b
-        if not low_pair and max(counts) > (low_a if low_a > low_b else low_b):
+        if not low_pair and (groups.bit_length() - 1) >> 2 > (low_a if low_a > low_b else low_b):
             return True  # the high hand keeps a higher card (or a pair, or better)
         if distinct == 4:
             if not low_pair:
@@ -651,25 +664,13 @@ class HandFacts:
         if not kinds & (FLUSH | STRAIGHT):
             return False  # the seven cannot make one, so no five of them can
         card_a, card_b = self.cards[a], self.cards[b]
-        code = (self._suit_code - _CARD_CODE[id(card_a)] - _CARD_CODE[id(card_b)]) & _SUITS_AND_JOKERS  # the five behind
-        if _FLUSH_SUIT[code] is not None:
+        code = self.code - _CODE[card_a.suit][card_a.rank] - _CODE[card_b.suit][card_b.rank]  # the five behind
+        if _FLUSH_SUIT[code & _FLUSH_KEY] is not None:
             return True
         if not kinds & STRAIGHT:
             return False
-        # the ranks of the natural cards behind: the hand's, less a front card's rank when no
-        # natural copy of it stays behind
-        mask = self._held
-        aces_wild = len(self.jokers)  # jokers are counted among the Aces (G2)
-        rank_a, rank_b = grank[a], grank[b]
-        natural_a, natural_b = card_a is not JOKER, card_b is not JOKER
-        if natural_a:
-            left = counts[rank_a] - (aces_wild if rank_a == ACE else 0) - 1 - (natural_b and rank_b == rank_a)
-            if left == 0:
-                mask -= _RANK_BIT[rank_a]
-        if natural_b and not (natural_a and rank_b == rank_a):
-            if counts[rank_b] - (aces_wild if rank_b == ACE else 0) - 1 == 0:
-                mask -= _RANK_BIT[rank_b]
-        return _straight_in(mask, code >> _CARD_JOKERS_AT)
+        # the natural ranks behind: the rank nibbles of their code
+        return straight_possible(code >> _RANKS_AT, code >> _JOKERS_AT & 15)
 
     def value(self, low: tuple[int, int]) -> tuple[int, int]:
         """(high hand score, low hand score) of a split, by the evaluator (for G5)."""

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
+from operator import attrgetter
 from typing import Any
 
 from ..cards import Card
@@ -158,7 +159,7 @@ def group_rank_of(facts: HandFacts, sizes: tuple[int, ...], which: str) -> int |
 def group_rank_getter(sizes: tuple[int, ...], which: str) -> Callable[[HandFacts], int | None]:
     """group_rank_of for fixed ``sizes`` and ``which``, made once when a way is loaded."""
     if sizes == (2,) or sizes == (3,):
-        ranks_of = HandFacts.pairs.fget if sizes == (2,) else HandFacts.threes.fget  # type: ignore[attr-defined]
+        ranks_of = attrgetter("pairs" if sizes == (2,) else "threes")
     else:
 
         def ranks_of(f: HandFacts) -> list[int]:
@@ -277,11 +278,16 @@ def sel_pair(*, which: str = "only") -> Selector:
     """Both cards of a pair: the lowest ("first", G10), the highest ("second"), or the only one."""
     _check_which(which)
 
-    rank_of = group_rank_getter((2,), which)
+    at = {"lowest": 0, "highest": -1, "only": 0}[which]
 
     def select(f: HandFacts) -> Alternatives:
-        rank = rank_of(f)
-        return [] if rank is None else [tuple(f.places(rank))]
+        pairs = f.pairs
+        if not pairs or which == "only" and len(pairs) != 1:
+            return []
+        rank = pairs[at]
+        index = f.grank.index
+        place = index(rank)
+        return [(place, index(rank, place + 1))]
 
     return _sized(select, 2, "lowest-pair" if which == "lowest" else "")
 
@@ -337,18 +343,34 @@ def sel_highest(*, nth: list) -> Selector:
         raise ValueError(f"nth must be a list of places 1..7, got {nth!r}")
     places = tuple(n - 1 for n in nth)
 
-    def select(f: HandFacts) -> Alternatives:
-        ranks = f.ranks_high_first()
-        counts = f.counts
-        wanted = [ranks[n] for n in places]
-        if all(counts[rank] == 1 for rank in wanted):
-            index = f.grank.index
-            return [tuple(index(rank) for rank in wanted)]
-        need = Counter(wanted)
-        choices = [list(combinations(f.places(rank), k)) for rank, k in need.items()]
+    def tied(f: HandFacts, wanted: list[int]) -> Alternatives:
+        """Ranks held more than once among those wanted: which copies is left open."""
+        choices = [list(combinations(f.places(rank), k)) for rank, k in Counter(wanted).items()]
         if len(choices) == 1:
             return choices[0]
         return [sum(parts, ()) for parts in product(*choices)]
+
+    if len(places) == 2:  # the rows' usual "n-th & m-th highest"
+        first, second = places
+
+        def select(f: HandFacts) -> Alternatives:
+            ranks = f.ranks_high_first()
+            high, low = ranks[first], ranks[second]
+            if high != low and high in f.singles and low in f.singles:
+                index = f.grank.index
+                return [(index(high), index(low))]
+            return tied(f, [high, low])
+
+    else:
+
+        def select(f: HandFacts) -> Alternatives:
+            ranks = f.ranks_high_first()
+            wanted = [ranks[n] for n in places]
+            singles = f.singles
+            if all(rank in singles for rank in wanted):
+                index = f.grank.index
+                return [tuple([index(rank) for rank in wanted])]
+            return tied(f, wanted)
 
     return _sized(select, len(places), "below-top" if len(set(places)) == 2 and 0 not in places else "")
 
@@ -570,7 +592,7 @@ def pred_rank_count(*, rank: Any, count: int) -> Predicate:
             return False  # the jokers are Aces (G2)
         return None
 
-    return with_static(lambda f: f.counts.get(wanted, 0) == count, static)
+    return with_static(lambda f: f.count(wanted) == count, static)
 
 
 def pred_has_natural(*, rank: Any) -> Predicate:
@@ -609,7 +631,7 @@ def pred_group_has_joker(*, size: Any, which: str = "only") -> Predicate:
         if not f.jokers:
             return False
         if which == "any":
-            return f.counts[ACE] in sizes
+            return f.count(ACE) in sizes
         return group_rank_of(f, sizes, which) == ACE
 
     def static(sig: Signature) -> bool | None:
@@ -626,7 +648,7 @@ def pred_joker_unpaired() -> Predicate:
     """A joker is held and is part of no pair or 3-of-a-kind (readings F2: "One Pair, Joker"
     means a natural pair plus a joker that is not part of it)."""
     return with_static(
-        lambda f: bool(f.jokers) and f.counts[ACE] == 1,
+        lambda f: bool(f.jokers) and f.count(ACE) == 1,
         _false_unless(lambda sig: sig.jokers == 1 and 1 in sig.sizes),
     )
 
