@@ -1,9 +1,11 @@
 """The live stream's event hub: one poller of the table's audit chain for every terminal.
 
-Writers are many (the device conductor, the auto-dealer, the API), so the hub does not wait
-to be told: it reads the chain after the last ``seq`` it has seen every ``poll_interval``
+Writers are many (the device conductor, the auto-dealer, the API), so the hub does not rely
+on being told: it reads the chain after the last ``seq`` it has seen every ``poll_interval``
 seconds (one indexed query, ``(table_id, seq)``) and keeps the newest events in a ring
-buffer. A terminal resuming from ``Last-Event-ID`` is served from the buffer when it covers
+buffer. A commit made in this process on the hub's engine (SQLAlchemy's ``after_commit``)
+pokes it to read at once, so events written by the daemon reach the terminals in
+milliseconds; the poll remains for writers in other processes. A terminal resuming from ``Last-Event-ID`` is served from the buffer when it covers
 the gap, else from the store, so nothing is missed and nothing is sent twice: the event id
 is the chain ``seq``, which only grows (issue 5).
 """
@@ -17,8 +19,9 @@ from collections.abc import Callable
 
 import anyio.to_thread
 import structlog
-from sqlalchemy import func
+from sqlalchemy import event, func
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
 from sqlmodel import select
 
 from ..storage import list_events
@@ -46,16 +49,31 @@ class EventHub:
         self._buffer: deque[EventPublic] = deque(maxlen=buffer_size)
         self._frames: dict[int, bytes] = {}  # seq -> the event's SSE frame, made once for every terminal
         self._changed: asyncio.Event | None = None  # replaced by a fresh one at each change
+        self._poked: asyncio.Event | None = None  # set when a commit in this process may have added events
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
 
     # -- the poller ---------------------------------------------------------------------------
 
     async def start(self) -> None:
         self._changed = asyncio.Event()
+        self._poked = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
         self.head = await anyio.to_thread.run_sync(self._last_seq)
+        event.listen(Session, "after_commit", self._committed)
         self._task = asyncio.create_task(self._follow(), name=f"event-hub-{self.table_id}")
 
+    def _committed(self, session: Session) -> None:
+        """After any commit on this hub's engine, in whatever thread made it: read now."""
+        if session.bind is self.engine and self._loop is not None and self._poked is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._poked.set)
+            except RuntimeError:  # the loop has closed: the poller is gone
+                pass
+
     async def stop(self) -> None:
+        if event.contains(Session, "after_commit", self._committed):
+            event.remove(Session, "after_commit", self._committed)
         await self.close()
         if self._task is not None:
             self._task.cancel()
@@ -69,6 +87,8 @@ class EventHub:
         """End every stream (the server is shutting down)."""
         self.closed = True
         self._notify()
+        if self._poked is not None:
+            self._poked.set()
 
     def _notify(self) -> None:
         """Wake every waiting terminal (an Event per change: waiting needs no lock, so a
@@ -100,7 +120,12 @@ class EventHub:
                 self._notify()
                 if len(new) == STORE_PAGE:
                     continue
-            await asyncio.sleep(self.poll_interval)
+            assert self._poked is not None
+            try:
+                await asyncio.wait_for(self._poked.wait(), self.poll_interval)
+            except TimeoutError:
+                pass
+            self._poked.clear()
 
     # -- the terminals ------------------------------------------------------------------------
 

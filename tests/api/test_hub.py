@@ -73,3 +73,34 @@ def test_stopping_the_server_ends_open_streams_at_once(tmp_path, engine):
         began = time.monotonic()
     reader.join(timeout=10)
     assert ended.is_set() and time.monotonic() - began < 3
+
+
+async def test_a_commit_in_this_process_wakes_the_hub_without_waiting_for_the_poll(engine):
+    """The poll is an hour: only the after-commit poke can bring the events in time."""
+    import asyncio
+
+    hub = EventHub(engine, "t1", poll_interval=3600)
+    await hub.start()
+    try:
+        await asyncio.sleep(0.05)  # the poller has read once and now waits for a poke
+        writer = threading.Thread(target=write, args=(engine, 3))  # another thread, as the service's
+        writer.start()
+        writer.join(10)
+        assert await hub.wait(0, timeout=5)
+        while hub.head < 3:
+            assert await hub.wait(hub.head, timeout=5)
+        assert [e.seq for e in hub.after(0)] == [1, 2, 3]
+    finally:
+        await hub.stop()
+
+
+async def test_a_stopped_hub_no_longer_listens_for_commits(engine):
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+
+    hub = EventHub(engine, "t1", poll_interval=3600)
+    await hub.start()
+    assert event.contains(Session, "after_commit", hub._committed)
+    await hub.stop()
+    assert not event.contains(Session, "after_commit", hub._committed)
+    write(engine, 1)  # a commit after the stop pokes nothing and raises nothing
