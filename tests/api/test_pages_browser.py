@@ -171,9 +171,15 @@ def test_the_pit_acknowledges_an_alert_from_the_page(site, browser):
     first = browser.find_elements(By.CSS_SELECTOR, ".alert-row")[0]
     seq = int(first.get_attribute("data-seq"))
     assert "house-way-deviation" in first.text
-    first.find_element(By.CSS_SELECTOR, "input.note").send_keys("dealer retrained")
+    first.find_element(By.CSS_SELECTOR, "input.note").send_keys("dealer retr")
+    api.service.alert("device-fault", "shuffler door open")  # a new alert redraws the table meanwhile
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 3)
+    first = browser.find_element(By.CSS_SELECTOR, f'.alert-row[data-seq="{seq}"]')
+    note = first.find_element(By.CSS_SELECTOR, "input.note")
+    assert note.get_attribute("value") == "dealer retr"  # what was typed survives the redraw
+    note.send_keys("ained")  # and the typing goes on where it was
     first.find_element(By.CSS_SELECTOR, "button.ack").click()
-    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 1)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     [acked] = [a for a in api.get("/api/alerts").json() if a["seq"] == seq]
     assert (acked["acknowledged_by"], acked["note"]) == ("bob", "dealer retrained")
 

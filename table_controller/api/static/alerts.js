@@ -27,10 +27,34 @@ function row(a) {
     el("td", {}, a.detail), el("td", {}, a.actor), el("td", {}, action));
 }
 
+// Notes being typed, by alert, so that a redraw (a new alert arrives) does not erase them.
+function typedNotes() {
+  const notes = new Map();
+  for (const input of table.querySelectorAll("tr[data-seq] input.note")) {
+    const seq = input.closest("tr").dataset.seq;
+    notes.set(seq, { value: input.value, focused: input === document.activeElement, at: input.selectionStart });
+  }
+  return notes;
+}
+
+function restoreNotes(notes) {
+  for (const [seq, note] of notes) {
+    const input = table.querySelector(`tr[data-seq="${seq}"] input.note`);
+    if (!input) continue;
+    input.value = note.value;
+    if (note.focused) {
+      input.focus();
+      input.setSelectionRange(note.at, note.at);
+    }
+  }
+}
+
 async function load() {
   try {
     const alerts = await api("/api/alerts", { params: { open: openOnly.checked ? "true" : "false", limit: 500 } });
+    const notes = typedNotes();
     table.replaceChildren(el("tr", {}, ["#", "Raised", "Alert", "Round", "Detail", "By", ""].map((h) => el("th", {}, h))), ...alerts.map(row));
+    restoreNotes(notes);
     showError(null);
   } catch (error) {
     showError(error);
