@@ -24,13 +24,21 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
 
-from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, JournalError, ProtocolError
+from .errors import (
+    DriverError,
+    DriverInitError,
+    DriverIOError,
+    DriverTimeoutError,
+    JournalError,
+    ProtocolError,
+)
 from .framing import CrcMismatchError, Frame, FrameDecoder, FrameError, encode_frame
 from .messages import (
     MAX_MSG_ID,
@@ -187,6 +195,9 @@ class HostLink:
         self._last_rx = 0.0  # when the last valid frame was read (monotonic)
         self._last_received: float | None = None  # the same, None until the first frame ever
         self._busy_until = 0.0  # end of the last delivery: the host's own time is not device silence
+        self._tx = threading.Condition()  # the reader inside a delivery, or not (_keep_alive)
+        self._delivering = False
+        self._stopping = False
         self._last_tx = 0.0
         self._loss_after = self.config.heartbeat_interval * self.config.loss_after_heartbeats
 
@@ -253,6 +264,8 @@ class HostLink:
 
     def run(self, stop: threading.Event) -> None:
         """Serve the link until ``stop`` is set, reconnect with backoff; close the transport at the end."""
+        keep_alive = threading.Thread(target=self._keep_alive, name="link-keepalive", daemon=True)
+        keep_alive.start()
         try:
             while not stop.is_set():
                 try:
@@ -261,6 +274,10 @@ class HostLink:
                     self._lose(down.error)
                     self._reconnect(stop)
         finally:
+            with self._tx:
+                self._stopping = True
+                self._tx.notify()
+            keep_alive.join()
             self.transport.close()
 
     # -- hello ----------------------------------------------------------------------------------
@@ -401,7 +418,8 @@ class HostLink:
         try:
             # Delivered (and journalled by the driver) before the ACK: an acknowledged message
             # is one the host has kept. A journal failure leaves it unacknowledged: resent.
-            self.listener.message(kind, msg_id, body, frame)
+            with self._heartbeats_meanwhile():
+                self.listener.message(kind, msg_id, body, frame)
         except JournalError:
             self.stats.journal_failures += 1
             return
@@ -410,6 +428,36 @@ class HostLink:
         self._last_delivered = msg_id
         self.stats.messages_delivered += 1
         self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
+
+    @contextmanager
+    def _heartbeats_meanwhile(self) -> Iterator[None]:
+        """Mark this thread as inside a delivery (the driver's journal: a durable commit) for the
+        keep-alive thread (:meth:`_keep_alive`), which sends the heartbeats this one cannot."""
+        with self._tx:
+            self._delivering = True
+            self._tx.notify()
+        try:
+            yield
+        finally:
+            with self._tx:  # waits for a heartbeat being written: then only this thread writes
+                self._delivering = False
+                self._tx.notify()
+
+    def _keep_alive(self) -> None:
+        """While the reader thread is inside a delivery, send a heartbeat every heartbeat period,
+        so that the *device* does not take the host's commit for silence either (link.md, 6).
+        It writes only then, under ``_tx``, which the reader takes to leave the delivery: the
+        two never write at once."""
+        interval = self.config.heartbeat_interval
+        with self._tx:
+            while not self._stopping:
+                if not self._delivering:
+                    self._tx.wait()
+                elif not self._tx.wait(interval) and self._delivering and not self._stopping:
+                    try:
+                        self._write(self._frame(MsgType.HEARTBEAT, b""))
+                    except _LinkDown:
+                        pass  # the transport failed: the reader finds it at its next read
 
     def _on_frame_error(self, error: FrameError) -> None:
         if isinstance(error, CrcMismatchError):

@@ -112,3 +112,23 @@ async def test_true_silence_is_still_detected():
             assert silent > LOSS_WINDOW
             assert driver.stats.links_lost == 1
             await wait_for(driver, lambda e: isinstance(e, LinkRestored), timeout=5.0)
+
+
+async def test_the_device_does_not_take_the_hosts_commit_for_silence_either():
+    """A device with the standard rule (lost after 3 heartbeat periods without a frame: 150 ms
+    here) and no extra patience: while the reader thread is inside the 0.4 s journal write, the
+    keep-alive thread sends the heartbeats, so neither side loses the link."""
+    standard = DeviceLinkConfig()
+    assert SLOW_COMMIT > HOST.heartbeat_interval * standard.loss_after_heartbeats
+    with ShufflerSimulator(seed=7, link_config=standard) as sim:
+        journal = SlowJournal(sim)
+        driver = ShufflerDriver.from_url(sim.url, link_config=HOST, url_packages=URL_PACKAGES,
+                                         journal=journal)
+        async with driver:
+            command_id = driver.shuffle(53)
+            seen = await wait_for(driver, lambda e: isinstance(e, Shuffled) and e.command_id == command_id)
+            seen += await drain(driver)
+            assert not [e for e in seen if isinstance(e, LinkLost | LinkRestored)]
+            assert sim.link.stats.links_lost == 0 and driver.stats.links_lost == 0
+            assert [e.command_id for e in journal.recorded if isinstance(e, Shuffled)] == [command_id]
+            assert sim.link.unacknowledged == 0
