@@ -13,13 +13,12 @@ until SIGINT or SIGTERM (or ``--duration`` seconds). Unseeded, the dice come fro
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 
 from simulators.device_link import DeviceLinkConfig
 from simulators.faults import DICE_SHAKER_FAULTS, UnknownFaultError, parse_faults
+from simulators.stop_signals import StopSignals
 
 from .device import DiceShakerSimulator
 
@@ -69,22 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         cover_close_after=args.cover_close_after,
         tamper_reset_after=args.tamper_reset_after,
     )
-    stop = threading.Event()
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            previous[signum] = signal.signal(signum, lambda *_: stop.set())
-    try:
-        with simulator:
-            if args.pty:
-                print(simulator.serve_pty(), flush=True)
-            else:
-                host, port = simulator.serve_socket(*args.listen)
-                print(f"socket://{host}:{port}", flush=True)
-            stop.wait(args.duration)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with StopSignals() as stop, simulator:
+        if args.pty:
+            print(simulator.serve_pty(), flush=True)
+        else:
+            host, port = simulator.serve_socket(*args.listen)
+            print(f"socket://{host}:{port}", flush=True)
+        stop.wait(args.duration)
     return 0
 
 

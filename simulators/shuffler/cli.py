@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ import structlog
 
 from ..device_link import DeviceLinkConfig, PtyChannel, SocketChannel
 from ..faults import SHUFFLER_FAULTS, UnknownFaultError, parse_faults
+from ..stop_signals import StopSignals
 from .simulator import ShufflerSimulator
 
 
@@ -77,10 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     simulator = ShufflerSimulator(
         seed=args.seed, faults=faults, jokers=args.jokers, pile_interval=args.pile_interval,
         cut_duration=args.cut, link_config=DeviceLinkConfig.fast() if args.fast else None, channel=channel)
-    done = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: done.set())
-    with simulator:
+    done = threading.Event()  # "quit" on standard input
+    with StopSignals() as stop, simulator:
         if args.pty:
             print(simulator.tty_path, flush=True)
         else:
@@ -88,8 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{host}:{port}", flush=True)
         reader = threading.Thread(target=_read_commands, args=(simulator, done), daemon=True, name="stdin")
         reader.start()
-        while not done.wait(0.2):
-            pass
+        stop.wait(also=done)
     return 0
 
 
