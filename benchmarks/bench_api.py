@@ -21,7 +21,10 @@ PostgreSQL in a schema of its own in the database at ``--postgres-url``, dropped
    connection (the leanest client: its own cost is not the API's). The ratios fn/SQL and
    HTTP/SQL are the figures the issue asks for (goal: at most 3x).
 3. The round detail likewise: its three SELECTs in bare SQL, ``round_detail``, and HTTP.
-4. The live stream (SQLite run only): ``--terminals`` connections follow ``/api/stream``;
+4. The HTTP floor, for reading the HTTP ratios: one keep-alive exchange with a server that
+   answers a fixed byte string (no framework, no work), and one with an empty FastAPI endpoint
+   on uvicorn (as the API runs): what any request costs before the API does anything.
+5. The live stream (SQLite run only): ``--terminals`` connections follow ``/api/stream``;
    ``--events`` events are written to the chain; the time from each write to its arrival at
    every terminal is reported (p50, p99, max) with the total delivered.
 """
@@ -30,12 +33,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import http.client
 import random
 import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -49,6 +54,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import httpx
 import structlog
+from fastapi import FastAPI, Response
 from sqlalchemy.dialects import postgresql as postgresql_dialect
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Engine, make_url
@@ -360,6 +366,62 @@ async def follow_stream(base: str, token: str, terminals: int, events: int,
     return latencies, delivered
 
 
+_FIXED_ANSWER = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 1\r\n\r\nx"
+
+
+@contextmanager
+def bare_http_server() -> Iterator[str]:
+    """An asyncio server answering every request with a fixed byte string: no framework, no work."""
+    ready: list[tuple[asyncio.AbstractEventLoop, asyncio.Server]] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                await reader.readuntil(b"\r\n\r\n")
+                writer.write(_FIXED_ANSWER)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    async def serve() -> None:
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        ready.append((asyncio.get_running_loop(), server))
+        async with server:
+            with contextlib.suppress(asyncio.CancelledError):
+                await server.serve_forever()
+
+    thread = threading.Thread(target=asyncio.run, args=(serve(),), name="bare-http", daemon=True)
+    thread.start()
+    while not ready:
+        time.sleep(0.01)
+    loop, server = ready[0]
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        loop.call_soon_threadsafe(server.close)
+        thread.join(5)
+
+
+def http_floor(token: str, repeat: int) -> tuple[float, float]:
+    """Median seconds of one keep-alive HTTP exchange that does no work: with no framework at all
+    (a fixed answer), and through FastAPI + uvicorn as the API runs them (an empty endpoint)."""
+    floor_app = FastAPI()
+
+    @floor_app.get("/empty")
+    async def empty() -> Response:
+        return Response(b"x", media_type="text/plain")
+
+    results = []
+    for server in (bare_http_server(), serving(floor_app)):
+        with server as base:
+            terminal = Terminal(base, token)
+            try:
+                results.append(timed(lambda terminal=terminal: terminal.get("/empty"), repeat))
+            finally:
+                terminal.close()
+    return results[0], results[1]
+
+
 def bench_queries(engine: Engine, bare: Bare, terminal: Terminal, first: datetime, rounds: int,
                   round_id: str, repeat: int) -> None:
     """History pages and one round's detail: bare SQL, the API's function, the HTTP request."""
@@ -459,6 +521,9 @@ def run_backend(backend: str, args: argparse.Namespace, folder: Path) -> None:
             terminal = Terminal(base, token)
             try:
                 if not args.stream_only:
+                    raw_http, empty_endpoint = http_floor(token, max(args.repeat, 100))
+                    print(f"\nHTTP floor (keep-alive, median ms): a fixed answer with no framework"
+                          f" {raw_http * 1e3:.2f}; an empty FastAPI endpoint {empty_endpoint * 1e3:.2f}")
                     bench_queries(engine, bare, terminal, start, rounds, played[-1], args.repeat)
                 if backend == "sqlite" and args.terminals:
                     bench_stream(engine, service, base, token, args.terminals, args.events)
