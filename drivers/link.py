@@ -418,21 +418,20 @@ class HostLink:
         try:
             # Delivered (and journalled by the driver) before the ACK: an acknowledged message
             # is one the host has kept. A journal failure leaves it unacknowledged: resent.
-            with self._heartbeats_meanwhile():
+            with self._delivering_now():
                 self.listener.message(kind, msg_id, body, frame)
         except JournalError:
             self.stats.journal_failures += 1
             return
-        finally:
-            self._busy_until = self._clock()
         self._last_delivered = msg_id
         self.stats.messages_delivered += 1
         self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
 
     @contextmanager
-    def _heartbeats_meanwhile(self) -> Iterator[None]:
-        """Mark this thread as inside a delivery (the driver's journal: a durable commit) for the
-        keep-alive thread (:meth:`_keep_alive`), which sends the heartbeats this one cannot."""
+    def _delivering_now(self) -> Iterator[None]:
+        """This thread is inside a delivery (the driver's journal: a durable commit): the
+        keep-alive thread (:meth:`_keep_alive`) sends the heartbeats this one cannot, and the
+        time it takes is not device silence (``_busy_until``, :meth:`_tick`)."""
         with self._tx:
             self._delivering = True
             self._tx.notify()
@@ -442,6 +441,7 @@ class HostLink:
             with self._tx:  # waits for a heartbeat being written: then only this thread writes
                 self._delivering = False
                 self._tx.notify()
+            self._busy_until = self._clock()
 
     def _keep_alive(self) -> None:
         """While the reader thread is inside a delivery, send a heartbeat every heartbeat period,

@@ -42,23 +42,21 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def _read(self, work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
-        with read_snapshot(self.engine) as session:
+    @staticmethod
+    def _within(transaction: Callable[[Engine], Any], engine: Engine, work: Callable[..., T],
+                args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        with transaction(engine) as session:
             return work(session, *args, **kwargs)
 
     async def read(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``work(session, *args, **kwargs)`` on one consistent read snapshot (``read_snapshot``:
         REPEATABLE READ, READ ONLY on PostgreSQL), in the thread pool; rolled back at the end."""
-        return await run_in_threadpool(self._read, work, args, kwargs)
-
-    def _write(self, work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
-        with unit_of_work(self.engine) as session:
-            return work(session, *args, **kwargs)
+        return await run_in_threadpool(self._within, read_snapshot, self.engine, work, args, kwargs)
 
     async def write(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``work(session, *args, **kwargs)`` in one write transaction (``unit_of_work``: all or
         nothing), in the thread pool."""
-        return await run_in_threadpool(self._write, work, args, kwargs)
+        return await run_in_threadpool(self._within, unit_of_work, self.engine, work, args, kwargs)
 
     async def run(self, call: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``call(*args, **kwargs)`` in the thread pool: a command, which makes its own transactions."""

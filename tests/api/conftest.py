@@ -4,17 +4,23 @@ app built by ``create_app``, and one person per role with their token."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
 
+import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
 from table_controller.api import create_app
+from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.service import TableService
 from table_controller.settings import TableSettings
-from table_controller.storage import add_user, unit_of_work
+from table_controller.storage import add_user, make_engine, sqlite_url, unit_of_work, upgrade_to_head
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
 
@@ -51,6 +57,29 @@ def make_api(engine: Engine, settings: TableSettings | None = None) -> Iterator[
     app = create_app(settings, service, engine, poll_interval=0.02)
     with TestClient(app) as client:
         yield Api(client, service, engine, tokens)
+
+
+class Served(NamedTuple):
+    app: FastAPI
+    base: str
+    api: Api
+
+
+@contextmanager
+def served_api(folder: Path, *, poll_interval: float = 0.02, timeout: float = 5.0) -> Iterator[Served]:
+    """The API over a real uvicorn on a loopback port, on a SQLite store in ``folder``, one person
+    per role; the ``Api`` talks to it over HTTP."""
+    engine = make_engine(sqlite_url(folder))
+    try:
+        upgrade_to_head(engine)
+        settings = TableSettings(table_id="t1")
+        service = TableService(settings, engine)
+        tokens = add_people(engine)
+        app = create_app(settings, service, engine, poll_interval=poll_interval)
+        with serving(app) as base, httpx.Client(base_url=base, timeout=timeout) as client:
+            yield Served(app, base, Api(client, service, engine, tokens))  # type: ignore[arg-type]
+    finally:
+        engine.dispose()
 
 
 @pytest.fixture

@@ -7,33 +7,10 @@ clocks, every field has an exact value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-
-from drivers.messages import Hello
-from table_controller.device_health import DeviceHealthRegistry
+from ..test_device_health import HELLO, Probe, registry
 
 NEVER = {"status": "ok", "faults": [], "link": "never", "link_since": None, "link_reason": None,
          "last_seen": None, "silent_for_ms": None, "identity": None}
-START = datetime(2025, 3, 1, 20, 0, 0, tzinfo=UTC)
-
-
-class Clocks:
-    def __init__(self) -> None:
-        self.mono = 100.0
-        self.wall_now = START
-
-    def advance(self, seconds: float) -> None:
-        self.mono += seconds
-        self.wall_now += timedelta(seconds=seconds)
-
-
-@dataclass
-class Probe:
-    """Stands for the shuffler's HostLink."""
-
-    last_received: float | None = None
-    loss_window: float = 3.0
 
 
 def test_without_a_conductor_no_device_has_ever_connected(api):
@@ -49,14 +26,13 @@ def test_a_fault_open_without_a_conductor_is_shown_and_the_link_still_never(api)
 
 
 def test_device_health_as_the_conductor_reports_it_up_stale_down(api):
-    clocks = Clocks()
-    health = api.service.device_health = DeviceHealthRegistry(
-        wall_clock=lambda: clocks.wall_now, monotonic=lambda: clocks.mono)
+    health, clocks = registry()
+    api.service.device_health = health
     probe = Probe()
     health.attach("shuffler", probe)
     clocks.advance(2.0)
     probe.last_received = clocks.mono
-    health.link_up("shuffler", Hello(1, 0, 1000, 0xCAFEF00D, "SHF-7", "A1234", "2.3.1"))
+    health.link_up("shuffler", HELLO)
     clocks.advance(0.75)
 
     def shuffler() -> dict:

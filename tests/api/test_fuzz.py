@@ -12,17 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
-from schemathesis.specs.openapi.checks import positive_data_acceptance
-import httpx
 from hypothesis import HealthCheck, Phase, given, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from table_controller.api import create_app
-from table_controller.api.server import serving
-from table_controller.service import TableService
-from table_controller.settings import TableSettings
-from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
-
-from .conftest import add_people, play_round, Api
+from .conftest import play_round, served_api
 
 MAX_EXAMPLES = 25
 # Operations whose parameters have a rule JSON Schema cannot state (a range's start before its
@@ -32,20 +25,13 @@ CROSS_FIELD = {"/api/rounds", "/api/reports/shift", "/api/reports/shift.csv"}
 
 @pytest.fixture
 def fuzzed(tmp_path) -> Iterator[tuple[object, dict[tuple[str, str], str]]]:
-    engine = make_engine(sqlite_url(tmp_path))
-    upgrade_to_head(engine)
-    settings = TableSettings(table_id="t1")
-    service = TableService(settings, engine)
-    tokens = add_people(engine)
-    app = create_app(settings, service, engine, poll_interval=0.02)
-    with serving(app) as base, httpx.Client(base_url=base) as client:
-        play_round(Api(client, service, engine, tokens))  # type: ignore[arg-type]  # a stored round: t1-1
+    with served_api(tmp_path) as (app, base, api):
+        play_round(api)  # a stored round: t1-1
         headers: dict[tuple[str, str], str] = {}
         for path, item in app.openapi()["paths"].items():
             for method, operation in item.items():
-                headers[(method.upper(), path)] = f"Bearer {tokens[operation['x-roles'][0]]}"
+                headers[(method.upper(), path)] = f"Bearer {api.tokens[operation['x-roles'][0]]}"
         yield app, base, headers
-    engine.dispose()
 
 
 def test_no_request_gives_a_500_or_breaks_its_schema(fuzzed):

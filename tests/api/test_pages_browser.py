@@ -18,24 +18,18 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from drivers.messages import Hello
-from table_controller.api import create_app
-from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
-from table_controller.service import TableService
-from table_controller.settings import TableSettings
-from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
-from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, add_people, play_round
+from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -56,18 +50,10 @@ def browser_installed() -> None:
 
 @pytest.fixture
 def site(tmp_path) -> Iterator[tuple[str, Api]]:
-    engine = make_engine(sqlite_url(tmp_path))
-    upgrade_to_head(engine)
-    settings = TableSettings(table_id="t1")
-    service = TableService(settings, engine)
-    tokens = add_people(engine)
-    app = create_app(settings, service, engine, poll_interval=0.05)
-    with serving(app, host="127.0.0.1") as base, httpx.Client(base_url=base) as client:
-        api = Api(client, service, engine, tokens)  # type: ignore[arg-type]
+    with served_api(tmp_path, poll_interval=0.05) as (_, base, api):
         assert play_round(api) == "t1-1"
         assert play_round(api, how="override") == "t1-2"
         yield base, api
-    engine.dispose()
 
 
 @pytest.fixture

@@ -9,13 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from table_controller.api import create_app
-from table_controller.api.server import serving
-from table_controller.service import TableService
-from table_controller.settings import TableSettings
-from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
-
-from .conftest import WAGERS, Api, add_people
+from .conftest import WAGERS, Api, served_api
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "font-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
@@ -29,15 +23,8 @@ EVERYWHERE = {
 
 @pytest.fixture
 def served(tmp_path) -> Iterator[Api]:
-    engine = make_engine(sqlite_url(tmp_path))
-    upgrade_to_head(engine)
-    settings = TableSettings(table_id="t1")
-    service = TableService(settings, engine)
-    tokens = add_people(engine)
-    app = create_app(settings, service, engine, poll_interval=0.02)
-    with serving(app) as base, httpx.Client(base_url=base, timeout=10) as client:
-        yield Api(client, service, engine, tokens)  # type: ignore[arg-type]
-    engine.dispose()
+    with served_api(tmp_path, timeout=10) as (_, _, api):
+        yield api
 
 
 def security_headers(answer: httpx.Response) -> dict[str, str]:

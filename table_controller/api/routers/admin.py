@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
+from ...service import TableService
 from ...storage import append_event, redacted
 from ...storage.users import (
     UserCreate,
@@ -21,6 +22,7 @@ from ...storage.users import (
 )
 from ..deps import AdminDep, ServiceDep, SettingsDep, StoreDep, TokensDep
 from ..errors import responses
+from ..tokens import Principal
 
 router = APIRouter(prefix="/api", tags=["admin"])
 
@@ -40,6 +42,11 @@ class ConfigPublic(BaseModel):
     settings: dict[str, Any]
 
 
+def _audit(session: Session, service: TableService, who: Principal, kind: str, **payload: str) -> None:
+    """The change to people as an audit event naming the admin, in the change's transaction."""
+    append_event(session, table_id=service.table_id, round_id=None, kind=kind, actor=who.name, payload=payload)
+
+
 @router.get("/users", response_model=list[UserPublic], responses=responses(), tags=["admin"])
 async def get_users(_: AdminDep, store: StoreDep) -> list[UserPublic]:
     """Everyone who may use the terminals (no tokens: only their hashes are stored)."""
@@ -52,8 +59,7 @@ async def create_user(body: UserCreate, who: AdminDep, store: StoreDep, service:
 
     def added(session: Session) -> UserKeyPublic:
         token = add_user(session, name=body.name, role=body.role)
-        append_event(session, table_id=service.table_id, round_id=None, kind="user.added", actor=who.name,
-                     payload={"name": body.name, "role": body.role.value})
+        _audit(session, service, who, "user.added", name=body.name, role=body.role.value)
         return UserKeyPublic(user=get_user(session, name=body.name), token=token)
 
     return await store.write(added)
@@ -66,8 +72,7 @@ async def disable(name: UserName, who: AdminDep, store: StoreDep, service: Servi
 
     def disabled(session: Session) -> UserPublic:
         user = disable_user(session, name=name)
-        append_event(session, table_id=service.table_id, round_id=None, kind="user.disabled", actor=who.name,
-                     payload={"name": name})
+        _audit(session, service, who, "user.disabled", name=name)
         return user
 
     try:
@@ -83,8 +88,7 @@ async def new_key(name: UserName, who: AdminDep, store: StoreDep, service: Servi
 
     def rotated(session: Session) -> UserKeyPublic:
         token = rotate_token(session, name=name)
-        append_event(session, table_id=service.table_id, round_id=None, kind="user.key-rotated", actor=who.name,
-                     payload={"name": name})
+        _audit(session, service, who, "user.key-rotated", name=name)
         return UserKeyPublic(user=get_user(session, name=name), token=token)
 
     try:

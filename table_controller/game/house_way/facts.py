@@ -594,26 +594,24 @@ class HandFacts:
         """Do these cards make a flush, the jokers among them filling (G9)?"""
         return _FLUSH_SUIT[self.code_of(places) & _FLUSH_KEY] is not None
 
+    def _rank_bits_of(self, places) -> tuple[int, int]:
+        """The rank bits of the natural cards at ``places``, and how many jokers are among them."""
+        jokers = self.jokers
+        if jokers:
+            naturals = [i for i in places if i not in jokers]
+            held = len(places) - len(naturals)
+        else:
+            naturals, held = places, 0
+        return reduce(or_, map(_RANK_BIT.__getitem__, map(self.grank.__getitem__, naturals)), 0), held
+
     def makes_straight(self, places) -> bool:
         """Do these cards make a straight, the jokers among them filling (G9)? The same as
         ``run_window_of(places) is not None``."""
-        jokers = self.jokers
-        if jokers:
-            naturals = [i for i in places if i not in jokers]
-            held = len(places) - len(naturals)
-        else:
-            naturals, held = places, 0
-        return _straight_in(reduce(or_, map(_RANK_BIT.__getitem__, map(self.grank.__getitem__, naturals)), 0), held)
+        return _straight_in(*self._rank_bits_of(places))
 
     def run_window_of(self, places) -> tuple[int, int] | None:
         """The run (straights.straight_window) these cards make, jokers among them filling."""
-        jokers = self.jokers
-        if jokers:
-            naturals = [i for i in places if i not in jokers]
-            held = len(places) - len(naturals)
-        else:
-            naturals, held = places, 0
-        ranks = reduce(or_, map(_RANK_BIT.__getitem__, map(self.grank.__getitem__, naturals)), 0)
+        ranks, held = self._rank_bits_of(places)
         return straight_window_of_ranks(ranks, held, self.nevada)
 
     def five_card_windows_of(self, places) -> tuple[int, ...]:
