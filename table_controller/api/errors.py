@@ -28,6 +28,7 @@ from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
 from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError
 from ..storage.users import UserExistsError, UserNotFoundError
 from .models.errors import ErrorBody, FieldProblem, RefusalBody, SettingPublic, ValidationBody
+from .patterns import pattern_words
 
 log = structlog.get_logger()
 
@@ -61,9 +62,18 @@ def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc)
 
 
+def _message(error: dict[str, Any]) -> str:
+    """pydantic's words for a problem, except a pattern mismatch: what was given and, in words,
+    what was expected (``patterns.PATTERN_WORDS``), not the regular expression."""
+    if error.get("type") == "string_pattern_mismatch":
+        given = repr(error.get("input"))
+        return f"{given if len(given) <= 40 else given[:37] + '...'} is not {pattern_words(error['ctx']['pattern'])}"
+    return str(error.get("msg", ""))
+
+
 def _validation(errors: list[dict[str, Any]]) -> JSONResponse:
     problems = [FieldProblem(loc=[p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
-                             msg=str(e.get("msg", ""))) for e in errors]
+                             msg=_message(e)) for e in errors]
     detail = "; ".join(f"{_where(tuple(p.loc))}: {p.msg}" if p.loc else p.msg for p in problems) or "invalid request"
     return _json(422, ValidationBody(error="invalid-request", detail=detail, errors=problems))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from table_controller.storage import list_events, verify_chain
 from table_controller.storage.session import read_snapshot
 
@@ -132,7 +134,9 @@ def test_commands_the_round_cannot_take_now_are_409(api):
     early = api.post("/api/round/players/3/setting", json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]})
     assert early.status_code == 409 and early.json()["phase"] == "open"
     bad_card = api.post("/api/round/players/3/setting", json={"high": ["Zz", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]})
-    assert bad_card.status_code == 422 and "body.high.0: String should match pattern" in bad_card.json()["detail"]
+    assert bad_card.status_code == 422
+    assert bad_card.json()["detail"] == ("body.high.0: 'Zz' is not a card code: rank then suit (ranks 2-9 T J Q K A,"
+                                         " 10 for T; suits s h d c; any case), or JK for the joker; e.g. As, Td, 10h")
     deal_round(api)
     not_its_cards = api.post("/api/round/players/3/setting",
                              json={"high": ["Qs", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]})
@@ -174,3 +178,25 @@ def test_the_body_schema_carries_the_tables_limits_and_double_joker_takes_bonuse
         opened = api.post("/api/round", "dealer", json={"wagers": {"4": {"main": 1000, "big_hand": 500, "joker_bonus": 2000}}})
         assert opened.status_code == 201, opened.text
         assert opened.json()["round"]["wagers"] == [{"position": 4, "main": 1000, "big_hand": 500, "joker_bonus": 2000}]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "reason"),
+    [
+        ("post", "/api/round/void", {"reason": "\t\t\t"},
+         "body.reason: '\\t\\t\\t' is not plain text: at least one letter or digit, no control characters"),
+        ("get", "/api/rounds/t1_x", None,
+         "path.round_id: 't1_x' is not a round id: the table id, a dash and the round's number; e.g. PG-3-1042"),
+        ("get", "/api/devices/events?device=Shuffler", None,
+         "query.device: 'Shuffler' is not a device name: lowercase letters, digits and dashes; e.g. shuffler"),
+        ("post", "/api/round/players/3/setting", {"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "1" * 3]},
+         "body.low.1: '111' is not a card code: rank then suit"),
+    ],
+)
+def test_a_value_of_the_wrong_form_is_refused_in_words_not_with_its_pattern(api, method, path, body, reason):
+    """Bad input (issue 5): the 422 says what was given and what was expected, in words."""
+    role = "surveillance" if method == "get" else "pit"  # surveillance reads everything, pit plays
+    answer = getattr(api, method)(path, role, **({"json": body} if body is not None else {}))
+    assert answer.status_code == 422
+    assert answer.json()["detail"].startswith(reason)
+    assert "^" not in answer.json()["detail"]  # no regular expression in the answer

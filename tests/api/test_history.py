@@ -82,7 +82,7 @@ def test_history_pages_with_a_cursor_and_a_time_range(four_rounds):
     [
         ({"limit": 201}, "query.limit"),
         ({"limit": 0}, "query.limit"),
-        ({"card": "Zz"}, "query.card: String should match pattern"),
+        ({"card": "Zz"}, "query.card: 'Zz' is not a card code: rank then suit"),
         ({"position": 8}, "query.position"),
         ({"outcome": "foul"}, "query.outcome"),
         ({"high_category": "two-pairs"}, "query.high_category"),

@@ -371,7 +371,7 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
              == ["ann", "bob", "cy", "dee"])
     assert nav_links(browser) == ["Users"]
     submit(browser, "add-user", name="Eve")
-    wait_for(browser, lambda d: form_error(d, "add-user").startswith("body.name: String should match pattern"))
+    wait_for(browser, lambda d: form_error(d, "add-user").startswith("body.name: 'Eve' is not a person's name: lowercase"))
     submit(browser, "add-user", name="eve", role="pit")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-token").is_displayed())
     token = text(browser, "#new-token-value")

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from ...game.cards import parse_card
+from ..patterns import CARD_PATTERN, TEXT_PATTERN
 
 MAX_CENTS = 10**12  # far above any table limit; the limits themselves are checked by the table
 
@@ -15,7 +16,6 @@ def _card(code: str) -> str:
     return parse_card(code).code
 
 
-CARD_PATTERN = r"^(?:[2-9TJQKAtjqka]|10)[shdcSHDC]$|^[Jj][Kk]$"
 CardCode = Annotated[str, Field(min_length=2, max_length=3, pattern=CARD_PATTERN, examples=["As", "Td", "JK"],
                                 description="rank then suit (2-9 T J Q K A, s h d c; any case; 10 for T), or JK"),
                      AfterValidator(_card)]
@@ -37,8 +37,6 @@ def cents(minimum: int = 0, maximum: int = MAX_CENTS, description: str = "cents"
 Cents = cents()
 
 
-# Free text (a reason, a note): no control characters, at least one letter or digit; kept as given.
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*[A-Za-z0-9][^\x00-\x1f\x7f]*$"
 Reason = Annotated[str, Field(min_length=3, max_length=500, pattern=TEXT_PATTERN,
                               description="why, in words (3..500 characters, a letter or digit, no control characters)")]
 Note = Annotated[str, Field(min_length=1, max_length=500, pattern=TEXT_PATTERN,

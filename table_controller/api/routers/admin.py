@@ -12,6 +12,7 @@ from sqlmodel import Session
 from ...service import TableService
 from ...storage import append_event, redacted
 from ...storage.users import (
+    NAME_MAX,
     UserCreate,
     UserPublic,
     add_user,
@@ -22,11 +23,12 @@ from ...storage.users import (
 )
 from ..deps import AdminDep, ServiceDep, SettingsDep, StoreDep, TokensDep
 from ..errors import responses
+from ..patterns import NAME_PATTERN
 from ..tokens import Principal
 
 router = APIRouter(prefix="/api", tags=["admin"])
 
-UserName = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9_.-]*$")]
+UserName = Annotated[str, Path(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)]
 
 
 class UserKeyPublic(BaseModel):

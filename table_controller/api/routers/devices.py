@@ -15,6 +15,7 @@ from ...storage.models import Event, EventPublic
 from ..deps import DeviceFramesDep, ServiceDep, StoreDep
 from ..errors import responses
 from ..models.events import EventPage, event_view
+from ..patterns import DEVICE_PATTERN
 
 router = APIRouter(prefix="/api/devices", tags=["devices"])
 MAX_EVENTS = 500
@@ -26,7 +27,7 @@ async def device_events(
     service: ServiceDep,
     store: StoreDep,
     after: Annotated[int, Query(ge=0, le=10**15, description="events after this chain seq")] = 0,
-    device: Annotated[str | None, Query(pattern=r"^[a-z0-9][a-z0-9-]{0,31}$", description="e.g. shuffler")] = None,
+    device: Annotated[str | None, Query(pattern=DEVICE_PATTERN, description="e.g. shuffler")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_EVENTS)] = 100,
 ) -> EventPage:
     """Device events (``device.*``) in chain order after ``after``, by pages."""

@@ -17,6 +17,7 @@ from ..errors import ApiError, responses
 from ..history import MAX_PAGE, HistoryFilter, history_page, round_detail, round_replay
 from ..models.commands import CardCode
 from ..models.rounds import ReplayPublic, RoundDetailPublic, RoundPage
+from ..patterns import ROUND_ID_PATTERN
 from ..times import aware_utc
 
 router = APIRouter(prefix="/api/rounds", tags=["rounds"])
@@ -30,7 +31,7 @@ def _labels(name: str, category: type[enum.IntEnum]) -> type[enum.StrEnum]:
 HighCategoryLabel = _labels("HighCategoryLabel", HighCategory)
 LowCategoryLabel = _labels("LowCategoryLabel", LowCategory)
 SevenCardCategoryLabel = _labels("SevenCardCategoryLabel", SevenCardCategory)
-RoundId = Annotated[str, Path(min_length=3, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*-[0-9]+$",
+RoundId = Annotated[str, Path(min_length=3, max_length=80, pattern=ROUND_ID_PATTERN,
                               examples=["table-1-42"])]
 
 
