@@ -16,6 +16,14 @@ import structlog
 
 LogFormat = Literal["auto", "json", "console"]
 
+# Alembic says these at INFO every time it looks at a schema (a start, ``audit verify``):
+# they tell an operator nothing. "Running upgrade ..." lines, which do, stay.
+_ALEMBIC_CHATTER = ("Context impl ", "Will assume ")
+
+
+def _not_alembic_chatter(record: logging.LogRecord) -> bool:
+    return not (isinstance(record.msg, str) and record.msg.startswith(_ALEMBIC_CHATTER))
+
 
 def configure_logging(fmt: LogFormat = "auto", level: str = "INFO") -> None:
     """Configure structlog and the standard library once, at program start."""
@@ -39,6 +47,9 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "INFO") -> None:
             ],
         )
     )
+    migration = logging.getLogger("alembic.runtime.migration")
+    if _not_alembic_chatter not in migration.filters:
+        migration.addFilter(_not_alembic_chatter)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

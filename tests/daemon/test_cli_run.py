@@ -61,6 +61,7 @@ def test_simulate_three_rounds_then_a_second_run_continues_the_numbering(tmp_pat
     assert stored(tmp_path, "SELECT count(*) FROM events WHERE kind = 'round.settled'") == [(5,)]
     verified = cli("audit", "verify", "--data-dir", str(tmp_path))
     assert verified.returncode == 0 and verified.stdout.startswith("audit chain whole:")
+    assert verified.stderr == ""  # a read-only check says nothing else (no Alembic chatter)
     assert (tmp_path / "simulators" / "shuffler.log").is_file()  # the children's logs stay with the table
 
 
