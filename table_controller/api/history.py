@@ -127,11 +127,15 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
         # column wrapped in an expression (same value) can no longer draw the planner to its index.
         return func.coalesce(column, column) if rare else column
 
+    # A time range is walked by round number (its first and last numbers were looked up first);
+    # the times themselves are only checked, never used to pick an index: asked for both,
+    # PostgreSQL takes number and time for independent and reads the whole range to sort it.
+    opened = func.coalesce(c.opened_at, c.opened_at)
     conditions = [bare(c.table_id) == bindparam("table_id")]
     if "from" in shape:
-        conditions += [bare(c.number) >= bindparam("from_number"), bare(c.opened_at) >= bindparam("opened_from")]
+        conditions += [bare(c.number) >= bindparam("from_number"), opened >= bindparam("opened_from")]
     if "to" in shape:
-        conditions += [bare(c.number) <= bindparam("to_number"), bare(c.opened_at) < bindparam("opened_to")]
+        conditions += [bare(c.number) <= bindparam("to_number"), opened < bindparam("opened_to")]
     if "cursor" in shape:
         conditions.append(bare(c.number) < bindparam("cursor") if newest_first else bare(c.number) > bindparam("cursor"))
     conditions += [bare(c[name]) == bindparam(name) for name in _ROUND_FILTERS if name in shape]

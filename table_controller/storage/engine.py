@@ -114,6 +114,15 @@ def _sqlite_engine(parsed: URL, *, busy_timeout_ms: int, echo: bool) -> Engine:
     return engine
 
 
+POSTGRES_SESSION_SETTINGS: dict[str, str] = {
+    "synchronous_commit": "on",
+    # The controller's reads are small indexed walks that stop at a page: starting parallel
+    # workers costs more than the query (the history's card filter on a year of rounds: 7.1 ms
+    # with two workers, 2.4 ms without; benchmarks/bench_api.py).
+    "max_parallel_workers_per_gather": "0",
+}
+
+
 def _postgres_engine(parsed: URL, *, echo: bool) -> Engine:
     engine = create_engine(parsed, echo=echo, pool_pre_ping=True)
 
@@ -123,7 +132,8 @@ def _postgres_engine(parsed: URL, *, echo: bool) -> Engine:
         dbapi_connection.autocommit = True
         try:
             with dbapi_connection.cursor() as cursor:
-                cursor.execute("SET synchronous_commit TO on")
+                for name, value in POSTGRES_SESSION_SETTINGS.items():
+                    cursor.execute(f"SET {name} TO {value}")
         finally:
             dbapi_connection.autocommit = autocommit
 
@@ -136,6 +146,7 @@ def is_sqlite(engine: Engine | Connection) -> bool:
 
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_MS",
+    "POSTGRES_SESSION_SETTINGS",
     "SQLITE_FILE_NAME",
     "is_sqlite",
     "make_engine",

@@ -120,3 +120,15 @@ def test_postgres_commits_are_synchronous_even_if_the_server_says_otherwise(post
         assert engine.dialect.driver == "psycopg"
     finally:
         engine.dispose()
+
+
+def test_postgres_reads_start_no_parallel_workers(postgres_url: str) -> None:
+    """A page of history stops after a few rows: two parallel workers made the card filter on a
+    year of rounds 3x slower (benchmarks/bench_api.py), so the controller's sessions start none."""
+    url = make_url(postgres_url).update_query_dict({"options": "-cmax_parallel_workers_per_gather=4"})
+    engine = make_engine(url.render_as_string(hide_password=False))
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("SHOW max_parallel_workers_per_gather").scalar() == "0"
+    finally:
+        engine.dispose()
