@@ -20,7 +20,9 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import Select, and_, bindparam, exists, func, literal, select
+from sqlalchemy import Integer, Select, and_, bindparam, exists, func, literal, select
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import GenericFunction
 from sqlmodel import Session
 
 from ..game.cards import Game, parse_cards
@@ -40,6 +42,24 @@ ROUNDS = Round.__table__  # type: ignore[attr-defined]
 POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
 MAX_PAGE = 200
 SPARSE = 5000  # a hand category held by at most this many positions is looked up by its index
+
+
+class substring_at(GenericFunction[int]):  # noqa: N801 (an SQL function's name)
+    """Where ``needle`` first occurs in ``text`` (from 1; 0 if nowhere): ``instr`` in SQLite,
+    ``strpos`` in PostgreSQL. The card filter uses it rather than ``LIKE '% As %'``, whose
+    selectivity PostgreSQL guesses from the pattern's letters at a fiftieth of the truth: on
+    two weeks of rounds it then read every position's cards and sorted them (27 ms) instead of
+    walking the newest rounds until a page is full (1.5 ms)."""
+
+    type = Integer()
+    name = "instr"
+    identifier = "substring_at"  # not ``func.instr``: that stays SQLAlchemy's own
+    inherit_cache = True
+
+
+@compiles(substring_at, "postgresql")
+def _strpos(element: substring_at, compiler: Any, **kw: Any) -> str:
+    return f"strpos({compiler.process(element.clauses, **kw)})"
 
 
 @dataclass(frozen=True)
@@ -145,7 +165,7 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
     if "outcome" in shape:
         held.append(p.outcome == bindparam("outcome"))
     if "card" in shape:
-        held.append((literal(" ") + p.cards + literal(" ")).like(bindparam("card")))
+        held.append(substring_at(literal(" ") + p.cards + literal(" "), bindparam("card")) > 0)
     if rare:
         conditions.append(c.round_id.in_(bindparam("rare", expanding=True)))
     if held:
@@ -191,7 +211,7 @@ def history_statement(session: Session, table_id: str, where: HistoryFilter, *, 
         "high_category": where.high_category, "low_category": where.low_category,
         "seven_card_category": where.seven_card_category, "position": where.position,
         "outcome": None if where.outcome is None else where.outcome.value,
-        "card": None if where.card is None else f"% {where.card} %",
+        "card": None if where.card is None else f" {where.card} ",
     }
     given = {name: value for name, value in given.items() if value is not None}
     params.update(given)

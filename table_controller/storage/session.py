@@ -8,8 +8,8 @@ waits (busy timeout) instead of failing at its first write on a stale snapshot.
 
 ``read_snapshot`` is for readers that need one consistent view of many rows (the chain
 verifier): a ``REPEATABLE READ, READ ONLY`` transaction on PostgreSQL, a deferred
-transaction on SQLite (in WAL mode a reader sees one snapshot until it ends). It never
-commits.
+transaction on SQLite (in WAL mode a reader sees one snapshot until it ends). It writes
+nothing: READ ONLY on PostgreSQL, rolled back on SQLite.
 """
 
 from __future__ import annotations
@@ -39,9 +39,18 @@ def unit_of_work(engine: Engine) -> Iterator[Session]:
 
 @contextmanager
 def read_snapshot(engine: Engine) -> Iterator[Session]:
-    """A session reading one consistent snapshot; rolled back at the end, never commits."""
+    """A session reading one consistent snapshot; it writes nothing.
+
+    SQLite: rolled back at the end (SQLite has no read-only transactions: whatever a reader
+    might have written is thrown away). PostgreSQL: the transaction is READ ONLY, so the server
+    itself refuses any write, and it ends with COMMIT when the block succeeds: psycopg forgets
+    the statements it has prepared on a connection at every ROLLBACK, so readers ending in
+    ROLLBACK never reuse a plan (and a page's statement, planned afresh each time from its
+    values, can take the worse plan; docs/api.md, Speed). Any error rolls back.
+    """
     with Session(engine, expire_on_commit=False, autoflush=False) as session:
-        if is_sqlite(engine):
+        sqlite = is_sqlite(engine)
+        if sqlite:
             session.connection()
         else:
             session.connection(
@@ -49,8 +58,13 @@ def read_snapshot(engine: Engine) -> Iterator[Session]:
             )
         try:
             yield session
-        finally:
+        except BaseException:
             session.rollback()
+            raise
+        if sqlite:
+            session.rollback()
+        else:
+            session.commit()
 
 
 __all__ = ["read_snapshot", "unit_of_work"]

@@ -117,3 +117,27 @@ def test_a_snapshot_cannot_write_on_postgres(engine: Engine) -> None:
                 session, table_id="PG-3", round_id=None, kind="a", actor="system", payload={}, now=T0
             )
     assert _counts(engine)["events"] == 0
+
+
+@pytest.mark.parametrize("empty_engine", ["sqlite"], indirect=True)
+def test_what_a_snapshot_wrote_on_sqlite_is_thrown_away(engine: Engine) -> None:
+    """SQLite has no read-only transaction: a snapshot ends in ROLLBACK, so nothing it did stays."""
+    with read_snapshot(engine) as session:
+        append_event(session, table_id="PG-3", round_id=None, kind="a", actor="system", payload={}, now=T0)
+        session.flush()
+        assert len(list_events(session, table_id="PG-3")) == 1
+    assert _counts(engine)["events"] == 0
+
+
+@pytest.mark.parametrize("empty_engine", ["postgresql"], indirect=True)
+def test_snapshots_on_postgres_keep_the_statements_psycopg_prepared(engine: Engine) -> None:
+    """A snapshot ends in COMMIT on PostgreSQL (it is READ ONLY): psycopg forgets its prepared
+    statements at every ROLLBACK, so a reader ending in ROLLBACK would plan every page afresh.
+    psycopg prepares a statement at its fifth run on a connection."""
+    for _ in range(6):
+        with read_snapshot(engine) as session:
+            list_events(session, table_id="PG-3")
+    with read_snapshot(engine) as session:
+        prepared = session.connection().exec_driver_sql(
+            "SELECT count(*) FROM pg_prepared_statements WHERE strpos(statement, 'FROM events') > 0").scalar_one()
+    assert prepared >= 1
