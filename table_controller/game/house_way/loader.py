@@ -1,4 +1,4 @@
-"""Loading way files: ``config/house_ways/<name>.toml``, validated completely at load.
+"""Loading way files: ``table_controller/config/house_ways/<name>.toml``, validated completely at load.
 
 A way file (docs/house-way.md "Writing a way file") holds ``name``, ``title``, ``source``,
 an optional ``section_order`` (the order sections are tried, G1; default: as listed), then
@@ -7,7 +7,7 @@ grouped by section, sections in the order listed). Every predicate, selector and
 name must be in the vocabulary, every parameter valid, every id unique and every reference
 resolved, or loading fails with a HouseWayFileError naming the file and the entry.
 
-Ways are looked up in ``<repo>/config/house_ways/`` by default, or in an explicit
+Ways are looked up in ``table_controller/config/house_ways/`` by default, or in an explicit
 directory; loaded ways are cached per (name, directory) (``load_house_way.cache_clear()``
 after editing a file in a running process).
 """
@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ...shipped import CONFIG_DIR
 from ..cards import Card, parse_cards
 from ..evaluator import DEFAULT_RULES, RankingRules
 from .engine import Action, Combination, Condition, HouseWay, HouseWayResult, Rule, Section
@@ -34,8 +35,7 @@ from .errors import (
 from .vocabulary import VocabularyError, compile_action, compile_predicate
 
 DEFAULT_WAY = "house-way-002"
-CONFIG_DIRECTORY = Path(__file__).resolve().parents[3] / "config"
-WAYS_DIRECTORY = CONFIG_DIRECTORY / "house_ways"
+WAYS_DIRECTORY = CONFIG_DIR / "house_ways"
 
 _ID = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
 _NAME = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
@@ -52,7 +52,7 @@ def _directory(directory: Path | str | None) -> Path:
 
 
 def available_house_ways(directory: Path | None = None) -> list[str]:
-    """Names of the way files in ``directory`` (default ``config/house_ways``), sorted."""
+    """Names of the way files in ``directory`` (default ``table_controller/config/house_ways``), sorted."""
     folder = _directory(directory)
     if not folder.is_dir():
         return []
@@ -60,7 +60,7 @@ def available_house_ways(directory: Path | None = None) -> list[str]:
 
 
 def load_house_way(name: str = DEFAULT_WAY, directory: Path | None = None) -> HouseWay:
-    """The way ``name`` from ``directory`` (default ``config/house_ways``), cached.
+    """The way ``name`` from ``directory`` (default ``table_controller/config/house_ways``), cached.
 
     Raises UnknownHouseWayError for a name with no file, HouseWayFileError (or a subclass:
     UnknownPredicateError, UnknownActionError, DuplicateRuleIdError) for a file that is not
