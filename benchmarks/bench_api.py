@@ -76,7 +76,7 @@ from table_controller.storage import (
     unit_of_work,
     upgrade_to_head,
 )
-from table_controller.storage.engine import POSTGRES_SESSION_SETTINGS
+from table_controller.storage.engine import apply_postgres_session_settings
 from table_controller.storage.models import PositionOutcome
 from table_controller.storage.session import read_snapshot
 
@@ -257,8 +257,7 @@ class Bare:
 
             url = engine.url.set(drivername="postgresql")
             self.connection = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
-            for name, value in POSTGRES_SESSION_SETTINGS.items():  # as the API's own connections
-                self.connection.execute(f"SET {name} TO {value}")
+            apply_postgres_session_settings(self.connection)  # as the API's own connections
 
     def compiled(self, statement: Any, params: dict[str, Any]) -> tuple[str, Any]:
         """The SQL text and parameters of a statement as the API runs it."""

@@ -67,7 +67,8 @@ def _message(error: dict[str, Any]) -> str:
     what was expected (``patterns.PATTERN_WORDS``), not the regular expression."""
     if error.get("type") == "string_pattern_mismatch":
         given = repr(error.get("input"))
-        return f"{given if len(given) <= 40 else given[:37] + '...'} is not {pattern_words(error['ctx']['pattern'])}"
+        given = given if len(given) <= 40 else given[:37] + "..."
+        return f"{given} is not {pattern_words(error['ctx']['pattern'])}"
     return str(error.get("msg", ""))
 
 

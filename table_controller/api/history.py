@@ -136,6 +136,12 @@ def _holding(categories: frozenset[str]) -> Select[Any]:
     return select(p.round_id).where(*[p[name] == bindparam(name) for name in sorted(categories)]).limit(SPARSE + 1)
 
 
+def _checked_only(column: Any) -> Any:
+    """``column`` wrapped in an expression of the same value: a condition on it is checked on
+    the rows read, and can no longer draw the planner to the column's index."""
+    return func.coalesce(column, column)
+
+
 @lru_cache(maxsize=256)
 def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Select[Any]:
     """The SELECT of history pages of one shape: the names of the filters given (and
@@ -143,14 +149,13 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
     c, p = ROUNDS.c, POSITIONS.c
 
     def bare(column: Any) -> Any:
-        # With the rare rounds' ids in hand, the primary key must drive the query: a round-level
-        # column wrapped in an expression (same value) can no longer draw the planner to its index.
-        return func.coalesce(column, column) if rare else column
+        # With the rare rounds' ids in hand, the primary key must drive the query.
+        return _checked_only(column) if rare else column
 
     # A time range is walked by round number (its first and last numbers were looked up first);
-    # the times themselves are only checked, never used to pick an index: asked for both,
-    # PostgreSQL takes number and time for independent and reads the whole range to sort it.
-    opened = func.coalesce(c.opened_at, c.opened_at)
+    # the times themselves are only checked: asked for both ranges, PostgreSQL takes number and
+    # time for independent and reads the whole range to sort it.
+    opened = _checked_only(c.opened_at)
     conditions = [bare(c.table_id) == bindparam("table_id")]
     if "from" in shape:
         conditions += [bare(c.number) >= bindparam("from_number"), opened >= bindparam("opened_from")]

@@ -34,5 +34,5 @@ def pattern_words(pattern: str) -> str:
     return PATTERN_WORDS.get(pattern, "in the form the API documents for it (see /openapi.json)")
 
 
-__all__ = ["CARD_PATTERN", "DEVICE_PATTERN", "NAME_PATTERN", "PATTERN_WORDS", "ROUND_ID_PATTERN", "TEXT_PATTERN",
-           "pattern_words"]
+__all__ = ["CARD_PATTERN", "DEVICE_PATTERN", "NAME_PATTERN", "PATTERN_WORDS", "ROUND_ID_PATTERN",
+           "TEXT_PATTERN", "pattern_words"]

@@ -203,7 +203,8 @@ def paytables_dir() -> Path:
 
 
 def load_paytable(bonus: Bonus, path: Path | str | None = None) -> PayTable:
-    """Read and check one pay table file; the default is the 003 table in ``table_controller/config/paytables``."""
+    """Read and check one pay table file; the default is the 003 table in
+    ``table_controller/config/paytables``."""
     file = Path(path) if path is not None else paytables_dir() / DEFAULT_FILES[bonus]
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))

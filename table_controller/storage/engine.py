@@ -128,16 +128,21 @@ def _postgres_engine(parsed: URL, *, echo: bool) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
-        autocommit = dbapi_connection.autocommit
-        dbapi_connection.autocommit = True
-        try:
-            with dbapi_connection.cursor() as cursor:
-                for name, value in POSTGRES_SESSION_SETTINGS.items():
-                    cursor.execute(f"SET {name} TO {value}")
-        finally:
-            dbapi_connection.autocommit = autocommit
+        apply_postgres_session_settings(dbapi_connection)
 
     return engine
+
+
+def apply_postgres_session_settings(dbapi_connection: Any) -> None:
+    """``POSTGRES_SESSION_SETTINGS`` on a psycopg connection (outside any transaction)."""
+    autocommit = dbapi_connection.autocommit
+    dbapi_connection.autocommit = True
+    try:
+        with dbapi_connection.cursor() as cursor:
+            for name, value in POSTGRES_SESSION_SETTINGS.items():
+                cursor.execute(f"SET {name} TO {value}")
+    finally:
+        dbapi_connection.autocommit = autocommit
 
 
 def is_sqlite(engine: Engine | Connection) -> bool:
@@ -147,6 +152,7 @@ def is_sqlite(engine: Engine | Connection) -> bool:
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_MS",
     "POSTGRES_SESSION_SETTINGS",
+    "apply_postgres_session_settings",
     "SQLITE_FILE_NAME",
     "is_sqlite",
     "make_engine",

@@ -44,9 +44,11 @@ class HistoryParams(BaseModel):
     model, not sixteen separate parameters: a page's request costs a third less)."""
 
     opened_from: datetime | None = Field(None, description="rounds opened at or after (with a time zone)")
-    opened_to: datetime | None = Field(None, description="rounds opened before (with a time zone); after opened_from")
+    opened_to: datetime | None = Field(None, description="rounds opened before (with a time zone);"
+                                                         " after opened_from")
     position: int | None = Field(None, ge=1, le=7, description="a position took part (1 is the banker)")
-    outcome: PositionOutcome | None = Field(None, description="a position (the one given, or any) had this outcome")
+    outcome: PositionOutcome | None = Field(None, description="a position (the one given, or any)"
+                                                              " had this outcome")
     game: Game | None = None
     dealer: str | None = Field(None, min_length=1, max_length=128, description="who opened the round")
     card: CardCode | None = Field(None, description="a position (the one given, or any) held this card")
