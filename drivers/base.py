@@ -247,7 +247,7 @@ class Driver(abc.ABC):
         try:
             loop.call_soon_threadsafe(queue.put_nowait, item)
         except RuntimeError:  # the loop is closed: nobody is listening any more
-            log.warning("driver.event_after_loop_closed", device=self.name, event=repr(item))
+            log.warning("driver.event_after_loop_closed", device=self.name, device_event=repr(item))
 
     def _settle(
         self, future: asyncio.Future, result: object = None, error: BaseException | None = None

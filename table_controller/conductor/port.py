@@ -128,7 +128,7 @@ class DevicePort:
             try:
                 self.observe(event)
             except Exception:  # a failed fault write must not kill the pump; it is logged
-                log.exception("device.observe_failed", device=self.device, event=type(event).__name__)
+                log.exception("device.observe_failed", device=self.device, device_event=type(event).__name__)
             if self.queueing:
                 self._inbox.put_nowait(event)
         # the driver's events ended: it was stopped (close), or it stopped under us (its reader

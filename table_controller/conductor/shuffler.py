@@ -27,6 +27,7 @@ import structlog
 from drivers.base import CommandRejected, CommandsDropped, DeviceFault, DriverEvent, LinkRestored
 from drivers.shuffler.events import (
     DealAborted,
+    DeckChecked,
     PileDealt,
     RejectReason,
     Shuffled,
@@ -211,7 +212,7 @@ class ShufflerPort(DevicePort):
             if deal is not None and deal.accepts(event):
                 deal.take(event)
             else:
-                log.warning("deal.stale_event", event=type(event).__name__, command_id=event.command_id)
+                log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
         elif isinstance(event, LinkRestored) and event.device_restarted and deal is not None:
             deal.interrupt(f"{RESTARTED} after piles {sorted(deal.piles)}")
 
@@ -268,6 +269,24 @@ class ShufflerPort(DevicePort):
         self.count_retry = min(self.count_retry * 2, COUNT_RETRY_MAX)
         return False
 
+    async def check_deck(self) -> DeckChecked | str:
+        """DECK_CHECK the deck in the machine (shuffler.md 4): its scan, or why there is none.
+
+        Run when the table holds after consecutive misdeals; the pit sees what is missing,
+        duplicated or unreadable before play may resume."""
+        await self.wait_clear(ignore=frozenset({COUNT_FAULT}))
+        command_id = self.driver.check_deck(self.deck_size)
+        self.journal.command("deck-check", command_id, deck_size=self.deck_size)
+        answer = await self._answer(command_id, DeckChecked)
+        if isinstance(answer, DeckChecked):
+            log.info("shuffler.deck_checked", command_id=command_id, complete=answer.complete,
+                     scanned=answer.scanned, unreadable=answer.unreadable, missing=list(answer.missing),
+                     duplicated=[f"{code}x{seen}" for code, seen in answer.duplicated])
+            return answer
+        reason = str(getattr(answer, "reason", type(answer).__name__))
+        log.warning("shuffler.deck_check_failed", command_id=command_id, reason=reason)
+        return reason
+
     async def _deal_once(self, round_id: str) -> Deal | None:
         """One DEAL; None when it was refused before any card fell (shuffle and deal again)."""
         command_id = self.driver.deal()
@@ -288,7 +307,7 @@ class ShufflerPort(DevicePort):
                 if deal.accepts(event):
                     deal.take(event)
                 else:
-                    log.warning("deal.stale_event", event=type(event).__name__, command_id=event.command_id)
+                    log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
             elif isinstance(event, CommandRejected) and event.command_id == deal.command_id:
                 if not deal.piles:
                     return event
@@ -310,7 +329,7 @@ class ShufflerPort(DevicePort):
             if isinstance(event, CommandsDropped) and command_id in event.command_ids:
                 return event
             if isinstance(event, PileDealt | UnusedCards | DealAborted):
-                log.warning("deal.stale_event", event=type(event).__name__, command_id=event.command_id)
+                log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
 
     async def _after_refusal(self, answer: DriverEvent) -> None:
         """Pause before the next attempt; a fault the refusal reported is waited out by ``shuffle``."""
