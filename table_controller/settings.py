@@ -117,6 +117,7 @@ class TableSettings(BaseSettings):
     device_timeout: float = Field(default=30.0, gt=0, le=600)  # seconds to wait for a device answer
     device_link: Literal["standard", "fast"] = "standard"  # link timings (link.md 7); fast: tests only
     step_delay: float = Field(default=0.0, ge=0, le=60)  # seconds between the steps of a round (a human pace)
+    misdeal_hold_after: int = Field(default=2, ge=1, le=20)  # consecutive misdeals that hold the table
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
     simulator: SimulatorSettings = SimulatorSettings()
     api: bool = True  # serve the pit and surveillance API inside the daemon (issue 5)
