@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 import structlog
@@ -35,9 +36,10 @@ from .round.events import (
     Wager,
 )
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
-from .round.recorder import RoundRecorder
+from .round.recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
+from .storage.errors import StoreUnavailableError, is_outage
 
 log = structlog.get_logger()
 
@@ -46,11 +48,95 @@ class TableRefused(ValueError):
     """A command the table cannot take now (closed table, open fault, limits, a round running)."""
 
 
+class RoundHeld(TableRefused):
+    """The round is held: something failed inside it; only a pit void moves it on."""
+
+
+class StoreOutage(StoreUnavailableError):
+    """The database went away (or is locked) under a command: nothing of it was written."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
 @dataclass(frozen=True)
 class OpenFault:
     device: str
     kind: str
     detail: str
+    restored: bool = False  # read back from the record at start, not yet re-reported by the device
+
+
+@dataclass(frozen=True)
+class DeckCheck:
+    """What DECK_CHECK found (shuffler.md 4), or why there is no scan (``error``)."""
+
+    complete: bool
+    scanned: int = 0
+    unreadable: int = 0
+    missing: tuple[str, ...] = ()
+    duplicated: tuple[tuple[str, int], ...] = ()
+    error: str | None = None
+    at: str = field(default_factory=_now)
+
+    def words(self) -> str:
+        if self.error is not None:
+            return f"no deck check: {self.error}"
+        if self.complete:
+            return f"deck complete: {self.scanned} cards scanned, none missing, duplicated or unreadable"
+        parts = []
+        if self.missing:
+            parts.append("missing " + " ".join(self.missing))
+        if self.duplicated:
+            parts.append("duplicated " + " ".join(f"{code} x{seen}" for code, seen in self.duplicated))
+        if self.unreadable:
+            parts.append(f"{self.unreadable} unreadable")
+        parts.append(f"{self.scanned} scanned")
+        return "deck not clean: " + "; ".join(parts)
+
+    def as_payload(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["missing"] = list(self.missing)
+        data["duplicated"] = [list(d) for d in self.duplicated]
+        return data
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> DeckCheck:
+        return cls(complete=bool(data["complete"]), scanned=int(data.get("scanned", 0)),
+                   unreadable=int(data.get("unreadable", 0)), missing=tuple(data.get("missing", ())),
+                   duplicated=tuple((str(c), int(n)) for c, n in data.get("duplicated", ())),
+                   error=data.get("error"), at=str(data.get("at", "")))
+
+
+@dataclass(frozen=True)
+class TableHold:
+    """No new round until the pit clears it: after ``misdeal_hold_after`` misdeals in a row the
+    deck is checked (DECK_CHECK) and the clear is refused while the last check was not clean."""
+
+    reason: str
+    since: str
+    deck_check: DeckCheck | None = None
+    deck_check_wanted: bool = True  # the conductor runs DECK_CHECK when it sees this
+
+    def as_payload(self) -> dict[str, Any]:
+        return {"reason": self.reason, "since": self.since, "deck_check_wanted": self.deck_check_wanted,
+                "deck_check": None if self.deck_check is None else self.deck_check.as_payload()}
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> TableHold:
+        check = data.get("deck_check")
+        return cls(reason=str(data["reason"]), since=str(data["since"]),
+                   deck_check=None if check is None else DeckCheck.from_payload(check),
+                   deck_check_wanted=bool(data.get("deck_check_wanted", True)))
+
+
+@dataclass(frozen=True)
+class Outage:
+    """The store stopped answering: since when, why, and the notes kept until it is back."""
+
+    since: str
+    error: str
 
 
 def rules_for(opened: RoundOpened) -> RoundRules:
@@ -78,7 +164,12 @@ def check_wagers(game: Game, limits: Limits, wagers: Mapping[int, Wager]) -> Non
 
 
 class TableService:
-    """One table: its current round, its open faults, and the commands on them."""
+    """One table: its current round, its open faults, its hold, and the commands on them.
+
+    Every piece of the table's state (open or closed, the hold, the open faults) is written
+    to the chain as a ``table.state`` event whenever it changes, and restored from the last
+    one at start (``resume``), so a restart after SIGTERM or SIGKILL finds the table as the
+    pit left it."""
 
     def __init__(self, settings: TableSettings, engine: Engine) -> None:
         self.settings = settings
@@ -87,24 +178,49 @@ class TableService:
         self._rules = GameRoundRules(table=settings.table_rules(), way=load_house_way(settings.house_way))
         self.round: RoundState | None = None
         self.round_rules: RoundRules | None = None
+        self.held: str | None = None  # what failed inside the open round (it waits for a pit void)
         self.faults: dict[tuple[str, str], OpenFault] = {}
         self.device_health = DeviceHealthRegistry()  # fed by the conductor's device ports, read by the API
         self.table_open = True
+        self.hold: TableHold | None = None
+        self.misdeals = 0  # misdeals in a row (a good deal ends the run)
+        self.outage: Outage | None = None
+        self._pending: list[Note] = []  # notes the store could not take yet, in order
+        self._stale_round = False  # a round write failed on an outage: re-read the round before the next
         self._lock = threading.RLock()  # the conductor, the journal thread and the API share it
 
     # -- start ---------------------------------------------------------------------------------
 
     def resume(self) -> RoundState | None:
-        """Restore the table's open round after a restart (a known state: issue 4)."""
+        """Restore the table's state and its open round after a restart (a known state).
+
+        A round whose stored events cannot all be replayed is held at the last good state,
+        with a ``round.held`` alert: the daemon keeps running and the pit can void it."""
         with self._lock:
+            self._restore_table()
             found = self.recorder.resume()
             if found is None:
-                self.round, self.round_rules = None, None
+                self.round, self.round_rules, self.held = None, None, None
                 return None
-            self.round, self.round_rules = found
+            self.round, self.round_rules, self.held = found.state, found.rules, found.held
             log.info("round.restored", table_id=self.table_id, round_id=self.round.round_id,
-                     phase=self.round.phase.value)
+                     phase=self.round.phase.value, held=self.held)
+            if found.failure is not None and self.held is None:
+                self._hold_round(found.failure)
             return self.round
+
+    def _restore_table(self) -> None:
+        record, opened, misdeals = self.recorder.table_record(self.settings.misdeal_hold_after)
+        self.misdeals = misdeals
+        if record is not None:
+            self.table_open = bool(record["open"])
+            self.hold = None if record.get("hold") is None else TableHold.from_payload(record["hold"])
+            self.faults = {(f["device"], f["kind"]): OpenFault(f["device"], f["kind"], f.get("detail", ""), True)
+                           for f in record.get("faults", [])}
+        elif opened is not None:  # a record older than table.state: the last open/close stands
+            self.table_open = opened
+        log.info("table.restored", open=self.table_open, hold=None if self.hold is None else self.hold.reason,
+                 faults=sorted(f"{d} {k}" for d, k in self.faults), misdeals_in_a_row=self.misdeals)
 
     # -- the round's commands ------------------------------------------------------------------
 
@@ -114,8 +230,12 @@ class TableService:
 
     def open_round(self, wagers: Mapping[int, Wager], actor: str) -> RoundState:
         with self._lock:
+            self._writable("round.open")
             if not self.table_open:
                 raise self._refuse("round.open", "the table is closed")
+            if self.hold is not None:
+                raise self._refuse("round.open", f"the table is held: {self.hold.reason}; "
+                                   "the pit clears the hold after a clean deck check")
             if self.in_progress:
                 assert self.round is not None
                 raise self._refuse("round.open", f"round {self.round.round_id} is still in progress")
@@ -126,12 +246,18 @@ class TableService:
                 check_wagers(self.settings.game, self.settings.limits, wagers)
             except TableRefused as error:
                 raise self._refuse("round.open", str(error)) from None
-            self.round, self.round_rules = self.recorder.open(
-                game=self.settings.game, rules=self._rules.snapshot(), wagers=wagers, actor=actor
-            )
+            try:
+                self.round, self.round_rules = self.recorder.open(
+                    game=self.settings.game, rules=self._rules.snapshot(), wagers=wagers, actor=actor
+                )
+            except Exception as error:
+                if is_outage(error):
+                    raise self._store_lost("round.open", error) from error
+                raise
+            self.held = None
             structlog.contextvars.bind_contextvars(table_id=self.table_id, round_id=self.round.round_id)
             log.info("round.opened", actor=actor, positions=sorted(wagers),
-                     wagered=sum(w.main for w in wagers.values()))
+                     wagered_cents=sum(w.main for w in wagers.values()))
             return self.round
 
     def record_dice(self, event: DiceRolled) -> RoundState:
@@ -140,16 +266,21 @@ class TableService:
         return state
 
     def record_deal(self, event: PilesDealt) -> RoundState:
-        state = self._record(event)
-        if state.misdeal:
-            details = [d.detail for d in state.misdeal]
-            self.alert("misdeal", "; ".join(details), discrepancies=[d.kind for d in state.misdeal])
-            log.error("round.misdeal", discrepancies=details)
-        else:
-            assert state.required is not None
-            log.info("deal.verified", house_way_rule=state.required.rule_id)
-        self._round_done(state)
-        return state
+        with self._lock:
+            state = self._record(event)
+            if state.misdeal:
+                details = [d.detail for d in state.misdeal]
+                self.alert("misdeal", "; ".join(details), discrepancies=[d.kind for d in state.misdeal])
+                log.error("round.misdeal", discrepancies=details)
+                self.misdeals += 1
+                if self.misdeals >= self.settings.misdeal_hold_after and self.hold is None:
+                    self._hold_table(f"{self.misdeals} misdeals in a row (last: {'; '.join(details)})")
+            else:
+                assert state.required is not None
+                self.misdeals = 0
+                log.info("deal.verified", house_way_rule=state.required.rule_id)
+            self._round_done(state)
+            return state
 
     def set_player(self, position: int, high: list[str], low: list[str], actor: str) -> RoundState:
         return self._record(PlayerSet(position=position, high=high, low=low, actor=actor))
@@ -180,53 +311,151 @@ class TableService:
         state = self._record(RoundSettled())
         assert state.result is not None
         totals = state.result["totals"]
-        log.info("round.settled", positions=len(state.result["positions"]), wagered=totals["total_wagered"],
-                 commission=totals["commission"], bonuses_paid=totals["bonuses_paid"],
-                 house_result=totals["house_result"])
+        log.info("round.settled", positions=len(state.result["positions"]), wagered_cents=totals["total_wagered"],
+                 commission_cents=totals["commission"], bonuses_paid_cents=totals["bonuses_paid"],
+                 house_result_cents=totals["house_result"])
         self._round_done(state)
         return state
 
     def void(self, actor: str, reason: str) -> RoundState:
-        state = self._record(RoundVoided(actor=actor, reason=reason))
-        self.alert("void", f"{actor} voided the round: {reason}", actor=actor)
-        self._round_done(state)
-        return state
+        with self._lock:
+            state = self._record(RoundVoided(actor=actor, reason=reason))
+            self.alert("void", f"{actor} voided the round: {reason}", actor=actor)
+            self.held = None
+            self._round_done(state)
+            return state
+
+    def hold_round(self, what_failed: str) -> None:
+        """Hold the open round: something failed inside it (the conductor, a device step)."""
+        with self._lock:
+            if self.in_progress and self.held is None:
+                self._hold_round(what_failed)
 
     # -- the table -----------------------------------------------------------------------------
 
     def set_table_open(self, is_open: bool, actor: str) -> None:
         with self._lock:
+            self._writable("table.open" if is_open else "table.close")
+            before = self.table_open
             self.table_open = is_open
-            self.recorder.note(kind="table.opened" if is_open else "table.closed", actor=actor, payload={})
+            try:
+                self.recorder.notes([Note("table.opened" if is_open else "table.closed", actor, {}),
+                                     self._state_note()])
+            except Exception as error:
+                self.table_open = before
+                if is_outage(error):
+                    raise self._store_lost("table.open" if is_open else "table.close", error) from error
+                raise
+
+    def record_deck_check(self, check: DeckCheck) -> None:
+        """The conductor's DECK_CHECK while the table is held: shown to the pit, chained."""
+        with self._lock:
+            if self.hold is None:
+                log.info("deck.checked_without_hold", words=check.words())
+                return
+            self.hold = replace(self.hold, deck_check=check, deck_check_wanted=False)
+            self._notes([Note("deck.checked", "device:shuffler", check.as_payload()), self._state_note()])
+            (log.info if check.complete else log.warning)("deck.checked", complete=check.complete,
+                                                          words=check.words())
+
+    def request_deck_check(self, actor: str) -> None:
+        """The pit asks for another DECK_CHECK (after fixing the deck) while the table is held."""
+        with self._lock:
+            self._writable("deck.check")
+            if self.hold is None:
+                raise self._refuse("deck.check", "the table is not held")
+            self._commit_table_change(replace(self.hold, deck_check_wanted=True),
+                                      Note("deck.check_requested", actor, {}), "deck.check")
+
+    def clear_hold(self, actor: str) -> None:
+        """The pit lets play resume; refused while the last deck check was not clean."""
+        with self._lock:
+            self._writable("hold.clear")
+            if self.hold is None:
+                raise self._refuse("hold.clear", "the table is not held")
+            check = self.hold.deck_check
+            if check is None or self.hold.deck_check_wanted:
+                raise self._refuse("hold.clear", "no deck check since the hold (or one was asked for and has "
+                                   "not run yet): wait for its result")
+            if not check.complete:
+                raise self._refuse("hold.clear", f"the last deck check was not clean ({check.words()}): "
+                                   "fix the deck and ask for a new deck check")
+            self._commit_table_change(None, Note("table.hold_cleared", actor, {"reason": self.hold.reason}),
+                                      "hold.clear")
+            self.misdeals = 0
+            log.info("table.hold_cleared", actor=actor)
 
     def device_fault(self, device: str, kind: str, detail: str = "") -> None:
         """A fault or a lost link: play stops (no new round) until it clears."""
         with self._lock:
             key = (device, kind)
             if key in self.faults:
+                if self.faults[key].restored:  # the device reports it again: no longer only from the record
+                    self.faults[key] = OpenFault(device, kind, self.faults[key].detail)
                 return
             self.faults[key] = OpenFault(device, kind, detail)
-            self.alert("device-fault" if kind != "link-lost" else "link-loss", f"{device}: {kind} {detail}".strip(),
-                       device=device, fault=kind)
+            self._notes([self._alert_note("device-fault" if kind != "link-lost" else "link-loss",
+                                          f"{device}: {kind} {detail}".strip(), device=device, fault=kind),
+                         self._state_note()])
             log.warning("device.fault", device=device, fault=kind, detail=detail)
 
-    def fault_cleared(self, device: str, kind: str) -> None:
+    def fault_cleared(self, device: str, kind: str, why: str = "") -> None:
         with self._lock:
             if self.faults.pop((device, kind), None) is None:
                 return
-            self.recorder.note(kind="device.fault.cleared", actor=f"device:{device}",
-                               payload={"device": device, "fault": kind}, round_id=self._round_id())
-            log.info("device.fault_cleared", device=device, fault=kind)
+            payload = {"device": device, "fault": kind, **({"why": why} if why else {})}
+            self._notes([Note("device.fault.cleared", f"device:{device}", payload, self._round_id()),
+                         self._state_note()])
+            log.info("device.fault_cleared", device=device, fault=kind, why=why or None)
+
+    def reconcile_faults(self, device: str, reported: set[str]) -> None:
+        """The device's status at start lists its standing faults: a fault restored from the
+        record that the device no longer reports is cleared (and the clear is chained)."""
+        with self._lock:
+            for fault in [f for f in self.faults.values() if f.device == device and f.restored]:
+                if fault.kind not in reported and fault.kind != "link-lost":
+                    self.fault_cleared(device, fault.kind, "not reported by the device at start")
 
     def journal(self, device: str, kind: str, payload: Mapping[str, Any]) -> None:
-        """A device event, stored before the driver acknowledges it (drivers.base.Journal)."""
+        """A device event, stored before the driver acknowledges it (drivers.base.Journal).
+
+        Never queued on an outage: the write must fail so the device keeps it and sends it again."""
         with self._lock:
             self.recorder.note(kind=f"device.{device}.{kind}", actor=f"device:{device}", payload=dict(payload),
                                round_id=self._round_id())
 
     def alert(self, kind: str, detail: str, **data: Any) -> None:
-        self.recorder.note(kind="alert.raised", actor=str(data.pop("actor", "system")),
-                           payload={"alert": kind, "detail": detail, **data}, round_id=self._round_id())
+        self._notes([self._alert_note(kind, detail, **data)])
+
+    # -- the store going away ------------------------------------------------------------------
+
+    def retry_store(self) -> bool:
+        """Try the store again: write the notes kept meanwhile, re-read the open round, close
+        the outage with an alert. True when the store answers (or never went away)."""
+        with self._lock:
+            if self.outage is None:
+                return True
+            outage = self.outage
+            notes = [*self._pending,
+                     self._alert_note("store-unavailable", f"the store did not answer from {outage.since} to "
+                                      f"{_now()}: {outage.error}", since=outage.since)]
+            try:
+                self.recorder.notes(notes)
+                if self._stale_round:
+                    found = self.recorder.resume()
+                    if found is not None:
+                        self.round, self.round_rules = found.state, found.rules
+                    elif self.round is not None and not self.round.phase.is_final:
+                        self.round = None  # the store has no open round: the open never committed
+            except Exception as error:
+                if not is_outage(error):
+                    raise
+                log.debug("store.still_unavailable", error=str(error))
+                return False
+            self._pending.clear()
+            self.outage, self._stale_round = None, False
+            log.warning("store.back", since=outage.since, notes_written=len(notes))
+            return True
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -235,27 +464,106 @@ class TableService:
 
     def _record(self, event: Any) -> RoundState:
         with self._lock:
+            self._writable(event.kind)
             if self.round is None or self.round_rules is None:
                 raise self._refuse(event.kind, "no round is open")
+            if self.held is not None and not isinstance(event, RoundVoided):
+                raise self._refuse(event.kind, f"round {self.round.round_id} is held ({self.held}): "
+                                   "only a pit void moves it on", RoundHeld)
             try:
                 self.round = self.recorder.record(self.round, event, self.round_rules)
             except TransitionRefused as refused:
-                self.recorder.note(kind="round.refused", actor=event.actor, round_id=self.round.round_id,
-                                   payload={"event": event.model_dump(mode="json"), "phase": refused.phase.value,
-                                            "reason": refused.reason})
+                self._notes([Note("round.refused", event.actor, {
+                    "event": event.model_dump(mode="json"), "phase": refused.phase.value,
+                    "reason": refused.reason}, self.round.round_id)])
                 log.warning("round.refused", refused_event=event.kind, phase=refused.phase.value, reason=refused.reason,
                             actor=event.actor)
                 raise
+            except Exception as error:
+                if is_outage(error):
+                    self._stale_round = True
+                    raise self._store_lost(event.kind, error) from error
+                # a failure inside the round (the game core could not settle it...): hold it
+                self._hold_round(f"{event.kind}: {type(error).__name__}: {error}")
+                raise self._refuse(event.kind, f"round {self.round.round_id} is held: {error}", RoundHeld) from error
             return self.round
+
+    def _hold_round(self, what_failed: str) -> None:
+        assert self.round is not None
+        self.held = what_failed
+        self._notes([self._alert_note(HELD_ALERT, f"round {self.round.round_id} is held: {what_failed}; "
+                                      "the pit may void it", phase=self.round.phase.value)])
+        log.error("round.held", round_id=self.round.round_id, phase=self.round.phase.value, what_failed=what_failed)
+
+    def _hold_table(self, reason: str) -> None:
+        self.hold = TableHold(reason=reason, since=_now())
+        self._notes([self._alert_note("table-held", f"the table is held: {reason}; a deck check runs, "
+                                      "then the pit clears the hold"), self._state_note()])
+        log.error("table.held", reason=reason)
+
+    def _commit_table_change(self, hold: TableHold | None, note: Note, what: str) -> None:
+        """Change the hold and chain it (with the table's new state) in one transaction."""
+        before = self.hold
+        self.hold = hold
+        try:
+            self.recorder.notes([note, self._state_note()])
+        except Exception as error:
+            self.hold = before
+            if is_outage(error):
+                raise self._store_lost(what, error) from error
+            raise
+
+    def _state_note(self) -> Note:
+        return Note(TABLE_STATE, "system", {
+            "open": self.table_open,
+            "hold": None if self.hold is None else self.hold.as_payload(),
+            "faults": [{"device": f.device, "kind": f.kind, "detail": f.detail}
+                       for f in sorted(self.faults.values(), key=lambda f: (f.device, f.kind))],
+        })
+
+    def _alert_note(self, kind: str, detail: str, **data: Any) -> Note:
+        return Note("alert.raised", str(data.pop("actor", "system")), {"alert": kind, "detail": detail, **data},
+                    self._round_id())
+
+    def _notes(self, notes: list[Note]) -> None:
+        """Notes the table raises itself (alerts, faults, its state): on an outage they are kept,
+        in order, and written when the store is back (``retry_store``); never lost, never raised."""
+        if self.outage is None:
+            try:
+                self.recorder.notes(notes)
+                return
+            except Exception as error:
+                if not is_outage(error):
+                    raise
+                self._outage(error)
+        kept_at = _now()
+        self._pending.extend(replace(n, payload={**n.payload, "kept_from": kept_at}) for n in notes)
+        log.warning("store.note_kept", kinds=[n.kind for n in notes], kept=len(self._pending))
+
+    def _writable(self, what: str) -> None:
+        """A person's command during an outage: refused at once (503), nothing half-done."""
+        if self.outage is not None:
+            raise StoreOutage(f"{what} refused: the store is unavailable since {self.outage.since} "
+                              f"({self.outage.error}); play resumes when it answers")
+
+    def _outage(self, error: BaseException) -> None:
+        if self.outage is None:
+            self.outage = Outage(since=_now(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
+            log.error("store.unavailable", error=self.outage.error)
+
+    def _store_lost(self, what: str, error: BaseException) -> StoreOutage:
+        self._outage(error)
+        return StoreOutage(f"{what} not recorded: the store is unavailable ({self.outage.error if self.outage else error})")
 
     def _round_done(self, state: RoundState) -> None:
         """After the last line about a final round is logged: later lines are not the round's."""
         if state.phase.is_final:
             structlog.contextvars.unbind_contextvars("round_id")
 
-    def _refuse(self, what: str, reason: str) -> TableRefused:
+    def _refuse(self, what: str, reason: str, kind: type[TableRefused] = TableRefused) -> TableRefused:
         log.warning("table.refused", command=what, reason=reason)
-        return TableRefused(f"{what} refused: {reason}")
+        return kind(f"{what} refused: {reason}")
 
 
-__all__ = ["OpenFault", "TableRefused", "TableService", "check_wagers", "rules_for"]
+__all__ = ["DeckCheck", "OpenFault", "Outage", "RoundHeld", "StoreOutage", "TableHold", "TableRefused",
+           "TableService", "check_wagers", "rules_for"]

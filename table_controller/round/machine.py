@@ -22,7 +22,7 @@ from ..game.cards import Card, Game, parse_cards
 from ..game.deal import Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
 from ..game.evaluator import RankingRules
-from ..game.setting import Setting, check_setting
+from ..game.setting import Setting, check_setting, is_legal
 from .events import (
     DealerOverride,
     DealerSet,
@@ -206,27 +206,39 @@ def _after_dealer(state: RoundState) -> Phase:
 
 
 
-def _dealer_setting(state: RoundState, event: DealerSet) -> Setting:
+def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> Setting:
+    """The banker's seven cards as the event sets them; never a foul.
+
+    A player may foul and be settled by the foul rule (004), but the banker's hand is what
+    every position is settled against: a fouled banker hand cannot be settled, so it is
+    refused in every path, the dealer's setting and the pit's override alike."""
     try:
-        return check_setting(state.hands[BANKER], parse_cards(event.high), parse_cards(event.low))
+        setting = check_setting(state.hands[BANKER], parse_cards(event.high), parse_cards(event.low))
     except ValueError as error:
         raise TransitionRefused(state.phase, event.kind, str(error)) from error
+    if not is_legal(setting, rules.ranking):
+        raise TransitionRefused(
+            state.phase, event.kind,
+            f"the banker's hand may never be a foul: low {' '.join(event.low)} outranks "
+            f"high {' '.join(event.high)} (the five-card hand must outrank the two-card hand)",
+        )
+    return setting
 
 
 def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> None:
-    proposed = _dealer_setting(state, event)
+    proposed = _dealer_setting(state, event, rules)
     assert state.required is not None
     if not rules.matches(proposed, state.required):
         raise HouseWayDeviation(state.phase, proposed, state.required)
 
 
 def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules) -> None:
-    _dealer_setting(state, event)
+    _dealer_setting(state, event, rules)
 
 
 def _dealer_set(state: RoundState, event: DealerSet, rules: RoundRules) -> RoundState:
     override = event if isinstance(event, DealerOverride) else None
-    return replace(state, dealer_setting=_dealer_setting(state, event), override=override)
+    return replace(state, dealer_setting=_dealer_setting(state, event, rules), override=override)
 
 
 def _settle(state: RoundState, event: RoundSettled, rules: RoundRules) -> RoundState:

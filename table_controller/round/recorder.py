@@ -9,7 +9,8 @@ replays the open round's stored events through the same machine.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,7 +29,9 @@ from ..storage import (
     append_event,
     create_round,
     find_open_round,
+    last_event,
     list_events,
+    trailing_misdeals,
     unit_of_work,
     update_position,
     update_round,
@@ -47,10 +50,34 @@ from .events import (
     Wager,
     event_from_payload,
 )
-from .machine import BANKER, RoundRules, RoundState, apply, open_round, replay
+from .machine import BANKER, RoundRules, RoundState, apply, open_round
 from .phases import Phase
 
 log = structlog.get_logger()
+
+TABLE_STATE = "table.state"  # the table's whole state after each change to it (service.TableRecord)
+HELD_ALERT = "round.held"  # the alert that holds a round nobody may play on until the pit voids it
+
+
+@dataclass(frozen=True)
+class Note:
+    """An audit-only event: no round state changes (a refusal, an alert, the table's state)."""
+
+    kind: str
+    actor: str
+    payload: Mapping[str, Any]
+    round_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The table's open round as the store has it; ``failure`` says which stored event the
+    machine could not replay (the round is then held at the state before it)."""
+
+    state: RoundState
+    rules: RoundRules
+    failure: str | None = None
+    held: str | None = None  # the reason of a ``round.held`` alert stored with the round
 
 _OUTCOMES = {"win": "win", "premium": "win", "push": "push", "not-qualified": "push", "lose": "loss"}
 
@@ -110,25 +137,65 @@ class RoundRecorder:
 
     def note(self, *, kind: str, actor: str, payload: Mapping[str, Any], round_id: str | None = None) -> None:
         """An audit-only event (a refusal, a device fault, a link loss): no round state changes."""
-        if kind in ROUND_EVENT_KINDS:
-            raise ValueError(f"{kind} is a round event: record it through the machine")
+        self.notes([Note(kind, actor, payload, round_id)])
+
+    def notes(self, notes: Iterable[Note]) -> None:
+        """Audit-only events in ONE transaction: all of them are in the chain, or none."""
+        notes = list(notes)
+        for note in notes:
+            if note.kind in ROUND_EVENT_KINDS:
+                raise ValueError(f"{note.kind} is a round event: record it through the machine")
         with unit_of_work(self.engine) as session:
-            append_event(session, table_id=self.table_id, round_id=round_id, kind=kind, actor=actor,
-                         payload=dict(payload))
+            for note in notes:
+                append_event(session, table_id=self.table_id, round_id=note.round_id, kind=note.kind,
+                             actor=note.actor, payload=dict(note.payload))
 
     # -- reading -----------------------------------------------------------------------------
 
-    def resume(self) -> tuple[RoundState, RoundRules] | None:
-        """The table's open round rebuilt from its stored events, or None."""
+    def resume(self) -> Resumed | None:
+        """The table's open round rebuilt from its stored events, or None.
+
+        Never raises for a stored event the machine refuses (a record written by an older,
+        wrong version, or edited): the round is rebuilt up to it and ``failure`` names it, so
+        the table holds the round for the pit instead of dying at every start."""
         with read_snapshot(self.engine) as session:
             row = find_open_round(session, table_id=self.table_id)
             if row is None:
                 return None
             stored = list_events(session, table_id=self.table_id, round_id=row.round_id)
-        events = [event_from_payload(json_payload(e.payload)) for e in stored if e.kind in ROUND_EVENT_KINDS]
-        state = replay(events, self.rules_for)
+        held = None
+        for event in stored:
+            if event.kind == "alert.raised":
+                payload = json_payload(event.payload)
+                if payload.get("alert") == HELD_ALERT:
+                    held = str(payload.get("detail", ""))
+        events = [e for e in stored if e.kind in ROUND_EVENT_KINDS]
+        if not events or events[0].kind != "round.opened":
+            raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
+        opened = event_from_payload(json_payload(events[0].payload))
+        state, rules = open_round(opened), self.rules_for(opened)
+        failure = None
+        for stored_event in events[1:]:
+            try:
+                state = apply(state, event_from_payload(json_payload(stored_event.payload)), rules)
+            except Exception as error:  # the record, not the daemon, is at fault: hold the round
+                failure = f"stored event {stored_event.seq} ({stored_event.kind}) cannot be replayed: {error}"
+                log.error("round.replay_failed", round_id=state.round_id, seq=stored_event.seq,
+                          kind=stored_event.kind, error=str(error))
+                break
         log.info("round.resumed", round_id=state.round_id, phase=state.phase.value, events=len(events))
-        return state, self.rules_for(state.opened)
+        return Resumed(state, rules, failure, held)
+
+    def table_record(self, misdeal_limit: int) -> tuple[dict[str, Any] | None, bool | None, int]:
+        """What a restart restores of the table: its last ``table.state`` (or None), the last
+        ``table.opened`` / ``table.closed`` (True, False, or None when never said; records
+        older than ``table.state`` have only these), and the misdeals in a row up to now."""
+        with read_snapshot(self.engine) as session:
+            state = last_event(session, table_id=self.table_id, kinds=[TABLE_STATE])
+            opened = last_event(session, table_id=self.table_id, kinds=["table.opened", "table.closed"])
+            misdeals = trailing_misdeals(session, table_id=self.table_id, limit=misdeal_limit)
+        return (None if state is None else json_payload(state.payload),
+                None if opened is None else opened.kind == "table.opened", misdeals)
 
 
 def json_payload(payload: Any) -> dict[str, Any]:

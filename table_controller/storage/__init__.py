@@ -17,6 +17,7 @@ from .audit import (
     HeadOfChain,
     append_event,
     head_of_chain,
+    last_event,
     list_events,
     lock_table,
     verify_chain,
@@ -38,6 +39,7 @@ from .errors import (
     StoreNotFoundError,
     StoreUnavailableError,
     UnsupportedDatabaseURLError,
+    is_outage,
 )
 from .migrate import check_schema_current, current_revision, head_revision, upgrade_to_head
 from .models import (
@@ -61,6 +63,7 @@ from .rounds import (
     get_round,
     next_round_number,
     round_id_for,
+    trailing_misdeals,
     update_position,
     update_round,
 )
@@ -118,6 +121,8 @@ __all__ = [
     "get_positions",
     "get_round",
     "head_of_chain",
+    "is_outage",
+    "last_event",
     "head_revision",
     "list_events",
     "lock_table",
@@ -127,6 +132,7 @@ __all__ = [
     "read_snapshot",
     "redacted",
     "round_id_for",
+    "trailing_misdeals",
     "sqlite_path",
     "sqlite_url",
     "store_url",

@@ -14,7 +14,7 @@ and ``unit_of_work`` takes that lock with ``BEGIN IMMEDIATE``). The unique
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -201,6 +201,18 @@ def list_events(
     if limit is not None:
         statement = statement.limit(limit)
     return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+
+
+def last_event(session: Session, *, table_id: str, kinds: Iterable[str]) -> EventPublic | None:
+    """The table's newest event of one of ``kinds`` (the table-state record a restart reads)."""
+    check_table_id(table_id)
+    row = session.exec(
+        select(Event)
+        .where(Event.table_id == table_id, col(Event.kind).in_(list(kinds)))
+        .order_by(col(Event.seq).desc())
+        .limit(1)
+    ).first()
+    return None if row is None else EventPublic.model_validate(row, from_attributes=True)
 
 
 def head_of_chain(session: Session, *, table_id: str) -> HeadOfChain | None:

@@ -71,3 +71,15 @@ class RoundClosedError(StorageError):
 
 class PositionExistsError(StorageError):
     """The position already has a row in this round."""
+
+
+def is_outage(error: BaseException) -> bool:
+    """True when the database went away, is locked by another process, or timed out: the
+    write did not happen (or cannot be known to have happened) and may be tried again once
+    the store answers. Anything else is a refusal or a bug, never retried blindly."""
+    from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+    from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+
+    return isinstance(
+        error, StoreUnavailableError | OperationalError | InterfaceError | DisconnectionError | PoolTimeoutError
+    )

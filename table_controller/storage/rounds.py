@@ -137,6 +137,31 @@ def find_open_round(session: Session, *, table_id: str) -> RoundPublic | None:
     return RoundPublic.model_validate(row, from_attributes=True)
 
 
+def trailing_misdeals(session: Session, *, table_id: str, limit: int) -> int:
+    """How many of the table's newest closed rounds (at most ``limit``) were misdeals in a row.
+
+    A round voided by the pit before its deal neither counts nor breaks the run; a round
+    whose deal was good ends it."""
+    check_table_id(table_id)
+    rows = session.exec(
+        select(Round.misdeal, Round.voided, Round.house_way_rule_id)
+        .where(Round.table_id == table_id, col(Round.closed_at).is_not(None))
+        .order_by(col(Round.number).desc())
+        .limit(max(limit, 1) * 4)
+    )
+    count = 0
+    for misdeal, voided, dealt_rule in rows:
+        if misdeal:
+            count += 1
+            if count >= limit:
+                break
+        elif voided and dealt_rule is None:  # voided before a good deal: says nothing of the deck
+            continue
+        else:
+            break
+    return count
+
+
 # --------------------------------------------------------------------------- positions
 
 

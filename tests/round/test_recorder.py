@@ -60,7 +60,9 @@ def test_a_round_is_stored_step_by_step_and_projected(recorder, engine):
 
 def test_resume_rebuilds_the_open_round_exactly_where_it_was(recorder):
     live, _ = play_to_dealer(recorder)
-    resumed, rules = recorder.resume()
+    found = recorder.resume()
+    resumed, rules = found.state, found.rules
+    assert found.failure is None and found.held is None
     assert resumed == live and resumed.phase is Phase.DEALER_SETTING
     # and it carries on from there
     resumed = recorder.record(resumed, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), rules)
@@ -80,7 +82,7 @@ def test_a_refused_dealer_setting_writes_nothing_but_the_note(recorder, engine):
         row = get_round(session, round_id=state.round_id)
     assert len(events) == before + 1 and events[-1].kind == "dealer.setting.refused"
     assert row.phase == "dealer-setting"
-    assert recorder.resume()[0] == state  # the note is not a round event
+    assert recorder.resume().state == state  # the note is not a round event
 
 
 def test_a_round_with_nothing_open_resumes_to_none(recorder):
