@@ -170,13 +170,24 @@ def test_the_pit_acknowledges_an_alert_from_the_page(site, browser):
     assert (acked["acknowledged_by"], acked["note"]) == ("bob", "dealer retrained")
 
 
-def test_a_bad_token_stays_on_the_sign_in_page(site, browser):
-    base, _ = site
+REFUSED = "Sign-in refused: this token is not known, or its person is disabled. Ask the admin for a new key."
+
+
+def test_a_bad_token_is_refused_on_the_sign_in_page_and_a_good_one_then_signs_in(site, browser):
+    base, api = site
     browser.get(f"{base}/ui/table.html")
     wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html"))
     browser.find_element(By.ID, "token").send_keys("pgt_wrong")
     browser.find_element(By.ID, "go").click()
-    wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html") and d.find_element(By.ID, "token"))
+    # the refusal is said on the page (a reload would wipe it), and the wrong token is not kept
+    wait_for(browser, lambda d: text(d, "#error") == REFUSED)
+    assert browser.current_url.endswith("/ui/index.html")
+    assert browser.execute_script("return sessionStorage.length") == 0
+    token = browser.find_element(By.ID, "token")
+    token.clear()
+    token.send_keys(api.tokens["pit"])  # a second try asks again (no remembered refusal)
+    browser.find_element(By.ID, "go").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/ui/table.html") and text(d, "#who") == "bob (pit)")
 
 
 # -- the command forms ------------------------------------------------------------------------

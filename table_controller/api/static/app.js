@@ -11,8 +11,12 @@ export function signIn(value) {
   sessionStorage.setItem(TOKEN_KEY, value.trim());
 }
 
-export function signOut() {
+export function forgetToken() {
   sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export function signOut() {
+  forgetToken();
   location.href = "index.html";
 }
 
@@ -31,17 +35,110 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(path, { method = "GET", body, params } = {}) {
+// The controller did not answer at all (connection refused or dropped, a timeout, a gateway's
+// 502/504): the page's banner says so, not each form or table.
+export class NoAnswerError extends Error {
+  constructor(cause) {
+    super("no answer from the table controller: what this page shows may be out of date; check the table before trying again");
+    this.cause = cause;
+  }
+}
+
+// -- is the controller answering? --------------------------------------------------------------
+// Every answer (and every byte of the live stream) counts as "heard"; a request that gets no
+// answer turns the page's banner on until the controller is heard again. The page was itself
+// served by the controller, so it was last heard when the page loaded.
+const ANSWER_TIMEOUT_MS = 10000;
+const QUIET_MS = 5000;  // heard nothing for this long (no stream, no poll): ask /api/me
+const connection = { down: false, lastHeard: new Date(), listeners: [], checking: false };
+
+export function lastHeard() {
+  return connection.lastHeard;
+}
+
+export function controllerDown() {
+  return connection.down;
+}
+
+// fn(down, lastHeard) on every change: down true when the controller stops answering, false
+// when it answers again (the page then reloads what it shows).
+export function onConnection(fn) {
+  connection.listeners.push(fn);
+}
+
+export function clock(date) {
+  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+}
+
+function banner() {
+  let box = document.getElementById("controller-banner");
+  if (!box) {
+    box = el("div", { id: "controller-banner", class: "banner", role: "alert", hidden: "" });
+    document.body.prepend(box);
+  }
+  return box;
+}
+
+function heard() {
+  connection.lastHeard = new Date();
+  if (!connection.down) return;
+  connection.down = false;
+  banner().hidden = true;
+  document.body.classList.remove("controller-down");
+  for (const fn of connection.listeners) fn(false, connection.lastHeard);
+}
+
+function noAnswer() {
+  if (connection.down) return;
+  connection.down = true;
+  const box = banner();
+  box.replaceChildren(el("strong", {}, "The table controller is not answering"),
+    ` (nothing since ${clock(connection.lastHeard)}). What this page shows may be out of date; it will refresh when the controller answers again.`);
+  box.hidden = false;
+  document.body.classList.add("controller-down");
+  for (const fn of connection.listeners) fn(true, connection.lastHeard);
+}
+
+function isNoAnswer(error) {
+  return error instanceof TypeError || (error && (error.name === "AbortError" || error.name === "TimeoutError"));
+}
+
+// While the page has nothing else in flight (no stream, no poll), ask who am I now and then, so
+// that a dropped controller is noticed, and its return too.
+setInterval(async () => {
+  if (connection.checking || !token() || (!connection.down && Date.now() - connection.lastHeard < QUIET_MS)) return;
+  connection.checking = true;
+  try {
+    await api("/api/me");
+  } catch {
+    // noted by api(): the banner
+  } finally {
+    connection.checking = false;
+  }
+}, 1000);
+
+export async function api(path, { method = "GET", body, params, signOutOn401 = true } = {}) {
   const url = new URL(path, location.origin);
   for (const [key, value] of Object.entries(params || {})) {
     if (value !== "" && value !== null && value !== undefined) url.searchParams.set(key, value);
   }
   const headers = { Authorization: `Bearer ${token()}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const answer = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = (answer.headers.get("content-type") || "").includes("json") ? await answer.json() : await answer.text();
+  let answer;
+  let data;
+  try {
+    answer = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    if (answer.status === 502 || answer.status === 504) throw new TypeError(`gateway: HTTP ${answer.status}`);
+    data = (answer.headers.get("content-type") || "").includes("json") ? await answer.json() : await answer.text();
+  } catch (error) {
+    if (!isNoAnswer(error)) throw error;
+    noAnswer();
+    throw new NoAnswerError(error);
+  }
+  heard();
   if (!answer.ok) {
-    if (answer.status === 401) signOut();
+    if (answer.status === 401 && signOutOn401) signOut();
     throw new ApiError(answer.status, data);
   }
   return data;
@@ -88,15 +185,19 @@ export function when(iso) {
   return iso ? new Date(iso).toLocaleString() : "";
 }
 
+// The page's error line; an unanswered request is the banner's to tell, not this line's.
 export function showError(error) {
+  if (error instanceof NoAnswerError) return;
   const box = document.getElementById("error");
   if (box) box.textContent = error ? String(error.message || error) : "";
 }
 
 // Follow /api/stream: each event goes to onEvent; on a drop, reconnect with Last-Event-ID so
 // that nothing is missed and nothing comes twice. fetch() is used (not EventSource) so the
-// token travels in the Authorization header, never in the URL.
-export function follow(onEvent, { after } = {}) {
+// token travels in the Authorization header, never in the URL. onOpen() is called each time the
+// stream is connected. A 403 (the role may not read the stream) will not change by retrying:
+// it is said once and the stream is not asked again.
+export function follow(onEvent, { after, onOpen } = {}) {
   let lastId = after === undefined ? null : String(after);
   let stopped = false;
   const controller = { stop() { stopped = true; } };
@@ -105,15 +206,34 @@ export function follow(onEvent, { after } = {}) {
       try {
         const headers = { Authorization: `Bearer ${token()}` };
         if (lastId !== null) headers["Last-Event-ID"] = lastId;
-        const answer = await fetch("/api/stream", { headers });
+        let answer;
+        try {
+          answer = await fetch("/api/stream", { headers });
+        } catch (error) {
+          if (isNoAnswer(error)) noAnswer();
+          throw error;
+        }
         if (answer.status === 401) return signOut();
+        if (answer.status === 403) {
+          heard();
+          const body = await answer.json().catch(() => ({}));
+          showError(new ApiError(403, body));
+          return;
+        }
+        if (answer.status === 502 || answer.status === 504) {
+          noAnswer();
+          throw new Error(`stream: HTTP ${answer.status}`);
+        }
         if (!answer.ok) throw new Error(`stream: HTTP ${answer.status}`);
+        heard();
+        if (onOpen) onOpen();
         const reader = answer.body.getReader();
         const decoder = new TextDecoder();
         let buffer = "";
         while (!stopped) {
           const { value, done } = await reader.read();
           if (done) break;
+          heard();  // keepalives included: the controller is there
           buffer += decoder.decode(value, { stream: true });
           let end;
           while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -132,7 +252,7 @@ export function follow(onEvent, { after } = {}) {
           }
         }
       } catch (error) {
-        showError(error);
+        if (!isNoAnswer(error)) showError(error);  // a dropped connection: the banner's, if it stays down
       }
       if (!stopped) await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -141,9 +261,22 @@ export function follow(onEvent, { after } = {}) {
 }
 
 // Who is signed in: {name, role, permissions} from /api/me, asked once per page.
+// A page opened while the controller is not answering waits for it (the banner says why).
 let whoAmI = null;
 export function me() {
-  whoAmI ||= api("/api/me");
+  whoAmI ||= (async () => {
+    for (;;) {
+      try {
+        return await api("/api/me");
+      } catch (error) {
+        if (!(error instanceof NoAnswerError)) {
+          whoAmI = null;
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    }
+  })();
   return whoAmI;
 }
 
