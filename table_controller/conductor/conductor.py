@@ -10,11 +10,18 @@ The conductor only ever acts on the phase the round is in, so after a restart it
 continues from the phase ``TableService.resume`` restored (docs/round-lifecycle.md). Steps
 are paced by ``step_delay`` (a human pace; tests kill the daemon inside a chosen phase).
 While a device fault or a lost link is open no new round starts.
+
+Nothing that goes wrong inside a round stops the daemon (docs/round-lifecycle.md, "When
+things go wrong"): a step that fails holds the round for the pit; a store outage stops play
+until the store answers, then play goes on from what the store has; after misdeals in a row
+the table holds and the conductor runs a DECK_CHECK for the pit. Every call that commits runs
+in a worker thread, so the API and the live stream keep answering while the store is slow.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -25,16 +32,18 @@ import structlog
 from ..autodealer import AutoDealer
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
-from ..service import TableRefused, TableService
+from ..service import DeckCheck, RoundHeld, StoreOutage, TableRefused, TableService
 from ..storage import next_round_number, read_snapshot
 from .dice import Roll
 from .journal import DeviceRecord, round_device_events
-from .port import Stopped, wait_or_stop
-from .shuffler import COUNT_FAULT, ShufflerPort
+from .port import OffLoop, Stopped, wait_or_stop
+from .shuffler import COUNT_FAULT, Deal, ShufflerPort
 
 log = structlog.get_logger()
 
 IDLE_POLL = 0.05  # seconds between looks at the table while waiting for someone else
+STORE_RETRY = 1.0  # seconds between tries of a store that stopped answering
+ERROR_BACKOFF_MAX = 30.0  # seconds: an unexpected error between rounds is retried ever less often
 
 
 class Dice(Protocol):
@@ -72,35 +81,72 @@ class Conductor:
         self.voided = 0
         self._phase: tuple[str, Phase] | None = None
         self._started_at: dict[str, float] = {}
+        self._dealt: Deal | None = None  # a deal not yet recorded (the store went away meanwhile)
+        self._off_loop = OffLoop("conductor-store")
 
     # -- the whole run --------------------------------------------------------------------------
 
     async def run(self, rounds: int | None = None) -> int:
         """Resume, then play until stopped (or ``rounds`` settled rounds); return rounds settled."""
         structlog.contextvars.bind_contextvars(table_id=self.service.table_id)
+        watcher = asyncio.create_task(self._watch_store(), name="store-watch")
+        backoff = IDLE_POLL
         try:
             await self.start()
             while not self.stop.is_set():
-                state = self.service.round
-                if state is not None and not state.phase.is_final:
-                    await self.play()
-                    continue
-                if rounds is not None and self.settled >= rounds:
-                    break
-                await self.open_next()
+                try:
+                    state = self.service.round
+                    if state is not None and not state.phase.is_final:
+                        await self.play()
+                        continue
+                    if rounds is not None and self.settled >= rounds:
+                        break
+                    await self.open_next()
+                    backoff = IDLE_POLL
+                except (Stopped, asyncio.CancelledError):
+                    raise
+                except StoreOutage as outage:
+                    log.warning("conductor.store_wait", reason=str(outage))
+                    await self._wait_for_store()
+                except Exception:  # never die between rounds: say it, wait, try again
+                    log.exception("conductor.error", retry_in_s=backoff)
+                    await wait_or_stop(self.stop, backoff)
+                    backoff = min(backoff * 2, ERROR_BACKOFF_MAX)
         except Stopped:
             log.info("conductor.stopping", settled=self.settled)
         finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
             await self.close()
+            self._off_loop.close()
         return self.settled
+
+    async def _watch_store(self) -> None:
+        """While the store is away, try it every second: the table's kept alerts are written and
+        play resumes as soon as it answers, whatever the conductor is waiting for."""
+        while not self.stop.is_set():
+            if self.service.outage is not None:
+                try:
+                    await self._off_loop(self.service.retry_store)
+                except Exception:
+                    log.exception("conductor.store_retry_failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stop.wait(), STORE_RETRY)
+
+    async def _wait_for_store(self) -> None:
+        while self.service.outage is not None:
+            await wait_or_stop(self.stop, IDLE_POLL)
+        log.info("conductor.store_back")
 
     async def start(self) -> None:
         """Restore the open round, rebuild its device story from the journal, connect the devices."""
-        state = self.service.resume()
+        state = await self._off_loop(self.service.resume)
         records: list[DeviceRecord] = []
         if state is not None and not state.phase.is_final:
             structlog.contextvars.bind_contextvars(round_id=state.round_id)
-            records = round_device_events(self.service.recorder.engine, self.service.table_id, state.round_id)
+            records = await self._off_loop(
+                round_device_events, self.service.recorder.engine, self.service.table_id, state.round_id)
             self.shuffler.recover(state.round_id, records)
             self.dice.recover(state.round_id, records)
             log.info("round.resuming", phase=state.phase.value, device_events=len(records))
@@ -127,32 +173,52 @@ class Conductor:
         await self.pace()
         if not self._ready():
             return
-        wagers = self.auto_dealer.wagers(self._next_number())
+        wagers = self.auto_dealer.wagers(await self._off_loop(self._next_number))
         try:
-            state = self.service.open_round(wagers, actor=self.auto_dealer.actor)
+            state = await self._off_loop(self.service.open_round, wagers, actor=self.auto_dealer.actor)
         except TableRefused as refused:
             log.warning("conductor.open_refused", reason=str(refused))
             await wait_or_stop(self.stop, IDLE_POLL)
             return
+        structlog.contextvars.bind_contextvars(round_id=state.round_id)  # the thread's binding stays there
         self._started_at[state.round_id] = time.monotonic()
         self._note_phase(state)
 
     def _ready(self) -> bool:
-        return self.service.table_open and not self.service.faults
+        service = self.service
+        return service.table_open and not service.faults and service.hold is None and service.outage is None
 
     async def wait_until_ready(self) -> None:
-        """No new round while the table is closed or a fault is open (a wrong count is re-checked)."""
+        """No new round while the table is closed, held, a fault is open or the store is away.
+
+        A wrong card count is re-checked; a hold after misdeals gets its DECK_CHECK here."""
         if self._ready():
             return
-        log.warning("conductor.waiting", table_open=self.service.table_open,
-                    faults=sorted(f"{f.device} {f.kind}" for f in self.service.faults.values()))
+        service = self.service
+        log.warning("conductor.waiting", table_open=service.table_open,
+                    hold=None if service.hold is None else service.hold.reason,
+                    store=None if service.outage is None else service.outage.error,
+                    faults=sorted(f"{f.device} {f.kind}" for f in service.faults.values()))
         next_probe = time.monotonic()
         while not self._ready():
-            if self.shuffler.open_faults() == [COUNT_FAULT] and time.monotonic() >= next_probe:
+            hold = service.hold
+            if hold is not None and hold.deck_check_wanted and service.outage is None:
+                await self.check_deck()
+            elif self.shuffler.open_faults() == [COUNT_FAULT] and time.monotonic() >= next_probe:
                 await self.shuffler.probe_count()
                 next_probe = time.monotonic() + self.shuffler.count_retry
             await wait_or_stop(self.stop, IDLE_POLL)
         log.info("conductor.ready")
+
+    async def check_deck(self) -> None:
+        """DECK_CHECK for a held table; the result goes to the pit through the service."""
+        answer = await self.shuffler.check_deck()
+        if isinstance(answer, str):
+            check = DeckCheck(complete=False, error=answer)
+        else:
+            check = DeckCheck(complete=answer.complete, scanned=answer.scanned, unreadable=answer.unreadable,
+                              missing=tuple(answer.missing), duplicated=tuple(answer.duplicated))
+        await self._off_loop(self.service.record_deck_check, check)
 
     def _next_number(self) -> int:
         with read_snapshot(self.service.recorder.engine) as session:
@@ -169,6 +235,10 @@ class Conductor:
             if state.phase.is_final:
                 self._finished(state)
                 return state
+            if self.service.held is not None:  # only a pit void (or a restart that finds it voided) frees it
+                log.warning("conductor.round_held", reason=self.service.held)
+                await self._wait_for(lambda: self.service.round is not state or self.service.held is None)
+                continue
             step = {
                 Phase.OPEN: self._roll,
                 Phase.DEALING: self._deal,
@@ -178,8 +248,19 @@ class Conductor:
             }[state.phase]
             try:
                 await step(state)
+            except RoundHeld:
+                continue
             except TransitionRefused as refused:  # someone else moved the round meanwhile (a pit void)
                 log.warning("conductor.step_refused", phase=state.phase.value, reason=str(refused))
+            except StoreOutage as outage:  # nothing of the step was written: do it again once the store is back
+                log.warning("conductor.store_wait", phase=state.phase.value, reason=str(outage))
+                await self._wait_for_store()
+            except (Stopped, asyncio.CancelledError):
+                raise
+            except Exception as error:  # a failure inside the round holds it; the daemon goes on
+                log.exception("conductor.step_failed", phase=state.phase.value)
+                what = f"the conductor failed in {state.phase.value}: {type(error).__name__}: {error}"
+                await self._off_loop(self.service.hold_round, what)
 
     async def _roll(self, state: RoundState) -> None:
         await self.pace()
@@ -187,13 +268,19 @@ class Conductor:
         log.info("dice.seen", faces=list(roll.faces), source=roll.source, roll_id=roll.roll_id)
         await self.pace()
         if self.service.round is state:
-            self.service.record_dice(roll.as_event())
+            await self._off_loop(self.service.record_dice, roll.as_event())
 
     async def _deal(self, state: RoundState) -> None:
         await self.pace()
-        deal = await self.shuffler.deal_for(state.round_id)
+        kept = self._dealt
+        if kept is not None and kept.round_id == state.round_id:  # dealt before a store outage: record it now
+            deal = kept
+        else:
+            deal = await self.shuffler.deal_for(state.round_id)
+            self._dealt = deal
         if self.service.round is state:
-            self.service.record_deal(deal.as_event())
+            await self._off_loop(self.service.record_deal, deal.as_event())
+        self._dealt = None
 
     async def _players(self, state: RoundState) -> None:
         if self.auto_dealer is None:
@@ -206,7 +293,8 @@ class Conductor:
         decision = self.auto_dealer.player_setting(state, position, rules.way, rules.ranking)
         await self.pace()
         if self.service.round is state:
-            self.service.set_player(position, decision.high, decision.low, actor=self.auto_dealer.actor)
+            await self._off_loop(self.service.set_player, position, decision.high, decision.low,
+                                    actor=self.auto_dealer.actor)
             log.info("player.set", position=position, high=decision.high, low=decision.low, choice=decision.choice)
 
     async def _dealer(self, state: RoundState) -> None:
@@ -217,16 +305,15 @@ class Conductor:
         await self.pace()
         if self.service.round is state:
             try:
-                self.service.set_dealer(high, low, actor=self.auto_dealer.actor)
-            except HouseWayDeviation:  # the auto-dealer sets by the required setting: a bug if seen
-                log.exception("conductor.auto_dealer_deviated")
-                raise
+                await self._off_loop(self.service.set_dealer, high, low, actor=self.auto_dealer.actor)
+            except HouseWayDeviation as deviation:  # the auto-dealer sets by the required setting: a bug
+                raise RuntimeError(f"the auto-dealer deviated from the house way: {deviation}") from deviation
             log.info("dealer.set", high=high, low=low, rule=state.required.rule_id if state.required else None)
 
     async def _settle(self, state: RoundState) -> None:
         await self.pace()
         if self.service.round is state:
-            self.service.settle()
+            await self._off_loop(self.service.settle)
 
     # -- helpers --------------------------------------------------------------------------------
 

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from ..service import TableService
 
 log = structlog.get_logger()
+T = TypeVar("T")
 
 LINK_LOST = "link-lost"  # the fault kind TableService uses for a lost link
 
@@ -86,6 +90,7 @@ class DevicePort:
         self.queueing = True  # False: nobody reads the events after start (faults are still observed)
         self._pump_task: asyncio.Task[None] | None = None
         self._closing = False
+        self._off_loop = OffLoop(f"{self.device}-observe")
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -119,14 +124,15 @@ class DevicePort:
                     with contextlib.suppress(asyncio.CancelledError):
                         await task
         finally:  # after the pump's last event: nothing reports the link up again
+            self._off_loop.close()
             self.health.link_down(self.device, "closed by the controller")
 
     # -- events ---------------------------------------------------------------------------------
 
     async def _pump(self) -> None:
         async for event in self.driver.events():
-            try:
-                self.observe(event)
+            try:  # in a worker thread: a fault's alert is a commit, and the loop serves the API
+                await self._off_loop(self.observe, event)
             except Exception:  # a failed fault write must not kill the pump; it is logged
                 log.exception("device.observe_failed", device=self.device, device_event=type(event).__name__)
             if self.queueing:
@@ -203,4 +209,21 @@ class DevicePort:
         log.info("device.faults_cleared", device=self.device)
 
 
-__all__ = ["LINK_LOST", "DevicePort", "Stopped", "wait_or_stop"]
+__all__ = ["LINK_LOST", "DevicePort", "OffLoop", "Stopped", "wait_or_stop"]
+
+
+class OffLoop:
+    """Blocking calls (commits) in a worker thread of our own, so the event loop that serves the
+    API and the live stream never waits on the store. The thread ends with ``close``; context
+    variables (the round id of log lines) go with each call."""
+
+    def __init__(self, name: str) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+
+    async def __call__(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, fn, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)

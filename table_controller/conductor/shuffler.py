@@ -188,8 +188,10 @@ class ShufflerPort(DevicePort):
             else:
                 self._old_event(event)
         self.state = status.state
-        for fault in sorted(str(f) for f in status.faults):  # standing faults, after a restart too
+        reported = {str(f) for f in status.faults}
+        for fault in sorted(reported):  # standing faults, after a restart too
             self.service.device_fault(DEVICE, fault, "reported by the status at start")
+        self.service.reconcile_faults(DEVICE, reported)  # faults the record had open that are gone now
         log.info("shuffler.status", state=str(status.state), faults=sorted(str(f) for f in status.faults),
                  cards=status.cards)
         if status.state is ShufflerState.DEALING:
