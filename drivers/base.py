@@ -272,10 +272,13 @@ class Driver(abc.ABC):
             try:
                 hello = self.link.connect()
             except DriverError as exc:
-                log.error("driver.start_failed", device=self.name, error=str(exc),
-                          raw=(exc.raw or b"").hex())
+                held = self.link.log_throttle.allow("start", str(exc))
+                if held is not None:  # the same failure start after start: logged once a minute
+                    log.error("driver.start_failed", device=self.name, error=str(exc),
+                              raw=(exc.raw or b"").hex(), repeated=held)
                 self._settle(self._started, error=exc)
                 return
+            self.link.log_throttle.reset("start")
             self._settle(self._started, hello)
             self.link.run(self._stop)
         except BaseException as exc:  # a bug: report it, never die silently
@@ -290,11 +293,19 @@ class Driver(abc.ABC):
     # called by _Listener from the reader thread
 
     def _deliver(self, msg_type: int, msg_id: int, body: bytes, frame: Frame) -> None:
-        """Decode, journal (before the link ACKs), then queue the events of one device message."""
+        """Decode, journal (before the link ACKs), then queue the events of one device message.
+
+        A message the codec refuses becomes an ``ErrorEvent`` naming the frame (journalled and
+        queued like any event), then the ProtocolError goes back to the link, which NAKs the
+        frame REFUSED instead of acknowledging it (link.md 3)."""
+        refused: ProtocolError | None = None
         try:
             events = list(self.decode_message(msg_type, msg_id, body, frame))
         except ProtocolError as exc:
             log.error("driver.protocol_error", device=self.name, error=str(exc), raw=(exc.raw or b"").hex())
+            if exc.raw is None:
+                exc.raw = frame.raw
+            refused = exc
             events = [ErrorEvent(device=self.name, error=exc)]
         if self.journal is not None:
             try:
@@ -306,6 +317,8 @@ class Driver(abc.ABC):
                 raise JournalError(f"journal refused message {msg_id}: {exc}", raw=frame.raw) from exc
         for event in events:
             self._post(event)
+        if refused is not None:
+            raise refused
 
 
 class _Listener:

@@ -1,7 +1,7 @@
 """The drivers' error hierarchy: init, I/O, timeout, frame, protocol.
 
 Every error may carry the raw frame (or raw bytes) it is about, so that a log line or an
-error event is evidence on its own (issue 3, "Errors are a small typed hierarchy").
+error event is evidence on its own (link.md 8).
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ def _rebuild(cls: type[DriverError], message: str, raw: bytes | None) -> DriverE
 
 class DriverInitError(DriverError):
     """The device could not be opened or refused the hello (wrong protocol version, no answer)."""
+
+
+class ProtocolVersionError(DriverInitError):
+    """The device answered HELLO with another protocol major (link.md 4.1): it will not work
+    until its firmware or ours changes, so the controller alerts once and backs off."""
 
 
 class DriverIOError(DriverError):

@@ -26,7 +26,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import structlog
@@ -38,8 +38,9 @@ from .errors import (
     DriverTimeoutError,
     JournalError,
     ProtocolError,
+    ProtocolVersionError,
 )
-from .framing import CrcMismatchError, Frame, FrameDecoder, FrameError, encode_frame
+from .framing import CrcMismatchError, Frame, FrameDecoder, FrameError, StaleFrameError, encode_frame
 from .messages import (
     MAX_MSG_ID,
     PROTOCOL_MAJOR,
@@ -56,6 +57,7 @@ from .messages import (
     encode_nak,
     encode_reliable,
     is_reliable,
+    plausible_header,
     split_reliable,
 )
 from .transport import Transport
@@ -63,6 +65,55 @@ from .transport import Transport
 log = structlog.get_logger()
 
 READ_SIZE = 4096
+NOISE_RAW_LIMIT = 64  # bytes of a burst's raw bytes kept for its log line
+REPEAT_LOG_INTERVAL = 60.0  # seconds: the same failure (a HELLO refused...) is logged at most this often
+
+
+class LogThrottle:
+    """The same failure, repeated, logs once per ``interval`` with the count of the lines it held
+    back, so that a device stuck in a loop (another protocol major...) cannot flood the log."""
+
+    def __init__(self, clock: Callable[[], float], interval: float = REPEAT_LOG_INTERVAL) -> None:
+        self._clock = clock
+        self._interval = interval
+        self._last: dict[str, tuple[str, float, int]] = {}
+
+    def allow(self, key: str, text: str) -> int | None:
+        """None: hold this line back; otherwise log it, with the number of lines held back."""
+        now = self._clock()
+        last = self._last.get(key)
+        if last is not None and last[0] == text and now - last[1] < self._interval:
+            self._last[key] = (last[0], last[1], last[2] + 1)
+            return None
+        self._last[key] = (text, now, 0)
+        return last[2] if last is not None and last[0] == text else 0
+
+    def reset(self, key: str) -> None:
+        self._last.pop(key, None)
+
+
+@dataclass(slots=True)
+class _Noise:
+    """One burst of bytes that made no frame: logged once, NAKed at most once (link.md 2.3)."""
+
+    crc_errors: int = 0
+    garbage_bytes: int = 0
+    stale_frames: int = 0
+    naked: bool = False
+    raw: bytearray = field(default_factory=bytearray)
+
+    def add(self, error: FrameError) -> None:
+        raw = error.raw or b""
+        if isinstance(error, CrcMismatchError):
+            self.crc_errors += 1
+            raw = raw[:1]  # the rest of the candidate is read again after the skipped sync byte
+        elif isinstance(error, StaleFrameError):
+            self.stale_frames += 1
+            raw = raw[:1]
+        else:
+            self.garbage_bytes += len(raw)
+        if len(self.raw) < NOISE_RAW_LIMIT:
+            self.raw += raw[: NOISE_RAW_LIMIT - len(self.raw)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +186,9 @@ class LinkStats:
     garbage_bytes: int = 0
     naks_sent: int = 0
     naks_received: int = 0
+    noise_bursts: int = 0
+    messages_refused: int = 0  # device messages NAKed REFUSED: intact, but unusable (link.md 3)
+    commands_refused: int = 0  # our commands the device NAKed MALFORMED or REFUSED
     links_lost: int = 0
     reconnects: int = 0
 
@@ -147,6 +201,7 @@ class _Outgoing:
     frame: bytes = b""
     sent_at: float = 0.0
     retransmissions: int = 0
+    resent_at: float | None = None  # the last re-send (a NAK brings one forward, at most one per ACK timeout)
 
 
 class _LinkDown(Exception):
@@ -183,7 +238,8 @@ class HostLink:
         self.stats = LinkStats()
         self.session_id = secrets.randbits(32) or 1
         self._clock = clock
-        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock)
+        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock,
+                                     header_ok=plausible_header)
         self._early: list[Frame | FrameError] = []  # what followed the device's HELLO in the same read
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -192,6 +248,10 @@ class HostLink:
         self._seq = 0
         self._device: Hello | None = None
         self._last_delivered = 0
+        self._last_refused: int | None = None  # a device message NAKed REFUSED: its copies are too
+        self._noise: _Noise | None = None  # the burst of noise being read, if any
+        self._nak_at: float | None = None  # our last NAK(BAD_CRC) in the current burst
+        self.log_throttle = LogThrottle(clock)
         self._last_rx = 0.0  # when the last valid frame was read (monotonic)
         self._last_received: float | None = None  # the same, None until the first frame ever
         self._busy_until = 0.0  # end of the last delivery: the host's own time is not device silence
@@ -246,6 +306,8 @@ class HostLink:
         first = self._device is None
         if restarted:
             self._last_delivered = 0
+            self._last_refused = None
+        self._noise, self._nak_at = None, None
         self._device = hello
         now = self._clock()
         self._last_rx = now
@@ -255,6 +317,7 @@ class HostLink:
         if self._in_flight is not None:  # re-sent at once on the new connection, same id and bytes
             self._in_flight.sent_at = 0.0
             self._in_flight.retransmissions = 0
+            self._in_flight.resent_at = None
         log.info("link.up", device=hello.model, serial=hello.serial_number, firmware=hello.firmware,
                  session=hello.session_id, restored=not first, device_restarted=restarted)
         self.listener.link_up(hello, restored=not first, device_restarted=restarted)
@@ -310,11 +373,15 @@ class HostLink:
                             continue
                         self._last_received = self._clock()
                         if hello.protocol_major != PROTOCOL_MAJOR:
-                            error = DriverInitError(
+                            error = ProtocolVersionError(
                                 f"device speaks protocol {hello.protocol_major}.{hello.protocol_minor}, "
                                 f"host {PROTOCOL_MAJOR}.{PROTOCOL_MINOR}", raw=item.raw)
-                            log.error("link.version_mismatch", error=str(error), raw=item.raw.hex())
+                            held = self.log_throttle.allow("version", str(error))
+                            if held is not None:  # a device that always answers so: not every time
+                                log.error("link.version_mismatch", error=str(error), raw=item.raw.hex(),
+                                          repeated=held)
                             raise error
+                        self.log_throttle.reset("version")
                         self._early = items[index + 1:]
                         return hello
                     if isinstance(item, Frame):
@@ -340,11 +407,14 @@ class HostLink:
     def _handle(self, items: list[Frame | FrameError], now: float) -> None:
         for item in items:
             if isinstance(item, Frame):
+                self._end_noise()
                 self._last_rx = self._last_received = now
                 self.stats.frames_received += 1
                 self._on_frame(item)
             else:
-                self._on_frame_error(item)
+                self._on_frame_error(item, now)
+        if self._noise is not None and self._decoder.pending == 0:  # the bytes stopped: the burst is over
+            self._end_noise()
 
     def _tick(self, now: float) -> None:
         cfg = self.config
@@ -376,6 +446,7 @@ class HostLink:
                 f"retransmissions ({why})",
                 raw=flight.frame))
         flight.retransmissions += 1
+        flight.resent_at = now
         self.stats.retransmissions += 1
         log.info("link.retransmit", msg_id=flight.msg_id, attempt=flight.retransmissions, why=why)
         self._transmit(flight, now)
@@ -392,8 +463,8 @@ class HostLink:
         if kind == MsgType.NAK:
             nak = self._decode_or_report(decode_nak, frame)
             self.stats.naks_received += 1
-            if nak is not None and self._in_flight is not None and self._in_flight.sent_at:
-                self._retransmit(self._in_flight, self._clock(), f"NAK {nak.reason.name}")
+            if nak is not None:
+                self._on_nak(nak)
             return
         if kind == MsgType.HELLO:
             log.warning("link.unexpected_hello", raw=frame.raw.hex())
@@ -406,6 +477,10 @@ class HostLink:
         except ProtocolError as exc:
             self._report(exc)
             self._send_nak(NakReason.MALFORMED, frame.seq)
+            return
+        if msg_id == self._last_refused:  # a copy of a message we refused: refused again, never ACKed
+            self._send_nak(NakReason.REFUSED, frame.seq)
+            log.debug("link.refused_copy", msg_id=msg_id, raw=frame.raw.hex())
             return
         if msg_id <= self._last_delivered:
             self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
@@ -422,6 +497,16 @@ class HostLink:
                 self.listener.message(kind, msg_id, body, frame)
         except JournalError:
             self.stats.journal_failures += 1
+            return
+        except ProtocolError as exc:
+            # An intact frame we cannot use (a wrong length, a die showing 7): never ACKed as
+            # delivered. NAK(REFUSED) tells the device not to re-send the same bytes; the listener
+            # has reported the error, naming the frame. The id is used up (link.md 3).
+            self._last_delivered = msg_id
+            self._last_refused = msg_id
+            self.stats.messages_refused += 1
+            log.error("link.message_refused", msg_id=msg_id, error=str(exc), raw=frame.raw.hex())
+            self._send_nak(NakReason.REFUSED, frame.seq)
             return
         self._last_delivered = msg_id
         self.stats.messages_delivered += 1
@@ -459,15 +544,57 @@ class HostLink:
                     except _LinkDown:
                         pass  # the transport failed: the reader finds it at its next read
 
-    def _on_frame_error(self, error: FrameError) -> None:
+    def _on_frame_error(self, error: FrameError, now: float) -> None:
+        """Count the bytes of a burst of noise; NAK its first bad CRC only (link.md 2.3): one NAK
+        asks for the message again, a NAK per false sync byte would spend the device's retries."""
+        noise = self._noise
+        if noise is None:
+            noise = self._noise = _Noise()
+        noise.add(error)
         if isinstance(error, CrcMismatchError):
             self.stats.crc_errors += 1
-            raw = error.raw or b""
-            log.warning("link.crc_error", error=str(error), raw=raw.hex())
-            self._send_nak(NakReason.BAD_CRC, raw[2] if len(raw) > 2 else 0)
+            quiet = self._nak_at is not None and now - self._nak_at < self.config.ack_timeout
+            if not noise.naked and not quiet:
+                raw = error.raw or b""
+                noise.naked = True
+                self._nak_at = now
+                self._send_nak(NakReason.BAD_CRC, raw[2] if len(raw) > 2 else 0)
         else:
-            self.stats.garbage_bytes += len(error.raw or b"")
-            log.warning("link.discarded", kind=type(error).__name__, raw=(error.raw or b"").hex())
+            self.stats.garbage_bytes += len(error.raw or b"") if not isinstance(error, StaleFrameError) else 1
+
+    def _end_noise(self) -> None:
+        """The burst is over (a valid frame, or no byte left waiting): its one log line."""
+        noise, self._noise = self._noise, None
+        if noise is None:
+            return
+        self.stats.noise_bursts += 1
+        log.warning("link.noise", crc_errors=noise.crc_errors, garbage_bytes=noise.garbage_bytes,
+                    stale_frames=noise.stale_frames, naked=noise.naked, raw=bytes(noise.raw).hex())
+
+    def _on_nak(self, nak: Nak) -> None:
+        """link.md 3: a BAD_CRC NAK re-sends the message in flight at once, unless it was re-sent
+        less than one ACK timeout ago (the NAKs of one burst are one request); every re-send
+        counts toward the limit.
+        MALFORMED or REFUSED: the same bytes would be refused again, so the command is dropped."""
+        flight = self._in_flight
+        if flight is None or not flight.sent_at:
+            return
+        now = self._clock()
+        if nak.reason.resend:
+            if flight.resent_at is not None and now - flight.resent_at < self.config.ack_timeout:
+                log.debug("link.nak_ignored", msg_id=flight.msg_id, reason=nak.reason.name)
+                return
+            self._retransmit(flight, now, f"NAK {nak.reason.name}")
+            return
+        if flight.frame and nak.seq != flight.frame[2]:
+            log.warning("link.nak_for_another_frame", msg_id=flight.msg_id, reason=nak.reason.name, seq=nak.seq)
+            return
+        with self._lock:
+            self._in_flight = None
+        self.stats.commands_refused += 1
+        reason = f"refused by the device (NAK {nak.reason.name}): not re-sent"
+        log.error("link.command_refused", msg_id=flight.msg_id, reason=nak.reason.name, raw=flight.frame.hex())
+        self.listener.commands_dropped((flight.msg_id,), reason)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -510,6 +637,7 @@ class HostLink:
             self.listener.commands_dropped(ids, reason)
 
     def _lose(self, error: DriverError) -> None:
+        self._end_noise()
         self.stats.links_lost += 1
         log.error("link.lost", error=str(error), kind=type(error).__name__, raw=(error.raw or b"").hex())
         self.transport.close()
@@ -522,8 +650,11 @@ class HostLink:
             try:
                 self.connect()
             except DriverError as exc:
-                log.warning("link.reconnect_failed", error=str(exc), retry_in=delay)
+                held = self.log_throttle.allow("reconnect", str(exc))
+                if held is not None:
+                    log.warning("link.reconnect_failed", error=str(exc), retry_in=delay, repeated=held)
                 delay = min(delay * self.config.backoff_factor, self.config.backoff_max)
                 continue
+            self.log_throttle.reset("reconnect")
             self.stats.reconnects += 1
             return

@@ -28,6 +28,15 @@ APPLICATION_TYPES: Final = range(0x10, 0x60)
 MSG_ID_SIZE: Final = 4
 MAX_MSG_ID: Final = 0xFFFFFFFF
 
+#: Every type this protocol version assigns: the link's four, the shuffler's (shuffler.md 3) and
+#: the dice shaker's (dice-shaker.md 2). Numbers only, so that the framer and the simulators can
+#: use them; the tests check them against each codec's own table.
+ASSIGNED_TYPES: Final = frozenset(
+    {0x01, 0x02, 0x03, 0x04}
+    | set(range(0x10, 0x14)) | set(range(0x20, 0x29))
+    | {0x40, 0x41} | set(range(0x50, 0x55))
+)
+
 
 class MsgType(enum.IntEnum):
     """The link message types, common to every device."""
@@ -39,10 +48,32 @@ class MsgType(enum.IntEnum):
 
 
 class NakReason(enum.IntEnum):
-    """Why a frame was refused; the sender re-sends its unacknowledged message."""
+    """Why a frame was refused (link.md 3): BAD_CRC asks for the message again; MALFORMED and
+    REFUSED say that the same bytes would be refused again, so the sender does not re-send."""
 
     BAD_CRC = 0x01
-    MALFORMED = 0x02  # a frame whose payload is too short for its type (e.g. no message id)
+    MALFORMED = 0x02  # an application frame without a valid message id
+    REFUSED = 0x03  # an intact application frame the receiver cannot use (length, a value out of range)
+
+    @property
+    def resend(self) -> bool:
+        """True when the sender re-sends its message for this NAK (only a damaged frame)."""
+        return self is NakReason.BAD_CRC
+
+
+#: The payload sizes (min, max) of the link messages (link.md 4); HELLO is 8 fixed bytes and
+#: three strings of 1 + n bytes each.
+LINK_PAYLOAD_SIZES: Final = {0x01: (11, 255), 0x02: (4, 4), 0x03: (2, 2), 0x04: (0, 0)}
+
+
+def plausible_header(length: int, msg_type: int) -> bool:
+    """False when no frame can start with this LEN and TYPE (link.md 2.3): an unassigned type, or
+    a link message of a length its type never has. The framer skips such a sync byte at once.
+    Application types accept any length: a wrong one is refused after the CRC, by the receiver."""
+    if msg_type not in ASSIGNED_TYPES:
+        return False
+    sizes = LINK_PAYLOAD_SIZES.get(msg_type)
+    return sizes is None or sizes[0] <= length <= sizes[1]
 
 
 def is_reliable(msg_type: int) -> bool:

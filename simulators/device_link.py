@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 import structlog
 
-from drivers.framing import CrcMismatchError, Frame, FrameDecoder, encode_frame
-from drivers.messages import APPLICATION_TYPES, PROTOCOL_MAJOR, PROTOCOL_MINOR, MsgType
+from drivers.framing import CrcMismatchError, Frame, FrameDecoder, FrameError, encode_frame
+from drivers.messages import APPLICATION_TYPES, PROTOCOL_MAJOR, PROTOCOL_MINOR, MsgType, plausible_header
 
 from .faults import LinkFaultInjector
 
@@ -38,6 +38,7 @@ log = structlog.get_logger()
 
 NAK_BAD_CRC = 0x01
 NAK_MALFORMED = 0x02
+NAK_REFUSED = 0x03
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class _Pending:
     frame: bytes = b""
     sent_at: float | None = None
     retransmissions: int = 0
+    resent_at: float | None = None
 
 
 @dataclass(slots=True)
@@ -88,6 +90,9 @@ class DeviceLinkStats:
     commands_received: int = 0
     duplicate_commands: int = 0
     crc_errors: int = 0
+    naks_sent: int = 0
+    noise_bursts: int = 0
+    events_refused: int = 0
     hellos: int = 0
     links_lost: int = 0
 
@@ -126,7 +131,11 @@ class DeviceLink:
         self.state = DeviceLinkState.WAITING_FOR_HELLO
         self.stats = DeviceLinkStats()
         self.heartbeat = 1.0
-        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock)
+        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock,
+                                     header_ok=plausible_header)
+        self._noise: list[FrameError] | None = None  # the burst of noise being read (link.md 2.3)
+        self._noise_naked = False
+        self._nak_at: float | None = None
         self._outbox: list[_Pending] = []
         self._next_event_id = 1
         self._host_session: int | None = None
@@ -164,14 +173,38 @@ class DeviceLink:
     def _handle(self, items: list) -> None:
         for item in items:
             if isinstance(item, Frame):
+                self._end_noise()
                 self.stats.frames_received += 1
                 self._on_frame(item)
-            elif isinstance(item, CrcMismatchError):
-                self.stats.crc_errors += 1
-                raw = item.raw or b""
-                log.warning("sim.link.crc_error", raw=raw.hex())
-                if self.connected:
-                    self._send(MsgType.NAK, bytes((NAK_BAD_CRC, raw[2] if len(raw) > 2 else 0)))
+            else:
+                self._on_noise(item)
+        if self._noise is not None and self._decoder.pending == 0:
+            self._end_noise()
+
+    def _on_noise(self, error: FrameError) -> None:
+        """One NAK per burst of noise, for its first bad CRC, and one log line (link.md 2.3)."""
+        if self._noise is None:
+            self._noise, self._noise_naked = [], False
+        self._noise.append(error)
+        if not isinstance(error, CrcMismatchError):
+            return
+        self.stats.crc_errors += 1
+        now = self.clock()
+        quiet = self._nak_at is not None and now - self._nak_at < self.config.ack_timeout
+        if self.connected and not self._noise_naked and not quiet:
+            raw = error.raw or b""
+            self._noise_naked = True
+            self._nak_at = now
+            self.stats.naks_sent += 1
+            self._send(MsgType.NAK, bytes((NAK_BAD_CRC, raw[2] if len(raw) > 2 else 0)))
+
+    def _end_noise(self) -> None:
+        noise, self._noise = self._noise, None
+        if noise:
+            self.stats.noise_bursts += 1
+            crc = sum(isinstance(item, CrcMismatchError) for item in noise)
+            log.warning("sim.link.noise", crc_errors=crc, skipped=len(noise), naked=self._noise_naked,
+                        raw=(noise[0].raw or b"")[:16].hex())
 
     def poll(self) -> None:
         """Timers: stale partial frames, retransmission, heartbeat, loss of the host."""
@@ -216,8 +249,7 @@ class DeviceLink:
                     self.stats.events_acked += 1
             return
         if kind == MsgType.NAK:
-            if self._outbox and self._outbox[0].sent_at is not None:
-                self._retransmit(self._outbox[0], "NAK")
+            self._on_nak(frame)
             return
         if kind not in APPLICATION_TYPES:
             log.warning("sim.link.unknown_type", msg_type=kind, raw=frame.raw.hex())
@@ -229,10 +261,29 @@ class DeviceLink:
         self._send(MsgType.ACK, frame.payload[:4])
         if command_id <= self._last_command:
             self.stats.duplicate_commands += 1
+            log.debug("sim.link.duplicate_command", command_id=command_id, raw=frame.raw.hex())
             return
         self._last_command = command_id
         self.stats.commands_received += 1
         self.on_command(kind, command_id, bytes(frame.payload[4:]))
+
+    def _on_nak(self, frame: Frame) -> None:
+        """link.md 3: BAD_CRC re-sends the event in flight at once unless it was re-sent less than
+        one ACK timeout ago, and counts toward the retransmissions; MALFORMED or REFUSED (the host could not use the
+        intact frame) drops the event: the same bytes would be refused again."""
+        if len(frame.payload) != 2 or not self._outbox or self._outbox[0].sent_at is None:
+            return
+        head = self._outbox[0]
+        reason, seq = frame.payload
+        now = self.clock()
+        if reason == NAK_BAD_CRC:
+            if head.resent_at is not None and now - head.resent_at < self.config.ack_timeout:
+                return  # the same burst's NAK: the re-send already answers it
+            self._retransmit(head, "NAK")
+        elif reason in (NAK_MALFORMED, NAK_REFUSED) and head.frame and seq == head.frame[2]:
+            self._outbox.pop(0)
+            self.stats.events_refused += 1
+            log.error("sim.link.event_refused", event_id=head.event_id, reason=reason, raw=head.frame.hex())
 
     def _on_hello(self, frame: Frame) -> None:
         payload = frame.payload
@@ -262,6 +313,7 @@ class DeviceLink:
         if self._outbox:  # the pending event is re-sent at the next poll: same id, same bytes,
             self._outbox[0].sent_at = None  # with a fresh count of retransmissions
             self._outbox[0].retransmissions = 0
+            self._outbox[0].resent_at = None
 
     def _transmit(self, pending: _Pending, *, first: bool) -> None:
         if not pending.frame:
@@ -285,6 +337,7 @@ class DeviceLink:
             self._lose(f"event {pending.event_id} not acknowledged ({why})")
             return
         pending.retransmissions += 1
+        pending.resent_at = self.clock()
         self.stats.retransmissions += 1
         self._transmit(pending, first=False)
 
@@ -293,9 +346,11 @@ class DeviceLink:
         self.stats.links_lost += 1
         self.state = DeviceLinkState.WAITING_FOR_HELLO
         self._decoder.clear()
+        self._noise, self._nak_at = None, None
         if self._outbox:  # nothing is in flight on a lost link; the count starts afresh on HELLO
             self._outbox[0].sent_at = None
             self._outbox[0].retransmissions = 0
+            self._outbox[0].resent_at = None
 
     def _next_frame(self, msg_type: int, payload: bytes) -> bytes:
         frame = encode_frame(self._seq, msg_type, payload)

@@ -187,3 +187,48 @@ def test_any_stream_of_frames_and_garbage_decodes_in_order(pieces, tail, data):
         got += [item for item in decoder.feed(stream[position:position + size]) if isinstance(item, Frame)]
         position += size
     assert [(f.seq, f.msg_type, f.payload) for f in got] == [frame for _, frame in pieces]
+
+
+# -- resync on impossible headers (link.md 2.3) -------------------------------------------------------
+
+from drivers.framing import FalseSyncError  # noqa: E402
+from drivers.messages import plausible_header  # noqa: E402
+
+HEARTBEAT = frame_bytes("A5 00 00 04 8C 18")
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "A5 07 A5 00",  # type 0x00: unassigned
+        "A5 00 13 A5",  # type 0xA5: reserved
+        "A5 01 FF 33",  # type 0x33: unassigned in the shuffler's range
+        "A5 A5 18 04",  # a HEARTBEAT claiming 165 payload bytes (it has none)
+        "A5 07 00 02",  # an ACK claiming 7 bytes (it has 4)
+    ],
+)
+def test_a_sync_byte_with_an_impossible_header_is_skipped_at_once_without_waiting(header):
+    decoder = FrameDecoder(stale_after=0.5, clock=lambda: 0.0, header_ok=plausible_header)
+    items = decoder.feed(frame_bytes(header))
+    assert items and isinstance(items[0], FalseSyncError) and items[0].raw == b"\xa5"
+    assert decoder.feed(HEARTBEAT)[-1] == Frame(0, 4, b"", HEARTBEAT)  # no clock needed
+
+
+def test_a_partial_frame_is_given_up_when_a_whole_valid_frame_arrives_inside_it():
+    decoder = FrameDecoder(stale_after=0.5, clock=lambda: 0.0, header_ok=plausible_header)
+    items = decoder.feed(bytes.fromhex("A5 A5 18 01") + HEARTBEAT)  # a HELLO claiming 165 bytes
+    assert [item for item in items if isinstance(item, Frame)] == [Frame(0, 4, b"", HEARTBEAT)]
+    assert not any(isinstance(item, CrcMismatchError) for item in items)  # noise, nothing to NAK
+
+
+def test_the_stale_clock_starts_when_the_sync_byte_arrives_so_a_burst_stalls_once():
+    now = [0.0]
+    decoder = FrameDecoder(stale_after=0.5, clock=lambda: now[0], header_ok=plausible_header)
+    # two false SYNCs of one burst, each a plausible HELLO header claiming 255 bytes
+    assert decoder.feed(bytes.fromhex("A5 FF 00 01 A5 FF 00 01")) == []
+    now[0] = 0.3
+    assert decoder.feed(bytes.fromhex("00")) == []  # more bytes do not restart the clock
+    now[0] = 0.6
+    items = decoder.expire()  # both went stale together: the second does not wait 0.5 s more
+    assert sum(isinstance(item, StaleFrameError) for item in items) == 2
+    assert decoder.pending == 0

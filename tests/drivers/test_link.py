@@ -263,8 +263,9 @@ def test_bad_crc_is_answered_with_nak_and_logged_with_the_raw_frame():
     with capture_logs() as logs:
         run_until(link, transport, clock, lambda: link.stats.crc_errors == 1)
     assert [f.payload for f in transport.frames(0x03)] == [bytes((0x01, 5))]  # NAK BAD_CRC, seq 5
-    crc_logs = [entry for entry in logs if entry["event"] == "link.crc_error"]
-    assert crc_logs and crc_logs[0]["raw"] == bad.hex() and crc_logs[0]["log_level"] == "warning"
+    noise = [entry for entry in logs if entry["event"] == "link.noise"]  # one line for the burst
+    assert len(noise) == 1 and noise[0]["raw"] == bad.hex() and noise[0]["log_level"] == "warning"
+    assert noise[0]["crc_errors"] == 1 and noise[0]["naked"] is True
     assert recorder.kinds("message") == []
 
 
@@ -623,3 +624,63 @@ def test_registry_refuses_an_unknown_name():
     assert set(drivers.available_drivers()) == {"shuffler", "dice-shaker"}
     with pytest.raises(DriverInitError, match="unknown driver 'roulette'"):
         drivers.load_driver("roulette")
+
+
+# -- frames the host cannot use, NAK counting (link.md 3) --------------------------------------------
+
+
+class RefusingRecorder(Recorder):
+    """A listener whose codec refuses message id 1 (as a ROLL with a die showing 7 is refused)."""
+
+    def message(self, msg_type, msg_id, body, frame):
+        if msg_id == 1:
+            raise ProtocolError("die 3 shows 7", raw=frame.raw)
+        super().message(msg_type, msg_id, body, frame)
+
+
+def test_a_frame_the_host_cannot_use_is_naked_refused_never_acked_and_its_copy_too():
+    link, transport, _, clock = make_link()
+    recorder = RefusingRecorder(clock)
+    link.listener = recorder
+    link.connect()
+    transport.incoming += event(5, 1) + event(5, 1) + event(6, 2)
+    run_until(link, transport, clock, lambda: recorder.kinds("message"))
+    assert [f.payload for f in transport.frames(0x03)] == [bytes((0x03, 5))] * 2  # NAK REFUSED, seq 5
+    assert [f.payload for f in transport.frames(0x02)] == [b"\x00\x00\x00\x02"]  # only id 2 is ACKed
+    assert [call[2] for call in recorder.kinds("message")] == [2]
+    assert recorder.kinds("error") == []  # id 2 after a refused id 1 is not "skipped"
+
+
+def test_a_command_the_device_refuses_is_dropped_not_resent():
+    def device(transport, data):
+        if data[3] == 0x01:
+            transport.incoming += device_hello()
+        elif data[3] == 0x10:
+            transport.incoming += frame(9, 0x03, bytes((0x03, data[2])))  # NAK REFUSED
+
+    link, transport, recorder, clock = make_link(device)
+    link.connect()
+    link.send(0x10, b"\x99")
+    run_until(link, transport, clock, lambda: recorder.kinds("dropped"), limit=2.0)
+    assert len(transport.frames(0x10)) == 1
+    assert recorder.kinds("dropped")[0][1] == (1,) and "REFUSED" in recorder.kinds("dropped")[0][2]
+
+
+def test_naks_of_one_burst_resend_once_and_every_resend_counts_toward_the_three():
+    naks = []
+
+    def device(transport, data):
+        if data[3] == 0x01:
+            transport.incoming += device_hello()
+        elif data[3] == 0x10:  # three NAKs for every transmission, as a noisy line would give
+            naks.append(data)
+            transport.incoming += frame(9, 0x03, bytes((0x01, data[2]))) * 3
+
+    link, transport, recorder, clock = make_link(device)
+    link.connect()
+    link.send(0x10, b"\x35")
+    start = clock.now
+    run_until(link, transport, clock, lambda: recorder.kinds("lost"))
+    assert len(transport.frames(0x10)) == 4  # 3 retransmissions, NAK-triggered ones included
+    # at most one re-send per ACK timeout: the 4 transmissions span at least 3 ACK timeouts
+    assert recorder.lost_at[0] - start >= 3 * CONFIG.ack_timeout

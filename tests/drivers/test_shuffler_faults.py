@@ -65,8 +65,8 @@ async def test_corrupted_frame_is_naked_and_delivered_once(kind):
         assert_exactly_once_in_order(events)
         assert r.driver.stats.crc_errors == 1 and r.driver.stats.naks_sent == 1
         assert r.simulator.link.stats.retransmissions == 1
-        crc = [entry for entry in logs if entry["event"] == "link.crc_error"]
-        assert len(crc) == 1 and crc[0]["raw"].startswith("a5")  # logged with the raw frame
+        noise = [entry for entry in logs if entry["event"] == "link.noise"]
+        assert len(noise) == 1 and noise[0]["raw"].startswith("a5")  # one line, with the raw bytes
 
 
 @pytest.mark.parametrize("kind", SIMULATED)

@@ -231,3 +231,39 @@ def test_link_fault_injector_refuses_device_faults():
 def test_send_event_refuses_link_types():
     with pytest.raises(ValueError):
         Device().link.send_event(0x02, b"")
+
+
+def test_a_refused_event_is_dropped_not_resent_and_the_next_goes():
+    """link.md 3: NAK(REFUSED) for the event in flight: the same bytes would be refused again."""
+    device = Device()
+    up(device)
+    device.link.send_event(0x22, b"\x00\x00\x00\x02\x03\x09")  # a PILE claiming 9 cards
+    device.link.send_event(0x21, b"\x00\x00\x00\x01\x35")
+    device.link.poll()
+    (sent,) = device.take()
+    device.link.receive(frame(4, 0x03, bytes((0x03, sent[0]))))
+    device.after(0.01)
+    frames = device.take()
+    assert [f[1] for f in frames] == [0x21] and frames[0][2][:4] == b"\x00\x00\x00\x02"
+    device.after(1.0)
+    assert all(f[1] != 0x22 for f in device.take())
+
+
+def test_naks_of_one_burst_get_one_resend_per_ack_timeout():
+    device = Device()
+    up(device)
+    device.link.send_event(0x21, b"\x00\x00\x00\x01\x35")
+    device.link.poll()
+    device.take()
+    device.link.receive(frame(3, 0x03, b"\x01\x05") * 3)  # three NAKs for one burst
+    assert [f[1] for f in device.take()] == [0x21]
+    assert device.link.stats.retransmissions == 1
+
+
+def test_one_nak_per_burst_of_noise_from_the_host():
+    device = Device()
+    up(device)
+    good = frame(9, 0x10, struct.pack(">I", 1) + b"\x35")
+    bad = good[:-1] + bytes((good[-1] ^ 1,))
+    device.link.receive(bad + bad + bad)
+    assert [(t, p) for _, t, p in device.take()] == [(0x03, b"\x01\x09")]
