@@ -457,6 +457,11 @@ class TableService:
             log.warning("store.back", since=outage.since, notes_written=len(notes))
             return True
 
+    @property
+    def kept_notes(self) -> int:
+        """Notes waiting for the store to come back."""
+        return len(self._pending)
+
     # -- internals -----------------------------------------------------------------------------
 
     def _round_id(self) -> str | None:

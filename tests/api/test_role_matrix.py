@@ -22,6 +22,8 @@ MATRIX = {
     ("GET", "/api/table"): (READ, {}),
     ("POST", "/api/table/open"): ({P}, {}),
     ("POST", "/api/table/close"): ({P}, {}),
+    ("POST", "/api/table/deck-check"): ({P}, {}),
+    ("POST", "/api/table/hold/clear"): ({P}, {}),
     ("POST", "/api/round"): ({D, P}, {"json": WAGERS}),
     ("POST", "/api/round/players/{position}/setting"): (
         {D, P}, {"json": {"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]}}),

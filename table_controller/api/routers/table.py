@@ -40,3 +40,20 @@ async def open_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) ->
 async def close_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Close the table: no new round opens (a round in progress finishes). ``table.closed`` in the chain."""
     return await _set_open(False, who.name, service, store)
+
+
+@router.post("/deck-check", response_model=TableStatePublic, responses=responses(409, 503))
+async def request_deck_check(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
+    """While the table is held after misdeals in a row: ask for another DECK_CHECK (after the
+    deck was fixed). The controller runs it and shows the result in ``hold.deck_check``. 409
+    when the table is not held."""
+    return await command(store, service, service.request_deck_check, who.name)
+
+
+@router.post("/hold/clear", response_model=TableStatePublic, responses=responses(409, 503))
+async def clear_hold(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
+    """Let play resume after a hold. 409 while the last deck check was not clean (what is
+    missing, duplicated or unreadable is named) or none has run since the hold."""
+    state = await command(store, service, service.clear_hold, who.name)
+    log.info("table.hold_cleared", actor=who.name)
+    return state
