@@ -1,4 +1,4 @@
-"""Named fault scenarios, the shared vocabulary of every simulator (issue 3, Simulators).
+"""Named fault scenarios, the shared vocabulary of every simulator (docs/protocols/shuffler.md 9, dice-shaker.md).
 
 A scenario is chosen by name from a test (``faults=["jam"]``), from a simulator URL
 (``simshuffler://?fault=jam``) or from the command line (``--fault jam``). Link faults are
@@ -36,6 +36,7 @@ class Fault(enum.StrEnum):
     DIE_UNREADABLE = "die-unreadable"
     TAMPER = "tamper"
     COVER_OPEN = "cover-open"
+    BAD_FACE = "bad-face"  # a misbehaving shaker: its next ROLL shows a 7 (a protocol error, dice-shaker.md 2.3)
 
 
 LINK_FAULTS = frozenset({Fault.CORRUPTED_FRAME, Fault.DROPPED_FRAME, Fault.DUPLICATED_FRAME, Fault.LINK_CUT})
@@ -43,7 +44,9 @@ SHUFFLER_FAULTS = LINK_FAULTS | {
     Fault.JAM, Fault.UNREADABLE_CARD, Fault.DUPLICATED_CARD, Fault.MISSING_CARD, Fault.WRONG_JOKER_COUNT,
     Fault.DOOR_OPEN, Fault.DECK_NOT_PRESENT, Fault.WRONG_CARD_COUNT,
 }
-DICE_SHAKER_FAULTS = LINK_FAULTS | {Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.TAMPER, Fault.COVER_OPEN}
+DICE_SHAKER_FAULTS = LINK_FAULTS | {
+    Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.TAMPER, Fault.COVER_OPEN, Fault.BAD_FACE,
+}
 
 
 class UnknownFaultError(ValueError):

@@ -67,3 +67,84 @@ def test_unsafe_or_unknown_values_are_refused_naming_the_field(tmp_path, text, m
 def test_a_missing_config_file_is_an_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no config file"):
         load_settings(tmp_path / "nope.toml")
+
+
+# -- the shipped file lists every setting with its default ---------------------------------------------
+
+import re  # noqa: E402
+import tomllib  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from pydantic import BaseModel, TypeAdapter  # noqa: E402
+
+from drivers.dice_shaker.driver import DiceShakerDriver  # noqa: E402
+from table_controller.conductor.dice import ShakerPort  # noqa: E402
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocols"
+
+
+def _listed_keys(text: str) -> dict[tuple[str, str], tuple[object, bool]]:
+    """(section, key) -> (value, commented) for every key of the file, commented lines included."""
+    found: dict[tuple[str, str], tuple[object, bool]] = {}
+    section = ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        header = re.match(r"^\[([A-Za-z_]+)\]", stripped)
+        if header:
+            section = header.group(1)
+            continue
+        commented = stripped.startswith("#")
+        body = stripped.lstrip("#").strip() if commented else stripped
+        if "=" not in body:
+            continue
+        try:
+            parsed = tomllib.loads(body)
+        except tomllib.TOMLDecodeError:
+            continue  # prose that happens to hold an "="
+        for key, value in parsed.items():
+            found[(section, key)] = (value, commented)
+    return found
+
+
+def _fields(model: type[BaseModel], section: str = ""):
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield from _fields(annotation, name)
+        else:
+            yield section, name, info
+
+
+def test_the_shipped_file_lists_every_setting_with_its_default():
+    listed = _listed_keys(DEFAULT_CONFIG_FILE.read_text())
+    missing, wrong = [], []
+    for section, name, info in _fields(TableSettings):
+        if name == "rules" and not section:  # a table of TableRules fields: the game's defaults
+            assert any(s == "rules" for s, _ in listed), "[rules] is not listed"
+            continue
+        if (section, name) not in listed:
+            missing.append(f"[{section}] {name}" if section else name)
+            continue
+        value, commented = listed[(section, name)]
+        default = info.get_default(call_default_factory=True)
+        if default is None:
+            if not commented:  # a None default cannot be written in TOML: it is shown commented
+                wrong.append(f"{section}.{name}: set to {value!r}, default None")
+        elif TypeAdapter(info.annotation).validate_python(value) != default:
+            wrong.append(f"{section}.{name}: {value!r} in the file, {default!r} in settings.py")
+    assert missing == [] and wrong == []
+    rules = tomllib.loads(DEFAULT_CONFIG_FILE.read_text())["rules"]
+    assert TableSettings(rules=rules).table_rules() == TableSettings().table_rules()
+
+
+def test_the_device_timeout_is_the_documented_roll_timeout():
+    """dice-shaker.md 4: the host waits 10 s for a SHAKE's answer; settings, the driver and the
+    conductor's shaker port must say the same."""
+    text = (DOCS / "dice-shaker.md").read_text()
+    row = next(line for line in text.splitlines() if "`DiceShakerDriver.roll_timeout`" in line and "|" in line)
+    documented = float(re.search(r"\|\s*(\d+(?:\.\d+)?) s", row).group(1))
+    import inspect
+
+    assert TableSettings().device_timeout == documented
+    assert inspect.signature(DiceShakerDriver.__init__).parameters["roll_timeout"].default == documented
+    assert inspect.signature(ShakerPort.__init__).parameters["roll_timeout"].default == documented

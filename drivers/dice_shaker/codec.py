@@ -27,6 +27,27 @@ from .events import (
 DiceEvent = DiceRolled | DiceFault | DiceFaultCleared | ShakeRefused | DiceStatus
 
 
+class UnusableAnswerError(ProtocolError):
+    """A ROLL, FAULT or SHAKE_REFUSED the host cannot use (a die showing 7...) that still names
+    the SHAKE it answers: that shake has failed, and the host need not wait for it
+    (dice-shaker.md 2; the link NAKs the frame REFUSED, link.md 3)."""
+
+    def __init__(self, message: str, *, raw: bytes | None = None, command_id: int) -> None:
+        super().__init__(message, raw=raw)
+        self.command_id = command_id
+
+    def __reduce__(self):
+        return (_rebuild_unusable, (self.args[0] if self.args else "", self.raw, self.command_id))
+
+
+def _rebuild_unusable(message: str, raw: bytes | None, command_id: int) -> UnusableAnswerError:
+    return UnusableAnswerError(message, raw=raw, command_id=command_id)
+
+
+#: Where an answer's body names its SHAKE (offset of COMMAND_ID): dice-shaker.md 2.3, 2.4, 2.6.
+_COMMAND_ID_AT: Final = {0x50: 4, 0x51: 6, 0x53: 0}
+
+
 class DiceMsg(enum.IntEnum):
     """Dice shaker message types."""
 
@@ -87,8 +108,16 @@ def decode(msg_type: int, event_id: int, body: bytes, *, raw: bytes) -> DiceEven
         raise ProtocolError(f"{kind.name} (0x{msg_type:02X}) goes host to device, not device to host",
                             raw=raw)
     reader = PayloadReader(body, raw=raw, what=kind.name)
-    event = decoder(reader, event_id)
-    reader.end()
+    try:
+        event = decoder(reader, event_id)
+        reader.end()
+    except ProtocolError as exc:
+        at = _COMMAND_ID_AT.get(int(kind))
+        command_id = int.from_bytes(body[at:at + 4], "big") if at is not None and len(body) >= at + 4 else 0
+        if command_id:
+            raise UnusableAnswerError(f"{exc} (answering SHAKE {command_id})", raw=raw,
+                                      command_id=command_id) from exc
+        raise
     return event
 
 

@@ -1,4 +1,4 @@
-"""The dice shaker driver: SHAKE and STATUS_REQUEST out, typed dice events in (issue 3).
+"""The dice shaker driver: SHAKE and STATUS_REQUEST out, typed dice events in (dice-shaker.md).
 
 Built on ``drivers.base.Driver``: the link, the reader thread and the event queue live there;
 this module adds only the codec call and the commands. The same class runs over USB
@@ -9,7 +9,9 @@ shaker's serial variant and its simulator over a pty or socket).
 and returns the ROLL that answers it, or raises :class:`ShakeFailed` when the device voids the
 shake (cocked or unreadable die: re-shake) or refuses it (cover open, tamper, busy). It never
 re-shakes on its own: whether and when to re-shake is the controller's call, and every attempt
-stays visible in ``events()``.
+stays visible in ``events()``. An answer the host cannot use (a ROLL with a die showing 7)
+fails its ``roll()`` at once with a ShakeFailed whose ``answer_unusable`` is True, instead of
+leaving it to wait out ``roll_timeout`` (link.md 3: the frame is NAKed REFUSED).
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ from typing import Any, ClassVar
 
 import structlog
 
-from ..base import CommandsDropped, Driver, DriverEvent
+from ..base import CommandsDropped, Driver, DriverEvent, ErrorEvent
 from ..errors import DriverError, DriverIOError, DriverTimeoutError
 from ..framing import Frame
 from ..transport import SerialTransport
 from ..usb_transport import UsbConfig, UsbTransport
 from . import codec
-from .codec import DiceMsg
+from .codec import DiceMsg, UnusableAnswerError
 from .events import DEVICE, DiceFault, DiceRolled, ShakeRefused
 from .roll import DiceRoll, DiceSourceKind
 
@@ -48,6 +50,11 @@ class ShakeFailed(DriverError):
     def needs_reshake(self) -> bool:
         """True when the device voided the shake for a die fault; shake again when ready."""
         return isinstance(self.event, DiceFault) and self.event.needs_reshake
+
+    @property
+    def answer_unusable(self) -> bool:
+        """True when the device answered, but with a frame the host refused (a die showing 7)."""
+        return isinstance(self.event, ErrorEvent)
 
     def __reduce__(self):
         return (_rebuild_shake_failed, (self.args[0] if self.args else "", self.event, self.raw))
@@ -139,6 +146,10 @@ class DiceShakerDriver(Driver):
         elif isinstance(item, ShakeRefused):
             self._answer(item.command_id, error=ShakeFailed(
                 f"SHAKE {item.command_id} refused: {item.reason}", event=item))
+        elif isinstance(item, ErrorEvent) and isinstance(item.error, UnusableAnswerError):
+            command_id = item.error.command_id
+            self._answer(command_id, error=ShakeFailed(
+                f"SHAKE {command_id}: its answer was refused: {item.error}", event=item, raw=item.error.raw))
         elif isinstance(item, CommandsDropped):
             for command_id in item.command_ids:
                 self._answer(command_id, error=ShakeFailed(

@@ -48,7 +48,9 @@ FLAG_RESHAKE_NEEDED: Final = 0x04
 FLAG_SHAKING: Final = 0x08
 
 _DIE_FAULTS: Final = {Fault.COCKED_DIE: DIE_COCKED, Fault.DIE_UNREADABLE: DIE_UNREADABLE}
-DEVICE_FAULTS: Final = frozenset({Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.COVER_OPEN, Fault.TAMPER})
+DEVICE_FAULTS: Final = frozenset({Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.COVER_OPEN, Fault.TAMPER,
+                                  Fault.BAD_FACE})
+BAD_FACE: Final = 7  # what a broken reader reports on die 2 (scenario bad-face)
 
 
 class UnknownCommandError(ValueError):
@@ -87,6 +89,8 @@ class DiceShakerModel:
         self.cover_open = False
         self.tamper = False
         self.die_fault: int | None = None  # the code of the die fault awaiting a re-shake
+        # how many of the next ROLLs report a 7 on die 2 (a broken reader; the host refuses them)
+        self.bad_face_rolls = 1 if Fault.BAD_FACE in self.pending_faults else 0
         self.rolls: list[tuple[int, tuple[int, int, int]]] = []  # every roll made, for tests
         self._shaking: _Shake | None = None
         self._cover_closes_at: float | None = None
@@ -202,6 +206,9 @@ class DiceShakerModel:
         if self.die_fault is not None:
             self._events.append((FAULT_CLEARED, bytes((self.die_fault,))))
             self.die_fault = None
+        if self.bad_face_rolls > 0:
+            self.bad_face_rolls -= 1
+            faces = (faces[0], BAD_FACE, faces[2])
         self.last_roll_id = shake.roll_id
         self.rolls.append((shake.roll_id, faces))
         self._events.append((ROLL, struct.pack(">IIBBB", shake.roll_id, shake.command_id, *faces)))

@@ -5,7 +5,10 @@ Three dice pick the position that receives the first pile (000_f88fa0f023e5142c.
 "a dice shaker or shuffle machine RNG"). The round records the faces and the source.
 
 A cocked or unreadable die voids the shake: the dice are shaken again, never guessed
-(issue 4, step 2). A cover opened or a tamper switch tripped is a fault: play waits until it
+(dice-shaker.md 2.7). A ROLL the controller cannot use (a die showing 7: dice-shaker.md 2.3)
+fails that shake at once and the dice are shaken again; after ``BAD_ROLL_LIMIT`` such
+answers in a row a ``bad-roll`` fault stops play (one alert) and the shaker is tried again
+ever less often, until a good roll clears it. A cover opened or a tamper switch tripped is a fault: play waits until it
 clears. Once the shaker has reported a roll for the open round, that roll is the round's: a
 restarted controller uses the roll it finds journalled (or the one the shaker re-sends) and
 never shakes again (docs/round-lifecycle.md, "Recovery").
@@ -35,6 +38,10 @@ log = structlog.get_logger()
 
 DEVICE = "dice-shaker"
 STANDING_FAULTS = frozenset({"cover_open", "tamper"})  # dice-shaker.md: die faults only void one shake
+ROLL_TIMEOUT = 10.0  # seconds for a SHAKE's answer (dice-shaker.md 4); settings.device_timeout
+BAD_ROLL = "bad-roll"  # the fault opened when the shaker keeps answering with unusable rolls
+BAD_ROLL_LIMIT = 3  # unusable answers in a row before the fault: a one-off is re-shaken quietly
+BAD_ROLL_RETRY_MAX = 60.0  # seconds between attempts while the fault is open, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +86,7 @@ class ShakerPort(DevicePort):
     standing_faults = STANDING_FAULTS
     source = "shaker"
 
-    def __init__(self, *args, roll_timeout: float = 30.0, **kwargs) -> None:
+    def __init__(self, *args, roll_timeout: float = ROLL_TIMEOUT, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.roll_timeout = roll_timeout
         self._lock = threading.Lock()
@@ -140,16 +147,28 @@ class ShakerPort(DevicePort):
     async def roll_for(self, round_id: str) -> Roll:
         """The round's roll: one already reported, or shake (again after a void shake) until read."""
         attempt = 0
+        bad_rolls = 0
+        pause = self.retry_interval
         while True:
             seen = self.seen(round_id)
             if seen is not None:
+                if bad_rolls:
+                    self.service.fault_cleared(DEVICE, BAD_ROLL, "the shaker sent a usable roll")
                 return seen
-            await self.wait_clear()
+            await self.wait_clear(ignore=frozenset({BAD_ROLL}))  # only a good roll clears it
             attempt += 1
             try:
                 await self.driver.roll(timeout=self.roll_timeout)
             except ShakeFailed as failed:
-                if failed.needs_reshake:
+                if failed.answer_unusable:
+                    bad_rolls += 1
+                    log.error("dice.roll_refused", attempt=attempt, in_a_row=bad_rolls, reason=str(failed))
+                    if bad_rolls >= BAD_ROLL_LIMIT:
+                        self.service.device_fault(
+                            DEVICE, BAD_ROLL, f"{bad_rolls} unusable answers in a row; last: {failed}")
+                        await wait_or_stop(self.stop, pause)
+                        pause = min(pause * 2, BAD_ROLL_RETRY_MAX)
+                elif failed.needs_reshake:
                     log.warning("dice.reshake", attempt=attempt, reason=str(failed))
                 else:
                     log.warning("dice.shake_refused", attempt=attempt, reason=str(failed))

@@ -432,3 +432,22 @@ def test_both_sources_offer_the_same_interface():
 def test_a_dice_roll_refuses_impossible_values(faces, source, roll_id, serial):
     with pytest.raises(ValueError):
         DiceRoll(faces, source, roll_id, serial)
+
+
+@pytest.mark.parametrize("target", SIMULATED)
+async def test_a_roll_showing_a_7_fails_its_shake_at_once_and_is_never_acked(target):
+    """dice-shaker.md 2.3 and link.md 3: the host does not use the roll, NAKs it REFUSED (the
+    device does not re-send it), and ``roll()`` fails at once rather than after roll_timeout."""
+    async with shaker(target, faults=["bad-face"]) as rig:
+        rig.driver.roll_timeout = 30.0
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        with pytest.raises(ShakeFailed) as failed:
+            await rig.driver.roll()
+        assert loop.time() - started < 5.0  # far below the 30 s roll timeout
+        assert failed.value.answer_unusable and not failed.value.needs_reshake
+        assert "die 2 shows 7" in str(failed.value) and failed.value.raw is not None
+        roll = await rig.driver.roll()  # the re-shake
+        assert all(1 <= face <= 6 for face in roll.faces)
+        assert rig.driver.stats.messages_refused == 1
+        assert rig.sim.link.stats.events_refused == 1  # dropped by the device, not re-sent

@@ -1,0 +1,67 @@
+"""A shaker that answers a SHAKE with a ROLL the controller cannot use (a die showing 7).
+
+dice-shaker.md 2.3: a face outside 1..6 is a protocol error and the host does not use that
+roll; link.md 3: the frame is NAKed REFUSED and the device does not re-send it. The shake has
+failed: the controller re-shakes at once rather than waiting out its answer timeout, and a
+shaker that keeps doing it raises one ``bad-roll`` fault (play stops) until a good roll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from drivers.dice_shaker.driver import DiceShakerDriver
+from table_controller.conductor import ShakerPort
+
+from .rig import HOST_LINK, alerts, build, devices, events, running, until
+
+LONG_TIMEOUT = 30.0  # the answer timeout the vendor saw the controller wait out
+
+
+def with_long_roll_timeout(table, devs):
+    """The rig's table, its shaker port waiting ``LONG_TIMEOUT`` for an answer."""
+    port = ShakerPort(
+        table.service,
+        lambda journal: DiceShakerDriver.over_usb(backend=devs.backend, link_config=HOST_LINK, journal=journal,
+                                                  roll_timeout=LONG_TIMEOUT),
+        stop=table.stop, known=(), roll_timeout=LONG_TIMEOUT, retry_interval=0.05)
+    table.conductor.dice = port
+    return table
+
+
+async def test_a_roll_showing_a_7_is_reshaken_at_once_not_after_the_timeout(engine):
+    devs = devices(shaker_faults=["bad-face"])
+    try:
+        table = with_long_roll_timeout(build(engine, devs), devs)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        async with running(table, rounds=1):
+            await until(lambda: events(engine, "dice.rolled"), timeout=LONG_TIMEOUT)
+        took = loop.time() - started
+    finally:
+        devs.close()
+    assert took < 5.0  # far below the 30 s answer timeout
+    shaken = devs.shaker.model.rolls
+    assert len(shaken) == 2 and 7 in shaken[0][1]  # the bad one, then the re-shake
+    [(_, dice)] = events(engine, "dice.rolled")
+    assert dice["faces"] == list(shaken[1][1]) and all(1 <= face <= 6 for face in dice["faces"])
+    assert not any(a.get("fault") == "bad-roll" for a in alerts(engine))  # one bad roll: no fault
+
+
+async def test_a_shaker_that_keeps_sending_bad_rolls_stops_play_with_one_alert(engine):
+    devs = devices()
+    with devs.shaker.lock:
+        devs.shaker.model.bad_face_rolls = 1_000_000
+    try:
+        table = with_long_roll_timeout(build(engine, devs), devs)
+        async with running(table, rounds=1):
+            await until(lambda: ("dice-shaker", "bad-roll") in table.service.faults, timeout=10)
+            assert not events(engine, "dice.rolled")
+            await asyncio.sleep(0.5)  # it keeps trying, ever less often: still one alert
+            with devs.shaker.lock:
+                devs.shaker.model.bad_face_rolls = 0  # repaired
+            await until(lambda: events(engine, "dice.rolled"), timeout=10)
+            await until(lambda: ("dice-shaker", "bad-roll") not in table.service.faults, timeout=5)
+    finally:
+        devs.close()
+    assert len([a for a in alerts(engine) if a.get("fault") == "bad-roll"]) == 1
