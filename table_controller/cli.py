@@ -3,6 +3,7 @@
 - ``run [--config FILE] [--data-dir DIR] [--simulate] [--rounds N]``: the table daemon
   (table_controller/daemon.py, docs/round-lifecycle.md).
 - ``audit verify [--data-dir DIR | --db-url URL]``: check the audit chain (docs/audit-chain.md).
+- ``round void --reason TEXT --as NAME``: the pit's void when the API is down (round_cli.py).
 
 The game questions asked at the table (and in batch by tests and audits):
 
@@ -165,6 +166,15 @@ def _users_app() -> typer.Typer:
 app.add_typer(_users_app(), name="users", help="People who may use the terminals, and their tokens.")
 
 
+def _round_app() -> typer.Typer:
+    from .round_cli import app as round_app
+
+    return round_app
+
+
+app.add_typer(_round_app(), name="round", help="The table's open round without the API (void it).")
+
+
 def _settings_error(error: Exception) -> str:
     """A bad configuration in words an operator can act on: each field and what is wrong."""
     from pydantic import ValidationError
@@ -194,8 +204,16 @@ def run_command(
 ) -> None:
     """Run the table: devices, rounds, the durable record. Resumes where the last run stopped.
 
-    Exit status: 0 after N settled rounds or a stop (SIGTERM/SIGINT), 2 for a bad configuration.
-    """
+    Nothing inside a round stops it: a round that fails is held for the pit, a store that goes away stops play until it answers, a deck that keeps misdealing holds the table.
+
+    Exit status:
+
+    0: N settled rounds played (--rounds), or a stop asked for (SIGTERM, SIGINT);
+
+    1: the store could not be opened at start (database unreachable, schema not at this version's revision): fix it, then start again;
+
+    2: a bad configuration (a setting, a device port, the API address already in use).
+    """  # noqa: E501 - one paragraph per line: the help text keeps line breaks
     from sqlalchemy.exc import SQLAlchemyError
 
     from .daemon import ConfigError, main as run_daemon
