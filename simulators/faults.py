@@ -31,6 +31,7 @@ class Fault(enum.StrEnum):
     DOOR_OPEN = "door-open"
     DECK_NOT_PRESENT = "deck-not-present"
     WRONG_CARD_COUNT = "wrong-card-count"
+    LONG_PILE = "long-pile"  # a firmware bug: PILE 3 carries one byte too many (a valid CRC)
     # the dice shaker
     COCKED_DIE = "cocked-die"
     DIE_UNREADABLE = "die-unreadable"
@@ -42,7 +43,7 @@ class Fault(enum.StrEnum):
 LINK_FAULTS = frozenset({Fault.CORRUPTED_FRAME, Fault.DROPPED_FRAME, Fault.DUPLICATED_FRAME, Fault.LINK_CUT})
 SHUFFLER_FAULTS = LINK_FAULTS | {
     Fault.JAM, Fault.UNREADABLE_CARD, Fault.DUPLICATED_CARD, Fault.MISSING_CARD, Fault.WRONG_JOKER_COUNT,
-    Fault.DOOR_OPEN, Fault.DECK_NOT_PRESENT, Fault.WRONG_CARD_COUNT,
+    Fault.DOOR_OPEN, Fault.DECK_NOT_PRESENT, Fault.WRONG_CARD_COUNT, Fault.LONG_PILE,
 }
 DICE_SHAKER_FAULTS = LINK_FAULTS | {
     Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.TAMPER, Fault.COVER_OPEN, Fault.BAD_FACE,

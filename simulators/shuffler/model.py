@@ -45,6 +45,7 @@ DUPLICATE_PILE_POSITIONS = (2, 6)  # ... and both Kd land in pile 5 at these pos
 DUPLICATE_PILE = 5
 EXTRA_JOKER_REPLACES = "3d"  # wrong-joker-count: one joker too many, in place of the 3d
 WRONG_COUNT_MISSING = "7h"  # wrong-card-count: the 7h is not in the deck
+LONG_PILE = 3  # long-pile: this pile's frame is one byte too long
 
 Emit = Callable[[int, bytes], int]
 
@@ -290,7 +291,10 @@ class ShufflerModel:
                 if self._strikes(Fault.MISSING_CARD, number == SHORT_PILE):
                     stuck = cards.pop()  # a misfeed: the card stays inside the machine
                     log.info("sim.shuffler.card_stuck", pile=number, card=stuck)
-                self._emit(wire.pile(deal.command_id, number, cards))
+                msg_type, body = wire.pile(deal.command_id, number, cards)
+                if self._strikes(Fault.LONG_PILE, number == LONG_PILE):
+                    body += b"\x00"  # one byte more than COUNT says: the host must refuse the frame
+                self.emit(msg_type, body)
             else:
                 self._emit(wire.unused(deal.command_id, deal.unused))
                 self.dealing = None

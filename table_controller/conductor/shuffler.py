@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from drivers.base import CommandRejected, CommandsDropped, DeviceFault, DriverEvent, LinkRestored
+from drivers.base import CommandRejected, CommandsDropped, DeviceFault, DriverEvent, ErrorEvent, LinkRestored
+from drivers.errors import ProtocolError
 from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
@@ -318,6 +319,11 @@ class ShufflerPort(DevicePort):
                 deal.interrupt(f"deal interrupted: {event.reason} before acknowledging the DEAL")
             elif isinstance(event, LinkRestored) and event.device_restarted:
                 deal.interrupt(f"{RESTARTED} after piles {sorted(deal.piles)}")
+            elif isinstance(event, ErrorEvent) and isinstance(event.error, ProtocolError):
+                # a frame the driver refused (NAKed, never ACKed: link.md 3) while this deal ran:
+                # a pile may be in it, so the deal cannot be trusted; say which frame it was
+                deal.interrupt(f"deal interrupted: the shuffler sent a frame the controller cannot use "
+                               f"after piles {sorted(deal.piles)}: {event.error}")
         return None
 
     async def _answer(self, command_id: int, wanted: type) -> DriverEvent:
