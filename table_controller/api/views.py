@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+
 from sqlmodel import Session
 
 from ..device_health import DeviceHealth
+from ..game.cards import CardError, parse_cards
+from ..game.evaluator import RankingRules
+from ..game.setting import Setting, is_legal
+from ..game.table_rules import TableRules
+from ..round.machine import RoundState
 from ..service import OpenFault, TableService
 from ..storage.alerts import Alert, list_alerts
 from .models.table import (
@@ -12,6 +20,7 @@ from .models.table import (
     DeviceHealthPublic,
     DeviceIdentityPublic,
     FaultPublic,
+    RoundStatePublic,
     TableStatePublic,
     round_state_view,
 )
@@ -63,6 +72,28 @@ def device_health_view(health: DeviceHealth, faults: list[OpenFault]) -> DeviceH
     )
 
 
+@lru_cache(maxsize=8)
+def _ranking(table_rules: str) -> RankingRules:
+    """The ranking rules of a round's stored table rules (JSON): parsed once per rule set."""
+    return TableRules.model_validate_json(table_rules).ranking
+
+
+def live_round_view(state: RoundState) -> RoundStatePublic:
+    """The round as the table page shows it: each player's setting judged foul or not by the
+    rules the round was opened under (``game.setting.is_legal``; 001, 004), so the page need
+    not rank hands itself."""
+    view = round_state_view(state)
+    if view.player_settings:
+        ranking = _ranking(json.dumps(state.opened.rules["table"], sort_keys=True))
+        for made in view.player_settings:
+            try:
+                setting = Setting(high=parse_cards(made.high), low=parse_cards(made.low))
+            except CardError:  # the machine only records a position's own card codes
+                continue
+            made.fouled = not is_legal(setting, ranking)
+    return view
+
+
 def table_state(service: TableService, session: Session) -> TableStatePublic:
     """The table now: the service's round (an immutable snapshot), open alerts, devices."""
     state = service.round
@@ -72,7 +103,7 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         game=service.settings.game.value,
         house_way=service.settings.house_way,
         table_open=service.table_open,
-        round=None if state is None else round_state_view(state),
+        round=None if state is None else live_round_view(state),
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),
     )

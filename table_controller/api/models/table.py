@@ -54,6 +54,9 @@ class HouseWayPublic(BaseModel):
 class PlayerSettingPublic(SettingPublic):
     position: int
     actor: str
+    fouled: bool | None = Field(
+        None, description="the setting is a foul: not five cards behind and two in front, or the low hand "
+                          "outranks the high hand (001, 004); null where it is not judged (a replay's steps)")
 
 
 class OverridePublic(SettingPublic):
