@@ -13,9 +13,11 @@ The browser is installed by ``scripts/install-browser.sh`` when /usr/bin/chromiu
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from drivers.messages import Hello
+from table_controller.api import create_app
+from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
@@ -413,3 +417,151 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
 
     browser.get(f"{base}/ui/table.html")  # the admin has no table page
     wait_for(browser, lambda d: d.current_url.endswith("/ui/admin.html"))
+
+
+# -- when things go wrong -----------------------------------------------------------------------
+
+BANNER = "#controller-banner"
+DOWN_DEVICE = re.compile(r"^shuffler: unknown — no answer from the controller since \d\d:\d\d:\d\d$")
+
+
+class Controller:
+    """A second server of the same table (same service, same store) that the browser talks to,
+    stopped and started again on the same port as a daemon is; the test sets the table up
+    through the fixture's own server meanwhile."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.port = 0
+        self.base = ""
+        self._running: ExitStack | None = None
+
+    def start(self) -> str:
+        app = create_app(self.api.service.settings, self.api.service, self.api.engine, poll_interval=0.05)
+        self._running = ExitStack()
+        self.base = self._running.enter_context(serving(app, port=self.port))
+        self.port = int(self.base.rsplit(":", 1)[1])
+        return self.base
+
+    def stop(self) -> None:
+        assert self._running is not None
+        self._running.close()
+        self._running = None
+
+
+@pytest.fixture
+def controller(site) -> Iterator[Controller]:
+    running = Controller(site[1])
+    running.start()
+    try:
+        yield running
+    finally:
+        if running._running is not None:
+            running.stop()
+
+
+def screenshot(driver, name: str) -> None:
+    """Keep a picture of the page to look at, when TABLE_TEST_SCREENSHOTS names a folder."""
+    folder = os.environ.get("TABLE_TEST_SCREENSHOTS")
+    if folder:
+        driver.save_screenshot(str(Path(folder) / name))
+
+
+def banner_shown(driver) -> bool:
+    found = driver.find_elements(By.CSS_SELECTOR, BANNER)
+    return bool(found) and found[0].is_displayed()
+
+
+def test_the_pages_say_when_the_controller_stops_answering_and_refresh_when_it_is_back(controller, browser):
+    api = controller.api
+    sign_in(browser, controller.base, api.tokens["pit"])
+    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2" and text(d, "#devices").startswith("shuffler: ok"))
+    assert not banner_shown(browser)
+
+    controller.stop()
+    wait_for(browser, lambda d: banner_shown(d))
+    banner = text(browser, BANNER)
+    assert re.fullmatch(r"The table controller is not answering \(nothing since \d\d:\d\d:\d\d\)\. What this page "
+                        r"shows may be out of date; it will refresh when the controller answers again\.", banner), banner
+    # device health no longer claims "ok, last frame ... ago": nobody is saying so any more
+    wait_for(browser, lambda d: DOWN_DEVICE.match(text(d, '#devices li[data-device="shuffler"]')))
+    assert text(browser, "#error") == ""  # no small "Failed to fetch" beside the banner
+    screenshot(browser, "table-controller-down.png")
+
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201  # the table goes on meanwhile
+    controller.start()
+    wait_for(browser, lambda d: not banner_shown(d) and text(d, "#round-id") == "t1-3" and text(d, "#phase") == "open")
+    assert text(browser, '#devices li[data-device="shuffler"]') == "shuffler: ok · link never up"
+    voided = api.post("/api/round/void", "pit", json={"reason": "testing the stream"})
+    assert voided.status_code == 200, voided.text
+    wait_for(browser, lambda d: text(d, "#phase") == "void")  # the stream is followed again
+
+    # a page that neither polls nor follows the stream notices too (it asks when all is quiet)
+    browser.get(f"{controller.base}/ui/round.html?id=t1-1")
+    wait_for(browser, lambda d: text(d, "#step").startswith("step 1 of"))
+    controller.stop()
+    wait_for(browser, lambda d: banner_shown(d), timeout=15)
+    controller.start()
+    wait_for(browser, lambda d: not banner_shown(d), timeout=15)
+    assert text(browser, "#error") == ""
+
+
+def test_the_alerts_page_tells_a_dealer_once_and_asks_nothing_it_would_be_refused(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["dealer"])
+    browser.get(f"{base}/ui/alerts.html")
+    wait_for(browser, lambda d: text(d, "#error") == "Alerts are for the pit and surveillance: the dealer role cannot see them.")
+    browser.execute_script("window.setTimeout(() => { window.waited = true; }, 2500)")
+    wait_for(browser, lambda d: d.execute_script("return window.waited === true"))
+    asked = browser.execute_script("""
+        return performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname)
+            .filter((path) => path.startsWith("/api/"));""")
+    assert asked == ["/api/me"]  # who am I, once: no /api/alerts, no /api/stream (403 every second before)
+    assert browser.find_elements(By.CSS_SELECTOR, ".alert-row") == []
+
+
+def test_the_history_rows_follow_a_round_being_played_until_it_closes(site, browser):
+    base, api = site
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+    api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker", actor="device:dice-shaker"))
+    piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
+    api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
+    sign_in(browser, base, api.tokens["surveillance"])
+    browser.get(f"{base}/ui/history.html")
+
+    def phases(driver) -> dict[str, str]:
+        return {r.get_attribute("data-round"): r.find_element(By.CSS_SELECTOR, ".round-phase").text
+                for r in driver.find_elements(By.CSS_SELECTOR, ".round-row")}
+
+    wait_for(browser, lambda d: phases(d) == {"t1-3": "players-setting", "t1-2": "closed", "t1-1": "closed"})
+    api.post("/api/round/players/3/setting", "dealer", json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]})
+    api.post("/api/round/players/5/setting", "dealer", json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]})
+    assert api.post("/api/round/dealer/setting", "dealer", json=HOUSE_WAY).status_code == 200
+    api.service.settle()
+    wait_for(browser, lambda d: phases(d)["t1-3"] == "closed")  # not the phase it had when the page was read
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+    wait_for(browser, lambda d: [r.get_attribute("data-round") for r in d.find_elements(By.CSS_SELECTOR, ".round-row")]
+             == ["t1-4", "t1-3", "t1-2", "t1-1"])
+    assert phases(browser)["t1-4"] == "open"
+
+
+def test_the_table_page_marks_a_fouled_hand(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+    api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker", actor="device:dice-shaker"))
+    piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
+    api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
+    # position 3 puts its aces in front of its kings: the low hand outranks the high hand (001)
+    api.post("/api/round/players/3/setting", "dealer", json={"high": ["Kd", "Kh", "9c", "8c", "2c"], "low": ["As", "Ah"]})
+    api.post("/api/round/players/5/setting", "dealer", json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]})
+    wait_for(browser, lambda d: text(d, "#phase") == "dealer-setting"
+             and len(codes(d, 'tr[data-position="5"]')) == 14)
+    fouled = browser.find_element(By.CSS_SELECTOR, 'tr[data-position="3"]')
+    assert "fouled" in fouled.get_attribute("class").split()
+    assert fouled.find_element(By.CSS_SELECTOR, ".foul-mark").text == "FOUL"
+    legal = browser.find_element(By.CSS_SELECTOR, 'tr[data-position="5"]')
+    assert "fouled" not in (legal.get_attribute("class") or "").split()
+    assert legal.find_elements(By.CSS_SELECTOR, ".foul-mark") == []
+    screenshot(browser, "table-foul.png")

@@ -1,6 +1,6 @@
 // The admin's page: the people who use the terminals; add one with a role, disable one, give
 // one a new key (/api/users). A new token is shown once, here, and kept nowhere.
-import { api, command, el, me, nav, requireToken, showError, when } from "./app.js";
+import { api, command, el, me, nav, onConnection, requireToken, showError, when } from "./app.js";
 
 requireToken();
 document.getElementById("nav").replaceWith(nav("admin.html", await me()));
@@ -51,4 +51,5 @@ command(add, async (data) => {
   add.reset();
   await load();
 });
+onConnection((down) => { if (!down) load(); });
 await load();

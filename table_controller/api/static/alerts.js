@@ -1,5 +1,7 @@
-// Alerts; the pit acknowledges one with a note (other roles see no acknowledge form).
-import { api, can, command, el, follow, me, nav, requireToken, showError, when } from "./app.js";
+// Alerts; the pit acknowledges one with a note (other roles see no acknowledge form). A role
+// without the audit permission (the dealer) is told so once; nothing is asked of the API, which
+// would refuse it (403) on every try.
+import { api, can, command, el, follow, me, nav, onConnection, requireToken, showError, when } from "./app.js";
 requireToken();
 const who = await me();
 document.getElementById("nav").replaceWith(nav("alerts.html", who));
@@ -60,6 +62,14 @@ async function load() {
     showError(error);
   }
 }
-openOnly.addEventListener("change", load);
-await load();
-follow((event) => { if (event.kind.startsWith("alert.")) load(); });
+if (can(who, "audit")) {
+  openOnly.addEventListener("change", load);
+  onConnection((down) => { if (!down) load(); });
+  // The list is read once the stream is connected, and again at every reconnection: nothing
+  // raised in between is missed, and no second first read redraws the rows while a note is typed.
+  follow((event) => { if (event.kind.startsWith("alert.")) load(); }, { onOpen: load });
+} else {
+  openOnly.closest("label").hidden = true;
+  document.getElementById("error").textContent =
+    `Alerts are for the pit and surveillance: the ${who.role} role cannot see them.`;
+}

@@ -1,5 +1,5 @@
 // One round in full (GET /api/rounds/{id}) and its replay step by step.
-import { api, cards, el, money, nav, me, requireToken, showError, when } from "./app.js";
+import { api, cards, el, money, nav, me, onConnection, requireToken, showError, when } from "./app.js";
 requireToken();
 document.getElementById("nav").replaceWith(nav("", await me()));
 const id = new URLSearchParams(location.search).get("id");
@@ -42,10 +42,17 @@ document.getElementById("back").addEventListener("click", () => move(at - 1));
 document.getElementById("next").addEventListener("click", () => move(at + 1));
 document.getElementById("last").addEventListener("click", () => move(steps.length - 1));
 
-try {
-  render(await api(`/api/rounds/${encodeURIComponent(id)}`));
-  steps = (await api(`/api/rounds/${encodeURIComponent(id)}/replay`)).steps;
-  move(0);
-} catch (error) {
-  showError(error);
+// Read the round (again after the controller comes back: it may have moved on meanwhile),
+// keeping the replay step shown.
+async function load(first) {
+  try {
+    render(await api(`/api/rounds/${encodeURIComponent(id)}`));
+    steps = (await api(`/api/rounds/${encodeURIComponent(id)}/replay`)).steps;
+    move(first ? 0 : at);
+    showError(null);
+  } catch (error) {
+    showError(error);
+  }
 }
+onConnection((down) => { if (!down) load(false); });
+await load(true);

@@ -1,6 +1,7 @@
 // The live table: the round now with its cards drawn, the house way, alerts and devices,
 // following the live stream; and the command forms the signed-in role may use (commands.js).
-import { api, can, cards, el, follow, me, money, nav, requireToken, showError } from "./app.js";
+import { api, can, cards, clock, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, requireToken,
+  showError } from "./app.js";
 import { commands } from "./commands.js";
 
 requireToken();
@@ -32,10 +33,10 @@ function render(state) {
     for (const wager of round.wagers) {
       const setting = settings[wager.position];
       const result = results[wager.position];
-      rows.push(el("tr", { "data-position": String(wager.position) },
+      rows.push(el("tr", { "data-position": String(wager.position), class: setting && setting.fouled ? "fouled" : "" },
         el("td", {}, String(wager.position)), el("td", { class: "money" }, money(wager.main)),
         el("td", {}, cards(hands[wager.position])),
-        el("td", {}, setting ? [cards(setting.high), " | ", cards(setting.low)] : ""),
+        el("td", {}, setting ? settingCell(setting) : ""),
         el("td", {}, result ? result.outcome : ""), el("td", { class: "money" }, result ? money(result.net) : "")));
     }
   }
@@ -48,11 +49,25 @@ function render(state) {
   fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
     el("div", {}, cards(way.setting.high), " | ", cards(way.setting.low))) : "");
   fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
-  fill("devices", ...state.devices.map((d) => el("li", { "data-device": d.device }, `${d.device}: `,
-    el("span", { class: d.status === "ok" ? "ok" : "fault" }, d.status),
-    d.faults.map((f) => ` ${f.kind} ${f.detail}`),
-    el("span", { class: "link" }, ` · ${linkText(d)}`))));
+  renderDevices(state.devices);
   updateCommands(state);
+}
+
+// A player's setting as made; a foul (the server's judgement: 001, 004) is marked on it.
+function settingCell(setting) {
+  const made = [cards(setting.high), " | ", cards(setting.low)];
+  return setting.fouled ? [...made, " ", el("span", { class: "foul-mark", title: "the low hand outranks the high hand, or not 5 and 2 cards" }, "FOUL")] : made;
+}
+
+// Device health is only as fresh as the controller's last answer: while it does not answer,
+// "ok, last frame 0.4 s ago" would be a claim nobody is making any more.
+function renderDevices(devices) {
+  const down = controllerDown();
+  fill("devices", ...devices.map((d) => el("li", { "data-device": d.device }, `${d.device}: `,
+    down ? [el("span", { class: "unknown" }, "unknown"), ` — no answer from the controller since ${clock(lastHeard())}`]
+      : [el("span", { class: d.status === "ok" ? "ok" : "fault" }, d.status),
+        d.faults.map((f) => ` ${f.kind} ${f.detail}`),
+        el("span", { class: "link" }, ` · ${linkText(d)}`)])));
 }
 
 // The device's link as the pit reads it: up since when, last frame how long ago, who it is.
@@ -66,9 +81,11 @@ function linkText(d) {
 }
 
 let pending = null;
+let shown = null;  // the table state on the page
 async function refresh() {
   try {
-    render(await api("/api/table"));
+    shown = await api("/api/table");
+    render(shown);
     showError(null);
   } catch (error) {
     showError(error);
@@ -78,12 +95,21 @@ function soon() {
   if (pending) return;
   pending = setTimeout(() => { pending = null; refresh(); }, 50);
 }
+onConnection((down) => {
+  if (down) {
+    if (shown) renderDevices(shown.devices);
+  } else {
+    refresh();
+  }
+});
 await refresh();
 if (can(who, "audit")) {
+  // Read the table again whenever the stream (re)connects: what happened while it was away
+  // is not sent to a stream that had not yet received an event to resume from.
   follow((event) => {
     fill("last-event", `#${event.seq} ${event.kind} by ${event.actor}`);
     soon();
-  });
+  }, { onOpen: soon });
 } else {
   setInterval(refresh, 2000);  // the dealer's role has no stream: look every two seconds
 }
