@@ -51,8 +51,8 @@ class Simulators:
     processes: list[subprocess.Popen] = field(default_factory=list)
     ports: dict[str, str] = field(default_factory=dict)
 
-    def start(self, log_dir: Path) -> Simulators:
-        for name, args in (("shuffler", ["--pile-interval", PILE_INTERVAL]), ("dice", [])):
+    def start(self, log_dir: Path, shuffler_args: tuple[str, ...] = ()) -> Simulators:
+        for name, args in (("shuffler", ["--pile-interval", PILE_INTERVAL, *shuffler_args]), ("dice", [])):
             with (log_dir / f"sim-{name}.log").open("w") as log:
                 process = _python("-m", "simulators", name, "--pty", "--seed", "21", *args,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
@@ -60,6 +60,12 @@ class Simulators:
             self.ports[name] = process.stdout.readline().strip()
             assert self.ports[name].startswith("/dev/"), f"{name} simulator printed {self.ports[name]!r}"
         return self
+
+    def operate(self, index: int, command: str) -> None:
+        """A hand on the machine: a command on the simulator's standard input (``open-door``...)."""
+        stdin = self.processes[index].stdin
+        stdin.write(command + "\n")
+        stdin.flush()
 
     def stop(self) -> None:
         for process in self.processes:
@@ -78,7 +84,7 @@ class Simulators:
 class Daemon:
     """``table-controller run`` as a process whose JSON log lines the test reads as they come."""
 
-    def __init__(self, store: list[str], ports: dict[str, str], log_path: Path) -> None:
+    def __init__(self, store: list[str], ports: dict[str, str], log_path: Path, rounds: int = 1) -> None:
         env = {
             **os.environ,
             "TABLE_SHUFFLER__URL": ports["shuffler"],
@@ -86,7 +92,7 @@ class Daemon:
             "TABLE_LOG_FORMAT": "json",
         }
         self.log_path = log_path
-        self.process = _python("-m", "table_controller", "run", "--rounds", "1", "--auto-dealer", "--seed", "9",
+        self.process = _python("-m", "table_controller", "run", "--rounds", str(rounds), "--auto-dealer", "--seed", "9",
                                "--step-delay", STEP_DELAY, *store, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines: list[dict] = []

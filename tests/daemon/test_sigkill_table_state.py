@@ -1,0 +1,110 @@
+"""Every piece of table state survives SIGKILL (docs/round-lifecycle.md, "When things go wrong"):
+a table the pit closed stays closed, a table held after misdeals stays held with its deck
+check, and an open device fault is restored and then judged by what the device reports.
+Real processes: the daemon and both simulators, as in test_sigkill.py."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from table_controller.storage import add_user, open_store, unit_of_work
+
+from .test_sigkill import Daemon, Simulators, Store, _event, sqlite_store  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.slow
+
+WAGERS = {"wagers": {"3": {"main": 2500}}}
+
+
+def _people(store: Store) -> dict[str, dict[str, str]]:
+    engine = open_store(store.url)
+    try:
+        with unit_of_work(engine) as session:
+            return {role: {"Authorization": f"Bearer {add_user(session, name=name, role=role)}"}
+                    for role, name in (("pit", "bob"), ("dealer", "ann"))}
+    finally:
+        engine.dispose()
+
+
+def _no_round_opens(daemon: Daemon, seconds: float = 1.5) -> None:
+    time.sleep(seconds)
+    assert not [line for line in daemon.lines if line["event"] == "round.opened"]
+
+
+def test_a_closed_table_stays_closed_after_sigkill(sqlite_store, tmp_path):
+    people = _people(sqlite_store)
+    sims = Simulators().start(tmp_path)
+    try:
+        first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
+        try:
+            url = first.wait_for(_event("api.listening"))["url"]
+            first.wait_for(_event("round.summary"))
+            assert httpx.post(f"{url}/api/table/close", headers=people["pit"]).status_code == 200
+            first.wait_for(_event("conductor.waiting", table_open=False))
+        finally:
+            first.kill()
+        second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=50)
+        try:
+            url = second.wait_for(_event("api.listening"))["url"]
+            assert second.wait_for(_event("table.restored"))["open"] is False
+            refused = httpx.post(f"{url}/api/round", headers=people["dealer"], json=WAGERS)
+            assert refused.status_code == 409 and "the table is closed" in refused.json()["detail"]
+            _no_round_opens(second)
+        finally:
+            second.kill()
+    finally:
+        sims.stop()
+
+
+def test_a_table_held_after_misdeals_stays_held_with_its_deck_check_after_sigkill(sqlite_store, tmp_path):
+    people = _people(sqlite_store)
+    sims = Simulators().start(tmp_path, ("--fault", "duplicated-card"))
+    try:
+        first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
+        try:
+            first.wait_for(_event("table.held"))
+            first.wait_for(_event("deck.checked", complete=False))
+        finally:
+            first.kill()
+        second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=50)
+        try:
+            url = second.wait_for(_event("api.listening"))["url"]
+            restored = second.wait_for(_event("table.restored"))
+            assert restored["hold"].startswith("2 misdeals in a row")
+            state = httpx.get(f"{url}/api/table", headers=people["pit"]).json()
+            assert state["hold"]["deck_check"]["missing"] == ["2c"]
+            refused = httpx.post(f"{url}/api/table/hold/clear", headers=people["pit"])
+            assert refused.status_code == 409 and "missing 2c" in refused.json()["detail"]
+            _no_round_opens(second)
+        finally:
+            second.kill()
+    finally:
+        sims.stop()
+
+
+def test_an_open_fault_is_restored_after_sigkill_and_cleared_when_the_device_no_longer_reports_it(
+        sqlite_store, tmp_path):
+    sims = Simulators().start(tmp_path)
+    try:
+        first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
+        try:
+            first.wait_for(_event("round.summary"))
+            sims.operate(0, "open-door")
+            first.wait_for(_event("device.fault", fault="door-open"))
+        finally:
+            first.kill()
+        sims.operate(0, "close-door")  # closed while the controller was down
+        second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=1)
+        try:
+            restored = second.wait_for(_event("table.restored"))
+            assert restored["faults"] == ["shuffler door-open"]
+            second.wait_for(_event("device.fault_cleared", fault="door-open"))
+            assert second.finish() == 0  # play resumed: a round settled
+        except BaseException:
+            second.kill()
+            raise
+    finally:
+        sims.stop()
