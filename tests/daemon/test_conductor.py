@@ -112,7 +112,10 @@ async def test_a_device_fault_blocks_the_next_round_until_it_clears(engine):
         devs.close()
     [door] = [a for a in alerts(engine) if a["alert"] == "device-fault"]
     assert (door["device"], door["fault"]) == ("shuffler", "door-open")
-    assert [p for _, p in events(engine, "device.fault.cleared")] == [{"device": "shuffler", "fault": "door-open"}]
+    # Only the door's clear is this test's: on a loaded machine the fast test link (lost after 1 s
+    # of silence, rig.HOST_LINK) may also drop and come back, which is a fault of its own.
+    cleared = [p for _, p in events(engine, "device.fault.cleared") if p["fault"] != "link-lost"]
+    assert cleared == [{"device": "shuffler", "fault": "door-open"}]
     assert round_row(engine, "t1-2").phase == "closed"
 
 
