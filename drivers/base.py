@@ -272,7 +272,7 @@ class Driver(abc.ABC):
             try:
                 hello = self.link.connect()
             except DriverError as exc:
-                held = self.link.log_throttle.allow("start", str(exc))
+                held = self.link.log_throttle.allow("start", f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}")
                 if held is not None:  # the same failure start after start: logged once a minute
                     log.error("driver.start_failed", device=self.name, error=str(exc),
                               raw=(exc.raw or b"").hex(), repeated=held)

@@ -79,7 +79,8 @@ class LogThrottle:
         self._last: dict[str, tuple[str, float, int]] = {}
 
     def allow(self, key: str, text: str) -> int | None:
-        """None: hold this line back; otherwise log it, with the number of lines held back."""
+        """None: hold this line back; otherwise log it, with the number of lines held back.
+        ``text`` names the failure without its raw bytes (a re-sent frame's seq differs)."""
         now = self._clock()
         last = self._last.get(key)
         if last is not None and last[0] == text and now - last[1] < self._interval:
@@ -376,7 +377,7 @@ class HostLink:
                             error = ProtocolVersionError(
                                 f"device speaks protocol {hello.protocol_major}.{hello.protocol_minor}, "
                                 f"host {PROTOCOL_MAJOR}.{PROTOCOL_MINOR}", raw=item.raw)
-                            held = self.log_throttle.allow("version", str(error))
+                            held = self.log_throttle.allow("version", str(error.args[0]))
                             if held is not None:  # a device that always answers so: not every time
                                 log.error("link.version_mismatch", error=str(error), raw=item.raw.hex(),
                                           repeated=held)
@@ -650,7 +651,7 @@ class HostLink:
             try:
                 self.connect()
             except DriverError as exc:
-                held = self.log_throttle.allow("reconnect", str(exc))
+                held = self.log_throttle.allow("reconnect", f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}")
                 if held is not None:
                     log.warning("link.reconnect_failed", error=str(exc), retry_in=delay, repeated=held)
                 delay = min(delay * self.config.backoff_factor, self.config.backoff_max)

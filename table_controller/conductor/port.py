@@ -34,7 +34,7 @@ from drivers.base import (
     LinkRestored,
     LinkUp,
 )
-from drivers.errors import DriverInitError
+from drivers.errors import DriverInitError, ProtocolVersionError
 
 from .journal import DeviceJournal, DeviceRecord
 
@@ -45,6 +45,8 @@ log = structlog.get_logger()
 T = TypeVar("T")
 
 LINK_LOST = "link-lost"  # the fault kind TableService uses for a lost link
+PROTOCOL_VERSION = "protocol-version"  # the device answers HELLO with another major (link.md 4.1)
+REPEAT_LOG_AFTER = 60.0  # seconds: the same start failure is logged again at most this often
 
 
 class Stopped(Exception):
@@ -95,17 +97,35 @@ class DevicePort:
     # -- lifecycle ------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Connect (retrying with a link-lost fault open until the device answers), start the pump."""
+        """Connect, retrying with the link's reconnect backoff (link.md 6: doubling, capped) while
+        the device does not answer or answers with another protocol major (link.md 4.1); one
+        fault (one alert) stays open meanwhile, and the same failure is logged once a minute."""
+        config = self.driver.link.config
+        delay = self.retry_interval
+        cap = max(config.backoff_max, self.retry_interval)
+        loop = asyncio.get_running_loop()
+        last_line: tuple[str, float] | None = None
+        held = 0
         while True:
             try:
                 hello = await self.driver.start()
                 break
             except DriverInitError as error:
-                log.error("device.unreachable", device=self.device, error=str(error))
-                self.health.link_down(self.device, str(error))
-                self.service.device_fault(self.device, LINK_LOST, str(error))
-                await wait_or_stop(self.stop, self.retry_interval)
+                text = str(error)
+                same = str(error.args[0]) if error.args else text  # without the raw frame: its seq varies
+                kind = PROTOCOL_VERSION if isinstance(error, ProtocolVersionError) else LINK_LOST
+                if last_line is None or last_line[0] != same or loop.time() - last_line[1] >= REPEAT_LOG_AFTER:
+                    log.error("device.unreachable", device=self.device, fault=kind, error=text, retry_in=delay,
+                              repeated=held)
+                    last_line, held = (same, loop.time()), 0
+                else:
+                    held += 1
+                self.health.link_down(self.device, text)
+                self.service.device_fault(self.device, kind, text)  # opened once: one alert
+                await wait_or_stop(self.stop, delay)
+                delay = min(delay * config.backoff_factor, cap)
         self.health.link_up(self.device, hello)
+        self.service.fault_cleared(self.device, PROTOCOL_VERSION)
         self.service.fault_cleared(self.device, LINK_LOST)
         log.info("device.connected", device=self.device, model=hello.model, serial=hello.serial_number,
                  firmware=hello.firmware, session=hello.session_id)
