@@ -487,6 +487,8 @@ def test_the_pages_say_when_the_controller_stops_answering_and_refresh_when_it_i
     wait_for(browser, lambda d: DOWN_DEVICE.match(text(d, '#devices li[data-device="shuffler"]')))
     assert text(browser, "#error") == ""  # no small "Failed to fetch" beside the banner
     screenshot(browser, "table-controller-down.png")
+    browser.execute_script("document.getElementById('devices').scrollIntoView()")
+    screenshot(browser, "table-devices-down.png")
 
     assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201  # the table goes on meanwhile
     controller.start()

@@ -134,6 +134,7 @@ function catchUp() {
 form.addEventListener("submit", (event) => { event.preventDefault(); load(true); });
 more.addEventListener("click", () => load(false));
 onConnection((down) => { if (!down) catchUp(); });
+window.addEventListener("pageshow", (event) => { if (event.persisted) catchUp(); });  // back from another page
 await load(true);
 follow((event) => {
   if (!event.round_id) return;
