@@ -340,3 +340,30 @@ async def test_private_simulator_from_the_url_query():
         events = [await driver.next_event(2) for _ in range(6)]
         assert [type(e).__name__ for e in events] == ["Shuffled", "PileDealt", "PileDealt", "PileDealt",
                                                       "ShufflerFault", "DealAborted"]
+
+
+@pytest.mark.parametrize("kind", SIMULATED)
+async def test_a_standing_fault_is_reported_once_per_power_up_not_per_hello(kind):
+    """shuffler.md 4: after a reconnect the host learns the standing condition from STATUS."""
+    async with rig(kind, faults=["deck-not-present"]) as r:
+        assert isinstance(await r.next(), LinkUp)
+        assert (await r.next()).kind == FaultKind.DECK_NOT_PRESENT
+        r.simulator.cut_link(0.3)
+        events = await r.collect(lambda e: isinstance(e, LinkRestored), timeout=10)
+        command = r.driver.request_status()
+        events += await r.collect(lambda e: getattr(e, "command_id", None) == command)
+        assert not any(isinstance(e, ShufflerFault) for e in events)  # no second FAULT after HELLO
+        status = events[-1]
+        assert FaultKind.DECK_NOT_PRESENT in status.faults
+
+
+@pytest.mark.parametrize("kind", SIMULATED)
+async def test_unknown_application_types_are_rejected_as_unknown_commands(kind):
+    """shuffler.md 3: any application type other than the four commands, even another device's."""
+    async with rig(kind) as r:
+        await r.next()
+        for msg_type in (0x14, 0x20, 0x40):
+            command = r.driver.send_command(msg_type, b"")
+            rejected = await r.next()
+            assert isinstance(rejected, CommandRejected) and rejected.command_id == command
+            assert rejected.reason == RejectReason.UNKNOWN_COMMAND

@@ -267,3 +267,21 @@ def test_parse_faults():
 def test_model_refuses_a_deck_with_three_jokers_setting():
     with pytest.raises(ValueError):
         machine(jokers=3)
+
+
+def test_the_full_refusal_order_of_the_document():
+    """shuffler.md 4: UNKNOWN_COMMAND; STATUS_REQUEST (BAD_ARGUMENT only for a body); BUSY,
+    DOOR_OPEN, JAM, DECK_NOT_PRESENT; BAD_ARGUMENT; NOT_SHUFFLED or WRONG_CARD_COUNT."""
+    model, out = machine()
+    model.open_door()
+    model.on_command(0x15, 1, b"\x00")
+    assert out[-1] == ("REJECTED", 1, 0x04)  # UNKNOWN_COMMAND before the door
+    model.on_command(ShufflerMsg.SHUFFLE, 2, b"\x34")
+    assert out[-1] == ("REJECTED", 2, 0x05)  # DOOR_OPEN before BAD_ARGUMENT
+    model.on_command(ShufflerMsg.STATUS_REQUEST, 3, b"\x00")
+    assert out[-1] == ("REJECTED", 3, 0x03)  # a STATUS_REQUEST with a body: BAD_ARGUMENT
+    model.on_command(ShufflerMsg.STATUS_REQUEST, 4, b"")
+    assert out[-1][:2] == ("STATUS", 4)  # never refused for the machine's state
+    model.close_door()
+    model.on_command(ShufflerMsg.DEAL, 5, b"\x00")
+    assert out[-1] == ("REJECTED", 5, 0x03)  # BAD_ARGUMENT before NOT_SHUFFLED
