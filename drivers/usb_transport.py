@@ -2,7 +2,7 @@
 
 The device is found by vendor and product id (and, when configured, its serial-number string),
 the configuration is set, the interface claimed and the bulk OUT/IN endpoint addresses checked
-against the descriptors: all from :class:`UsbConfig`, never hard-coded (issue 3; the dice
+against the descriptors: all from :class:`UsbConfig`, never hard-coded (dice-shaker.md 1; the dice
 shaker's defaults are in docs/protocols/dice-shaker.md, "USB").
 
 ``backend`` is passed to ``usb.core.find(backend=...)``: production leaves it None (libusb),

@@ -1,4 +1,4 @@
-"""Device simulators: the device side of each protocol, for tests and demos (issue 3).
+"""Device simulators: the device side of each protocol, for tests and demos (docs/protocols/).
 
 They speak the same bytes as a real device and are reached only through configuration: a
 pyserial URL (``simshuffler://...``), a pty path, a TCP socket, or a pyusb backend. They may

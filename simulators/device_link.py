@@ -1,7 +1,7 @@
 """The device side of the link (docs/protocols/link.md), written apart from ``drivers/link.py``.
 
 It shares only the framer, the CRC and the message-type constants with the driver, so that a
-bug in the driver's link logic cannot cancel itself out against the simulator (issue 3).
+bug in the driver's link logic cannot cancel itself out against the simulator (link.md).
 
 - ``DeviceLink``: the protocol state machine, driven by ``receive(bytes)`` and ``poll()``; no
   threads, no I/O of its own (it writes through a callable).

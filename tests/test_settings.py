@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
-from pydantic import ValidationError
+import re
+import tomllib
+from pathlib import Path
 
+import pytest
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from drivers.dice_shaker.driver import DiceShakerDriver
+from table_controller.conductor.dice import ShakerPort
 from table_controller.game.cards import Game
 from table_controller.game.table_rules import FoulRule
 from table_controller.settings import DEFAULT_CONFIG_FILE, TableSettings, load_settings
@@ -71,14 +77,6 @@ def test_a_missing_config_file_is_an_error(tmp_path):
 
 # -- the shipped file lists every setting with its default ---------------------------------------------
 
-import re  # noqa: E402
-import tomllib  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from pydantic import BaseModel, TypeAdapter  # noqa: E402
-
-from drivers.dice_shaker.driver import DiceShakerDriver  # noqa: E402
-from table_controller.conductor.dice import ShakerPort  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "protocols"
 

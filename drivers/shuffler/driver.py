@@ -1,4 +1,4 @@
-"""The shuffler driver: commands in, typed events out, over any pyserial URL (issue 3).
+"""The shuffler driver: commands in, typed events out, over any pyserial URL (shuffler.md).
 
     driver = ShufflerDriver.from_url("/dev/ttyUSB0")        # or socket://, rfc2217://, simshuffler://
     async with driver:

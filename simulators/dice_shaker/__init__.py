@@ -1,4 +1,4 @@
-"""The simulated electronic dice shaker: mechanism model, USB backend, serial variant (issue 3).
+"""The simulated electronic dice shaker: mechanism model, USB backend, serial variant (dice-shaker.md).
 
 Reached only through configuration, like a real shaker: ``DiceShakerSimulator(...).usb_backend()``
 goes into the driver's ``UsbTransport(backend=...)``; ``serve_pty()`` / ``serve_socket()`` give a

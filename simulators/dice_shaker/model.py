@@ -1,7 +1,7 @@
 """The dice shaker's mechanism, device side: cover, tamper switch, three dice, the roll counter.
 
 Written from docs/protocols/dice-shaker.md alone, with its own byte layouts (struct), sharing
-nothing with the driver's codec, so a codec bug cannot cancel itself out (issue 3, Simulators).
+nothing with the driver's codec, so a codec bug cannot cancel itself out (dice-shaker.md).
 The model knows nothing of frames or message ids: it takes commands ``(type, id, body)`` and
 queues events ``(type, body)`` that the device link sends reliably.
 

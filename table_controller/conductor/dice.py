@@ -7,7 +7,7 @@ Three dice pick the position that receives the first pile (000_f88fa0f023e5142c.
 A cocked or unreadable die voids the shake: the dice are shaken again, never guessed
 (dice-shaker.md 2.7). A ROLL the controller cannot use (a die showing 7: dice-shaker.md 2.3)
 fails that shake at once and the dice are shaken again; after ``BAD_ROLL_LIMIT`` such
-answers in a row a ``bad-roll`` fault stops play (one alert) and the shaker is tried again
+answers for one round a ``bad-roll`` fault stops play (one alert) and the shaker is tried again
 ever less often, until a good roll clears it. A cover opened or a tamper switch tripped is a fault: play waits until it
 clears. Once the shaker has reported a roll for the open round, that roll is the round's: a
 restarted controller uses the roll it finds journalled (or the one the shaker re-sends) and
@@ -40,7 +40,7 @@ DEVICE = "dice-shaker"
 STANDING_FAULTS = frozenset({"cover_open", "tamper"})  # dice-shaker.md: die faults only void one shake
 ROLL_TIMEOUT = 10.0  # seconds for a SHAKE's answer (dice-shaker.md 4); settings.device_timeout
 BAD_ROLL = "bad-roll"  # the fault opened when the shaker keeps answering with unusable rolls
-BAD_ROLL_LIMIT = 3  # unusable answers in a row before the fault: a one-off is re-shaken quietly
+BAD_ROLL_LIMIT = 3  # unusable answers for one round before the fault: a one-off is re-shaken quietly
 BAD_ROLL_RETRY_MAX = 60.0  # seconds between attempts while the fault is open, at most
 
 
@@ -162,7 +162,7 @@ class ShakerPort(DevicePort):
             except ShakeFailed as failed:
                 if failed.answer_unusable:
                     bad_rolls += 1
-                    log.error("dice.roll_refused", attempt=attempt, in_a_row=bad_rolls, reason=str(failed))
+                    log.error("dice.roll_refused", attempt=attempt, this_round=bad_rolls, reason=str(failed))
                     if bad_rolls >= BAD_ROLL_LIMIT:
                         self.service.device_fault(
                             DEVICE, BAD_ROLL, f"{bad_rolls} unusable answers in a row; last: {failed}")

@@ -11,6 +11,7 @@ from drivers.errors import FrameError
 from drivers.framing import (
     SYNC,
     CrcMismatchError,
+    FalseSyncError,
     Frame,
     FrameDecoder,
     GarbageError,
@@ -18,6 +19,7 @@ from drivers.framing import (
     decode_frame,
     encode_frame,
 )
+from drivers.messages import plausible_header
 
 # (seq, type, payload, frame) written from the document; the CRC of each is checked below
 # against binascii.crc_hqx, independently of drivers.crc.
@@ -191,8 +193,6 @@ def test_any_stream_of_frames_and_garbage_decodes_in_order(pieces, tail, data):
 
 # -- resync on impossible headers (link.md 2.3) -------------------------------------------------------
 
-from drivers.framing import FalseSyncError  # noqa: E402
-from drivers.messages import plausible_header  # noqa: E402
 
 HEARTBEAT = frame_bytes("A5 00 00 04 8C 18")
 

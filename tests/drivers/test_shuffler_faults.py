@@ -1,4 +1,4 @@
-"""Every shuffler fault scenario (issue 3; docs/protocols/shuffler.md, section 9): the events the
+"""Every shuffler fault scenario (docs/protocols/shuffler.md, section 9): the events the
 driver reports, and that nothing is lost or duplicated. Run on the in-process simulator and
 on the simulator over a real pty; link-cut also against the simulator as a process."""
 
