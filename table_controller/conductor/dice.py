@@ -136,9 +136,11 @@ class ShakerPort(DevicePort):
             if isinstance(event, DeviceRoll):
                 log.info("dice.roll_resent", roll_id=event.roll_id, faces=list(event.faces))
         self.queueing = False  # from here on rolls come through ``driver.roll()``; faults are observed
-        for fault, active in (("cover_open", event.cover_open), ("tamper", event.tamper)):
-            if active:
-                self.service.device_fault(DEVICE, fault, "reported by the status at start")
+        reported = {fault for fault, active in (("cover_open", event.cover_open), ("tamper", event.tamper))
+                    if active}
+        for fault in sorted(reported):
+            self.service.device_fault(DEVICE, fault, "reported by the status at start")
+        self.service.reconcile_faults(DEVICE, reported)  # faults the record had open that are gone now
         log.info("dice.status", cover_open=event.cover_open, tamper=event.tamper,
                  reshake_needed=event.reshake_needed, last_roll_id=event.last_roll_id)
 

@@ -2,8 +2,8 @@
 
 A port starts its driver (retrying while the device does not answer, with a ``link-lost``
 fault open meanwhile), then a pump task reads every driver event: faults and link changes go
-to ``TableService.device_fault`` / ``fault_cleared`` at once (play stops while any is open,
-issue 4), and every event is queued for the operation in progress (a shuffle, a deal, a
+to ``TableService.device_fault`` / ``fault_cleared`` at once (play stops while any is open:
+docs/round-lifecycle.md, "Faults and the link"), and every event is queued for the operation in progress (a shuffle, a deal, a
 shake). Operations read that queue with ``next_event``, which gives up when the daemon stops.
 
 The port also keeps the device's health in ``TableService.device_health`` (device_health.py):

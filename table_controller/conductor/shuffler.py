@@ -145,7 +145,7 @@ class ShufflerPort(DevicePort):
     device = DEVICE
     standing_faults = STANDING_FAULTS
 
-    def __init__(self, *args, deck_size: int, answer_timeout: float = 30.0, **kwargs) -> None:
+    def __init__(self, *args, deck_size: int, answer_timeout: float = 10.0, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.deck_size = deck_size
         self.answer_timeout = answer_timeout
