@@ -50,7 +50,8 @@ export class NoAnswerError extends Error {
 // served by the controller, so it was last heard when the page loaded.
 const ANSWER_TIMEOUT_MS = 10000;
 const QUIET_MS = 5000;  // heard nothing for this long (no stream, no poll): ask /api/me
-const connection = { down: false, lastHeard: new Date(), listeners: [], checking: false };
+const STREAM_QUIET_MS = 20000;  // a stream open hears a keepalive every 15 s (docs/api.md)
+const connection = { down: false, lastHeard: new Date(), listeners: [], checking: false, streams: 0 };
 
 export function lastHeard() {
   return connection.lastHeard;
@@ -106,7 +107,8 @@ function isNoAnswer(error) {
 // While the page has nothing else in flight (no stream, no poll), ask who am I now and then, so
 // that a dropped controller is noticed, and its return too.
 setInterval(async () => {
-  if (connection.checking || !token() || (!connection.down && Date.now() - connection.lastHeard < QUIET_MS)) return;
+  const quiet = connection.streams ? STREAM_QUIET_MS : QUIET_MS;
+  if (connection.checking || !token() || (!connection.down && Date.now() - connection.lastHeard < quiet)) return;
   connection.checking = true;
   try {
     await api("/api/me");
@@ -201,6 +203,33 @@ export function follow(onEvent, { after, onOpen } = {}) {
   let lastId = after === undefined ? null : String(after);
   let stopped = false;
   const controller = { stop() { stopped = true; } };
+
+  async function readEvents(reader) {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    while (!stopped) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      heard();  // keepalives included: the controller is there
+      buffer += decoder.decode(value, { stream: true });
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let id = null;
+        let data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("id:")) id = line.slice(3).trim();
+          else if (line.startsWith("data:")) data += line.slice(5).trim();
+        }
+        if (data) {
+          lastId = id;
+          onEvent(JSON.parse(data));
+        }
+      }
+    }
+  }
+
   (async function loop() {
     while (!stopped) {
       try {
@@ -227,29 +256,11 @@ export function follow(onEvent, { after, onOpen } = {}) {
         if (!answer.ok) throw new Error(`stream: HTTP ${answer.status}`);
         heard();
         if (onOpen) onOpen();
-        const reader = answer.body.getReader();
-        const decoder = new TextDecoder();
-        let buffer = "";
-        while (!stopped) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          heard();  // keepalives included: the controller is there
-          buffer += decoder.decode(value, { stream: true });
-          let end;
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let id = null;
-            let data = "";
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id:")) id = line.slice(3).trim();
-              else if (line.startsWith("data:")) data += line.slice(5).trim();
-            }
-            if (data) {
-              lastId = id;
-              onEvent(JSON.parse(data));
-            }
-          }
+        connection.streams += 1;
+        try {
+          await readEvents(answer.body.getReader());
+        } finally {
+          connection.streams -= 1;
         }
       } catch (error) {
         if (!isNoAnswer(error)) showError(error);  // a dropped connection: the banner's, if it stays down

@@ -102,14 +102,15 @@ onConnection((down) => {
     refresh();
   }
 });
-await refresh();
 if (can(who, "audit")) {
-  // Read the table again whenever the stream (re)connects: what happened while it was away
-  // is not sent to a stream that had not yet received an event to resume from.
+  // The table is read once the stream is connected, and again whenever it reconnects: a stream
+  // that had not yet received an event resumes from now, so what happened while it was away
+  // would be lost; reading first and connecting after would leave the same gap.
   follow((event) => {
     fill("last-event", `#${event.seq} ${event.kind} by ${event.actor}`);
     soon();
-  }, { onOpen: soon });
+  }, { onOpen: refresh });
 } else {
+  await refresh();
   setInterval(refresh, 2000);  // the dealer's role has no stream: look every two seconds
 }
