@@ -13,14 +13,17 @@ from ..game.evaluator import RankingRules
 from ..game.setting import Setting, is_legal
 from ..game.table_rules import TableRules
 from ..round.machine import RoundState
-from ..service import OpenFault, TableService
+from ..service import OpenFault, TableHold, TableService
 from ..storage.alerts import Alert, list_alerts
 from .models.table import (
     AlertPublic,
+    DeckCheckPublic,
     DeviceHealthPublic,
     DeviceIdentityPublic,
     FaultPublic,
     RoundStatePublic,
+    StoreOutagePublic,
+    TableHoldPublic,
     TableStatePublic,
     round_state_view,
 )
@@ -94,6 +97,25 @@ def live_round_view(state: RoundState) -> RoundStatePublic:
     return view
 
 
+def hold_view(hold: TableHold | None) -> TableHoldPublic | None:
+    if hold is None:
+        return None
+    check = hold.deck_check
+    return TableHoldPublic(
+        reason=hold.reason, since=hold.since, deck_check_pending=hold.deck_check_wanted,
+        deck_check=None if check is None else DeckCheckPublic(
+            complete=check.complete, words=check.words(), scanned=check.scanned, unreadable=check.unreadable,
+            missing=list(check.missing), duplicated=list(check.duplicated), error=check.error, at=check.at),
+    )
+
+
+def outage_view(service: TableService) -> StoreOutagePublic | None:
+    outage = service.outage
+    if outage is None:
+        return None
+    return StoreOutagePublic(since=outage.since, error=outage.error, alerts_kept=service.kept_notes)
+
+
 def table_state(service: TableService, session: Session) -> TableStatePublic:
     """The table now: the service's round (an immutable snapshot), open alerts, devices."""
     state = service.round
@@ -103,6 +125,9 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         game=service.settings.game.value,
         house_way=service.settings.house_way,
         table_open=service.table_open,
+        hold=hold_view(service.hold),
+        round_held=service.held if state is not None and not state.phase.is_final else None,
+        store_outage=outage_view(service),
         round=None if state is None else live_round_view(state),
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),

@@ -180,11 +180,45 @@ class AlertPublic(BaseModel):
     acknowledgement_seq: int | None = None
 
 
+class DeckCheckPublic(BaseModel):
+    """The shuffler's DECK_CHECK (shuffler.md 4) as the pit reads it before clearing a hold."""
+
+    complete: bool
+    words: str = Field(description="the result in words: what is missing, duplicated or unreadable")
+    scanned: int
+    unreadable: int
+    missing: list[str]
+    duplicated: list[tuple[str, int]] = Field(description="(card code, times seen)")
+    error: str | None = Field(default=None, description="why there is no scan (the shuffler refused...)")
+    at: str
+
+
+class TableHoldPublic(BaseModel):
+    """No new round until the pit clears the hold (after a clean deck check)."""
+
+    reason: str
+    since: str
+    deck_check: DeckCheckPublic | None
+    deck_check_pending: bool = Field(description="a DECK_CHECK is asked for and has not run yet")
+
+
+class StoreOutagePublic(BaseModel):
+    """The database stopped answering: play is stopped until it does (alerts are kept meanwhile)."""
+
+    since: str
+    error: str
+    alerts_kept: int
+
+
 class TableStatePublic(BaseModel):
     table_id: str
     game: str
     house_way: str
     table_open: bool
+    hold: TableHoldPublic | None = None
+    round_held: str | None = Field(default=None, description="what failed inside the open round: only a "
+                                   "pit void moves it on")
+    store_outage: StoreOutagePublic | None = None
     round: RoundStatePublic | None
     open_alerts: list[AlertPublic]
     devices: list[DeviceHealthPublic]
