@@ -22,7 +22,7 @@ from .audit import (
     lock_table,
     verify_chain,
 )
-from .chain import GENESIS_HASH, canonical_payload, event_hash, event_preimage, format_timestamp
+from .chain import GENESIS_HASH, ChainLink, canonical_payload, event_hash, event_preimage, format_timestamp
 from .engine import make_engine, redacted, sqlite_path, sqlite_url
 from .errors import (
     ChainConflictError,
@@ -77,6 +77,7 @@ __all__ = [
     "BreakKind",
     "ChainBreak",
     "ChainConflictError",
+    "ChainLink",
     "ChainHeadMismatchError",
     "ChainReport",
     "DiceSource",

@@ -26,12 +26,12 @@ from sqlmodel import Session, col, select
 
 from .chain import (
     GENESIS_HASH,
+    ChainLink,
     canonical_payload,
     check_actor,
     check_kind,
     check_round_id,
     check_table_id,
-    event_hash,
     format_timestamp,
     utc_timestamp,
 )
@@ -152,16 +152,8 @@ def append_event(
         "payload": text,
         "prev_hash": last_hash,
     }
-    values["hash"] = event_hash(
-        table_id=table_id,
-        seq=seq,
-        round_id=round_id,
-        kind=kind,
-        actor=actor,
-        created_at=format_timestamp(moment),
-        prev_hash=last_hash,
-        payload=text,
-    )
+    values["hash"] = ChainLink(table_id, seq, round_id, kind, actor, format_timestamp(moment), last_hash,
+                               text).digest()
     try:
         event_id = session.exec(_INSERT_EVENT, params=values).scalar_one()
     except IntegrityError as exc:
@@ -326,16 +318,8 @@ class _TableCheck:
                 BreakKind.PREV_HASH_MISMATCH,
                 f"prev_hash {prev_hash} does not match {before} ({self.prev_hash})",
             )
-        recomputed = event_hash(
-            table_id=table_id,
-            seq=seq,
-            round_id=round_id,
-            kind=kind,
-            actor=actor,
-            created_at=format_timestamp(created_at),
-            prev_hash=prev_hash,
-            payload=payload,
-        )
+        recomputed = ChainLink(table_id, seq, round_id, kind, actor, format_timestamp(created_at), prev_hash,
+                               payload).digest()
         if recomputed != stored:
             self._break(
                 seq,

@@ -26,6 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -147,48 +148,44 @@ def canonical_payload(payload: Mapping[str, Any]) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def event_preimage(
-    *,
-    table_id: str,
-    seq: int,
-    round_id: str | None,
-    kind: str,
-    actor: str,
-    created_at: str,
-    prev_hash: str,
-    payload: str,
-) -> bytes:
-    """The exact bytes hashed for one event (all fields already in their stored text form)."""
-    lines = [FORMAT_TAG, table_id, str(seq), round_id or "", kind, actor, created_at, prev_hash, payload]
-    return "\n".join(lines).encode("utf-8")
+@dataclass(frozen=True, slots=True)
+class ChainLink:
+    """One event as the chain hashes it: every field in its stored text form.
+
+    ``preimage`` is the exact bytes hashed (docs/audit-chain.md); ``digest`` their SHA-256. The
+    writer builds one to hash a new event, the verifier one per stored row to re-hash it."""
+
+    table_id: str
+    seq: int
+    round_id: str | None
+    kind: str
+    actor: str
+    created_at: str
+    prev_hash: str
+    payload: str
+
+    def preimage(self) -> bytes:
+        lines = [FORMAT_TAG, self.table_id, str(self.seq), self.round_id or "", self.kind, self.actor,
+                 self.created_at, self.prev_hash, self.payload]
+        return "\n".join(lines).encode("utf-8")
+
+    def digest(self) -> str:
+        """SHA-256 of the preimage, lowercase hex."""
+        return hashlib.sha256(self.preimage()).hexdigest()
 
 
-def event_hash(
-    *,
-    table_id: str,
-    seq: int,
-    round_id: str | None,
-    kind: str,
-    actor: str,
-    created_at: str,
-    prev_hash: str,
-    payload: str,
-) -> str:
-    """SHA-256 of :func:`event_preimage`, lowercase hex."""
-    preimage = event_preimage(
-        table_id=table_id,
-        seq=seq,
-        round_id=round_id,
-        kind=kind,
-        actor=actor,
-        created_at=created_at,
-        prev_hash=prev_hash,
-        payload=payload,
-    )
-    return hashlib.sha256(preimage).hexdigest()
+def event_preimage(**fields: Any) -> bytes:
+    """The exact bytes hashed for one event (``ChainLink(**fields).preimage()``)."""
+    return ChainLink(**fields).preimage()
+
+
+def event_hash(**fields: Any) -> str:
+    """SHA-256 of one event's preimage, lowercase hex (``ChainLink(**fields).digest()``)."""
+    return ChainLink(**fields).digest()
 
 
 __all__ = [
+    "ChainLink",
     "FORMAT_TAG",
     "GENESIS_HASH",
     "canonical_payload",
