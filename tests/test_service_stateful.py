@@ -126,6 +126,7 @@ class TableMachine(RuleBasedStateMachine):
         self.down = False  # the store refuses every write (the recorder is patched)
         self.results: dict[str, dict[str, Any]] = {}  # round id -> the result settle() returned
         self.checked: set[str] = set()  # settled rounds whose money was checked
+        self.cleared_since_misdeal = False  # the pit cleared a hold after the last misdeal
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -300,6 +301,8 @@ class TableMachine(RuleBasedStateMachine):
         state = self.attempt("deal", self.round_refusal(Phase.DEALING), self.svc.record_deal, event)
         if state is not None and not isinstance(state, Exception):
             assert bool(state.misdeal) == (how != "good"), f"a {how} deal judged misdeal={bool(state.misdeal)}"
+            if state.misdeal:
+                self.cleared_since_misdeal = False
 
     @rule(position=st.integers(2, 7), kind=st.sampled_from(["legal", "legal", "foul", "split", "wrong", "duplicate"]),
           pick=st.integers(0, 10_000), actor=st.sampled_from(ACTORS))
@@ -431,6 +434,7 @@ class TableMachine(RuleBasedStateMachine):
         self.attempt("hold.clear", expected, s.clear_hold, actor)
         if expected is None and not self.down:
             assert s.hold is None and s.misdeals == 0
+            self.cleared_since_misdeal = True
 
     # -- restarts and outages -------------------------------------------------------------------
 
@@ -449,8 +453,10 @@ class TableMachine(RuleBasedStateMachine):
         assert (again.held is None) == (held is None), f"held {held!r} restored as {again.held!r}"
         if held is not None:
             assert again.held is not None and before.held in again.held
-        assert again.misdeals == before.misdeals, (
-            f"the restored count of misdeals in a row is {again.misdeals}, it was {before.misdeals}")
+        dealt_open = before.in_progress and before.round is not None and before.round.required is not None
+        if self.known_bugs or not (self.cleared_since_misdeal or dealt_open):  # two KNOWN_BUGS "misdeal-run-..."
+            assert again.misdeals == before.misdeals, (
+                f"the restored count of misdeals in a row is {again.misdeals}, it was {before.misdeals}")
         self.service = again
 
     @rule(action=st.sampled_from(["away", "retry", "back"]))
@@ -511,21 +517,25 @@ class TableMachine(RuleBasedStateMachine):
         elif s.round.phase is Phase.SETTLING:
             self.settle()
 
-    @rule(pick=st.integers(0, 10_000))
-    def play_on(self, pick: int) -> None:
-        self.next_step(pick)
+    @rule(pick=st.integers(0, 10_000), steps=st.integers(1, 10))
+    def play_on(self, pick: int, steps: int) -> None:
+        for step in range(steps):
+            self.next_step(pick + step)
 
-    @rule(pick=st.integers(0, 10_000))
-    def play_on_too(self, pick: int) -> None:
-        self.next_step(pick)
+    @rule(pick=st.integers(0, 10_000), steps=st.integers(1, 10))
+    def play_on_too(self, pick: int, steps: int) -> None:
+        for step in range(steps):
+            self.next_step(pick + step)
 
-    @rule(pick=st.integers(0, 10_000))
-    def and_play_on(self, pick: int) -> None:
-        self.next_step(pick)
+    @rule(pick=st.integers(0, 10_000), steps=st.integers(1, 10))
+    def and_play_on(self, pick: int, steps: int) -> None:
+        for step in range(steps):
+            self.next_step(pick + step)
 
-    @rule(pick=st.integers(0, 10_000))
-    def keep_playing(self, pick: int) -> None:
-        self.next_step(pick)
+    @rule(pick=st.integers(0, 10_000), steps=st.integers(1, 10))
+    def keep_playing(self, pick: int, steps: int) -> None:
+        for step in range(steps):
+            self.next_step(pick + step)
 
     def _store_back(self) -> None:
         recorder = self.svc.recorder
@@ -621,13 +631,19 @@ KNOWN_BUGS = {
     "split-foul-holds-the-round": "a player setting that is not five and two cards (a foul by count, 004) is "
     "accepted by the machine but refused by the round_positions projection (high/low must be 5/2 cards): "
     "the service holds the round instead of recording the foul",
+    "misdeal-run-survives-the-clear": "after the pit clears a misdeal hold, a restart restores the run of "
+    "misdeals from the rounds before the clear (recorder.table_record -> trailing_misdeals ignores "
+    "table.hold_cleared): the count is the limit again, so the next single misdeal holds the table",
+    "misdeal-run-survives-a-good-deal": "a restart while the open round has had a good deal restores the run of "
+    "misdeals before it (trailing_misdeals counts closed rounds only; the service reset the run at the good "
+    "deal): after it settles, one more misdeal counts as two in a row and holds the table",
 }
 
 # The suite's budget: fixed and derandomized, a few seconds per backend. The long run is
 # ``python -m benchmarks.bench_stateful``.
 SUITE_BUDGET = settings(
-    max_examples=40,
-    stateful_step_count=40,
+    max_examples=20,
+    stateful_step_count=30,
     deadline=None,
     derandomize=True,
     database=None,
@@ -646,7 +662,7 @@ def run_machine(engine: Engine, budget: settings = SUITE_BUDGET, stats: Stats | 
 
 def test_no_command_sequence_breaks_the_table(engine):
     stats = run_machine(engine)
-    assert stats.sequences >= 40 and stats.steps > stats.sequences * 10
+    assert stats.sequences >= 20 and stats.steps > stats.sequences * 10
     assert stats.settled > 0 and stats.refused  # the budget reaches settlement and refusals
 
 
@@ -663,3 +679,40 @@ def test_a_player_foul_by_card_count_is_recorded_not_held(engine):
     # six behind, one in front: a foul (004), settled by the foul rule; PlayerSet and the API accept it
     state = service.set_player(3, "As Ah Kd Kh 9c 8c".split(), ["2c"], actor="dealer-ann")
     assert state.phase is Phase.DEALER_SETTING and service.held is None
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["misdeal-run-survives-the-clear"])
+def test_a_cleared_hold_stays_cleared_after_a_restart(engine):
+    settings_ = TableSettings(table_id="t1", misdeal_hold_after=2)
+    service = TableService(settings_, engine)
+    for _ in range(2):
+        service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+        service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
+        piles, unused = deal({3: POSITION_3}, start=3)
+        unused[0] = piles[2][0]  # the same card twice
+        assert service.record_deal(PilesDealt(piles=piles, unused=unused)).misdeal
+    service.record_deck_check(DeckCheck(complete=True, scanned=53))
+    service.clear_hold("pit-bob")
+    assert service.misdeals == 0
+    again = TableService(settings_, engine)
+    again.resume()
+    assert again.misdeals == 0  # restored as 2: one more misdeal holds the table again
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["misdeal-run-survives-a-good-deal"])
+def test_a_good_deal_ends_the_misdeal_run_across_a_restart(engine):
+    settings_ = TableSettings(table_id="t1", misdeal_hold_after=2)
+    service = TableService(settings_, engine)
+    service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+    service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
+    piles, unused = deal({3: POSITION_3}, start=3)
+    unused[0] = piles[2][0]  # the same card twice: a misdeal
+    service.record_deal(PilesDealt(piles=piles, unused=unused))
+    service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+    service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
+    piles, unused = deal({1: BANKER_HAND, 3: POSITION_3}, start=3)
+    service.record_deal(PilesDealt(piles=piles, unused=unused))  # a good deal ends the run
+    assert service.misdeals == 0
+    again = TableService(settings_, engine)
+    again.resume()
+    assert again.misdeals == 0  # restored as 1: the next misdeal would hold the table
