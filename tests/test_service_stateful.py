@@ -88,10 +88,14 @@ class Stats:
     """What a run played: sequences (examples), steps, refusals by type."""
 
     sequences: int = 0
-    steps: int = 0
+    checks: int = 0  # invariant checks: one after the start of each sequence, one after each step
     refused: Counter[str] = field(default_factory=Counter)
     settled: int = 0
     voided: int = 0
+
+    @property
+    def steps(self) -> int:
+        return self.checks - self.sequences
 
 
 def stored_events(engine: Engine, table_id: str) -> list[Any]:
@@ -550,7 +554,7 @@ class TableMachine(RuleBasedStateMachine):
     def the_table_is_whole(self) -> None:
         if self.service is None:
             return
-        self.stats.steps += 1
+        self.stats.checks += 1
         s = self.svc
         events = self.events()
         with read_snapshot(self.engine) as session:
