@@ -2,7 +2,8 @@
 
 Card codes are two characters, rank then suit (``As``, ``Td``, ``7c``), and ``JK`` for a
 joker (STYLE.md, Naming). Ranks ``2-9 T J Q K A`` (``10`` accepted), suits ``s h d c``,
-case-insensitive in, canonical out.
+case-insensitive in, canonical out. ``parse_rank`` is the one reading of a rank in the code
+base: card codes and the house way files (game/house_way) both use it.
 
 Decks: the standard game uses 52 cards plus one joker (001_c9adb19db438d99f.txt); Double
 Joker uses 52 cards plus two indistinguishable jokers (003_4dcc2fceebc6e4af.txt).
@@ -28,6 +29,14 @@ JOKER_CODE: Final = "JK"
 
 class CardError(ValueError):
     """Base class of every error about card codes and card sets."""
+
+
+class UnknownRankError(CardError):
+    """A rank that names no rank."""
+
+    def __init__(self, value: object) -> None:
+        super().__init__(f"not a rank: {value!r} (use A K Q J T 9 .. 2)")
+        self.value = value
 
 
 class UnknownCardError(CardError):
@@ -99,8 +108,22 @@ JOKER: Final = Card(0, "")
 NATURAL_CARDS: Final[tuple[Card, ...]] = tuple(
     Card(rank, suit) for rank in range(2, 15) for suit in SUIT_CHARS
 )
-_BY_CODE: Final[dict[str, Card]] = {card.code.upper(): card for card in NATURAL_CARDS}
-_BY_CODE[JOKER_CODE] = JOKER
+_RANK_BY_CHAR: Final[dict[str, int]] = {char: rank for rank, char in enumerate(RANK_CHARS, start=2)}
+_RANK_BY_CHAR["10"] = TEN
+
+
+def parse_rank(value: object) -> int:
+    """A rank: one of ``2-9 T J Q K A`` or ``10`` (case-insensitive), or an int 2..14 (Ace 14).
+
+    Raises UnknownRankError. The only place ranks are read (card codes, way files).
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= ACE:
+        return value
+    if isinstance(value, str):
+        rank = _RANK_BY_CHAR.get(value.strip().upper())
+        if rank is not None:
+            return rank
+    raise UnknownRankError(value)
 
 
 def parse_card(code: str) -> Card:
@@ -108,12 +131,15 @@ def parse_card(code: str) -> Card:
     if not isinstance(code, str):
         raise UnknownCardError(repr(code))
     key = code.strip().upper()
-    if key.startswith("10") and len(key) == 3:
-        key = "T" + key[2]
-    card = _BY_CODE.get(key)
-    if card is None:
+    if key == JOKER_CODE:
+        return JOKER
+    suit = key[-1:].lower()
+    if len(key) < 2 or suit not in SUIT_CHARS or not key[:-1].strip() == key[:-1]:
         raise UnknownCardError(code)
-    return card
+    try:
+        return Card(parse_rank(key[:-1]), suit)
+    except UnknownRankError:
+        raise UnknownCardError(code) from None
 
 
 def parse_cards(codes: Iterable[str] | str) -> tuple[Card, ...]:

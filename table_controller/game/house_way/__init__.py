@@ -24,7 +24,7 @@ from .loader import (
     load_house_way,
     set_house_way,
 )
-from .vocabulary import ACTIONS, PREDICATES, SELECTORS
+from .registry import ACTIONS, PREDICATES, SELECTORS
 
 __all__ = [
     "ACTIONS",

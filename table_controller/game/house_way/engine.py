@@ -20,7 +20,7 @@ there (``via``) and the rows skipped as fouls (``skipped``): surveillance reads 
 Compiled at load (docs/house-way.md, "Speed"): for every hand *signature* (facts.py: the
 sizes of the rank groups, the joker count, what the hand can make, whether a joker plays
 wild in front) the way's section is fixed, and each condition is reduced with the
-predicates' ``static`` answers (vocabulary.py): a row that cannot hold for the signature is
+predicates' ``static`` answers (signature.py): a row that cannot hold for the signature is
 left out, a predicate that always holds is not asked. A hand then looks its signature up
 and reads only the rows left, asking only the predicates left; the order of the rows and
 everything else in the steps above is unchanged. A way whose section conditions the
@@ -51,7 +51,9 @@ from .facts import (
     partitions,
     signature,
 )
-from .vocabulary import Alternatives, Candidates, Follow, Predicate, Signature, always_legal, static_value
+from .actions import Candidates, Follow
+from .selectors import Alternatives
+from .signature import Predicate, Signature, always_legal, static_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +182,7 @@ _SPLITS = {
 }
 
 _Test = Callable[[HandFacts], bool] | None
-# (rule, condition, followed blocks, candidates, the split never fouls: vocabulary.always_legal)
+# (rule, condition, followed blocks, candidates, the split never fouls: signature.always_legal)
 _Entry = tuple[Rule, _Test, Any, Any, bool]
 _Block = tuple[_Test, tuple[_Entry, ...]]  # a combination's condition and its rows
 

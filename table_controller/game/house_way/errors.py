@@ -54,3 +54,11 @@ class NoLegalSettingError(HouseWayError):
         self.way = way
         self.cards = cards
         self.section = section
+
+
+class VocabularyError(ValueError):
+    """A name or parameter the vocabulary does not know (the loader adds the file and rule)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind  # "predicate", "selector", "action" or "parameter"

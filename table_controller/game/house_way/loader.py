@@ -32,7 +32,8 @@ from .errors import (
     UnknownHouseWayError,
     UnknownPredicateError,
 )
-from .vocabulary import VocabularyError, compile_action, compile_predicate
+from .errors import VocabularyError
+from .registry import compile_action, compile_predicate
 
 DEFAULT_WAY = "house-way-002"
 WAYS_DIRECTORY = CONFIG_DIR / "house_ways"
