@@ -308,3 +308,15 @@ def test_sqlite_locked_by_another_process_is_an_outage_not_a_crash(tmp_path):
             "device-fault", "store-unavailable"]
     finally:
         engine.dispose()
+
+
+def test_a_player_setting_of_the_wrong_split_is_a_foul_settled_not_a_held_round(engine):
+    """Four behind and three in front (004: a foul) used to be refused by the store: the round held."""
+    service = TableService(settings(), engine)
+    dealt(service, banker="Ac Qd 9h 7s 5c 3d 2h")
+    service.set_player(3, "As Ah 9c 8c".split(), ["Kd", "Kh", "2c"], actor="dealer-ann")
+    service.set_dealer("Ac 9h 5c 3d 2h".split(), ["Qd", "7s"], actor="dealer-ann")
+    state = service.settle()
+    assert service.held is None and state.phase is Phase.CLOSED
+    [position] = [p for p in state.result["positions"] if p["position"] == 3]
+    assert position["foul"] is not None and position["net"] == -2500  # the table's foul rule: forfeit

@@ -24,9 +24,10 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Strict, field_validator
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict
 from sqlalchemy import (
     BigInteger,
     CheckConstraint,
@@ -153,8 +154,8 @@ def _check_reason(value: str | None) -> str | None:
     return value
 
 
-def _card_text(value: Any, size: int, what: str) -> str | None:
-    """Canonical codes, space-separated (``As Kd JK``), of exactly ``size`` cards."""
+def _card_text(value: Any, what: str, sizes: range) -> str | None:
+    """Canonical codes, space-separated (``As Kd JK``), of a number of cards in ``sizes``."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -164,8 +165,9 @@ def _card_text(value: Any, size: int, what: str) -> str | None:
         cards = tuple(item if isinstance(item, Card) else parse_cards([item])[0] for item in items)
     else:
         raise InvalidFieldError(f"{what} must be card codes, got {type(value).__name__}")
-    if len(cards) != size:
-        raise InvalidFieldError(f"{what} has {len(cards)} cards, expected {size}")
+    if len(cards) not in sizes:
+        expected = str(sizes.start) if len(sizes) == 1 else f"{sizes.start}..{sizes.stop - 1}"
+        raise InvalidFieldError(f"{what} has {len(cards)} cards, expected {expected}")
     return " ".join(codes(cards))
 
 
@@ -178,6 +180,39 @@ def _category_label(value: Any, category: type[enum.IntEnum], what: str) -> str 
     if isinstance(value, str) and value in labels:
         return value
     raise InvalidFieldError(f"{what} {value!r} is not one of {', '.join(labels)}")
+
+
+def _payload(value: dict[str, Any]) -> dict[str, Any]:
+    canonical_payload(value)  # refuses what the chain could not hash (a float, a non-JSON value)
+    return value
+
+
+def _optional(check: Any) -> Any:
+    return lambda value: None if value is None else check(value)
+
+
+# The checked field types of the Create and Update models: each check written once.
+TableIdText = Annotated[str, AfterValidator(check_table_id)]
+RoundIdText = Annotated[str, AfterValidator(check_round_id)]
+KindText = Annotated[str, AfterValidator(check_kind)]
+ActorText = Annotated[str, AfterValidator(check_actor)]
+PayloadData = Annotated[dict[str, Any], AfterValidator(_payload)]
+DealerName = Annotated[str, AfterValidator(partial(check_name, "dealer"))]
+PhaseText = Annotated[str, AfterValidator(_check_phase)]
+UtcTime = Annotated[datetime, AfterValidator(utc_timestamp)]
+ReasonText = Annotated[str, AfterValidator(_check_reason)]
+RuleIdText = Annotated[str, AfterValidator(_check_rule_id)]
+SevenCards = Annotated[str | None, BeforeValidator(partial(_card_text, what="cards", sizes=range(7, 8)))]
+# A setting is normally five behind and two in front; any other split of the seven cards is a
+# foul (004) that the round records as made (docs/settlement.md), so a hand holds 0..7 cards.
+HighHandCards = Annotated[str | None, BeforeValidator(partial(_card_text, what="high hand", sizes=range(8)))]
+LowHandCards = Annotated[str | None, BeforeValidator(partial(_card_text, what="low hand", sizes=range(8)))]
+HighCategoryLabel = Annotated[str | None, BeforeValidator(
+    partial(_category_label, category=HighCategory, what="high hand category"))]
+LowCategoryLabel = Annotated[str | None, BeforeValidator(
+    partial(_category_label, category=LowCategory, what="low hand category"))]
+SevenCardCategoryLabel = Annotated[str | None, BeforeValidator(
+    partial(_category_label, category=SevenCardCategory, what="seven-card category"))]
 
 
 # --------------------------------------------------------------------------- events
@@ -193,35 +228,13 @@ class EventBase(SQLModel):
 class EventCreate(EventBase):
     """An event as a caller (API, state machine) describes it; ``append_event`` chains it."""
 
-    payload: dict[str, Any] = Field(default_factory=dict)
+    table_id: TableIdText
+    round_id: RoundIdText | None = None
+    kind: KindText
+    actor: ActorText
+    payload: PayloadData = Field(default_factory=dict)
 
     model_config = ConfigDict(extra="forbid")
-
-    @field_validator("table_id")
-    @classmethod
-    def _table_id(cls, value: str) -> str:
-        return check_table_id(value)
-
-    @field_validator("round_id")
-    @classmethod
-    def _round_id(cls, value: str | None) -> str | None:
-        return None if value is None else check_round_id(value)
-
-    @field_validator("kind")
-    @classmethod
-    def _kind(cls, value: str) -> str:
-        return check_kind(value)
-
-    @field_validator("actor")
-    @classmethod
-    def _actor(cls, value: str) -> str:
-        return check_actor(value)
-
-    @field_validator("payload")
-    @classmethod
-    def _payload(cls, value: dict[str, Any]) -> dict[str, Any]:
-        canonical_payload(value)
-        return value
 
 
 class _EventKey(SQLModel):
@@ -292,31 +305,13 @@ class RoundBase(SQLModel):
 class RoundCreate(RoundBase):
     """A new round; the store gives it the table's next number and its id."""
 
+    table_id: TableIdText
     game: Game  # type: ignore[assignment]
+    dealer: DealerName
+    phase: PhaseText
+    opened_at: UtcTime
 
     model_config = ConfigDict(extra="forbid")
-
-    @field_validator("table_id")
-    @classmethod
-    def _table_id(cls, value: str) -> str:
-        return check_table_id(value)
-
-    @field_validator("dealer")
-    @classmethod
-    def _dealer(cls, value: str) -> str:
-        return check_name("dealer", value)
-
-    @field_validator("phase")
-    @classmethod
-    def _phase(cls, value: str) -> str:
-        checked = _check_phase(value)
-        assert checked is not None
-        return checked
-
-    @field_validator("opened_at")
-    @classmethod
-    def _opened_at(cls, value: datetime) -> datetime:
-        return utc_timestamp(value)
 
 
 class RoundFields(SQLModel):
@@ -379,12 +374,12 @@ class Round(RoundFields, RoundBase, _RoundKey, table=True):
 class RoundUpdate(SQLModel):
     """Changes to a round's projection; only the fields given are written."""
 
-    phase: str | None = None
-    dealer: str | None = None
-    closed_at: datetime | None = None
+    phase: PhaseText | None = None
+    dealer: DealerName | None = None
+    closed_at: UtcTime | None = None
     voided: bool | None = None
     misdeal: bool | None = None
-    void_reason: str | None = None
+    void_reason: ReasonText | None = None
     die_1: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
     die_2: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
     die_3: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
@@ -395,35 +390,10 @@ class RoundUpdate(SQLModel):
     commission_cents: Annotated[Cents, Field(ge=0)] | None = None
     bonuses_paid_cents: Annotated[Cents, Field(ge=0)] | None = None
     house_result_cents: Cents | None = None
-    house_way_rule_id: str | None = None
+    house_way_rule_id: RuleIdText | None = None
     override: bool | None = None
 
     model_config = ConfigDict(extra="forbid")
-
-    @field_validator("phase")
-    @classmethod
-    def _phase(cls, value: str | None) -> str | None:
-        return _check_phase(value)
-
-    @field_validator("dealer")
-    @classmethod
-    def _dealer(cls, value: str | None) -> str | None:
-        return None if value is None else check_name("dealer", value)
-
-    @field_validator("closed_at")
-    @classmethod
-    def _closed_at(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else utc_timestamp(value)
-
-    @field_validator("void_reason")
-    @classmethod
-    def _reason(cls, value: str | None) -> str | None:
-        return _check_reason(value)
-
-    @field_validator("house_way_rule_id")
-    @classmethod
-    def _rule(cls, value: str | None) -> str | None:
-        return _check_rule_id(value)
 
 
 class RoundPublic(RoundFields, RoundBase, _RoundKey):
@@ -463,8 +433,8 @@ class RoundPositionFields(SQLModel):
     """The hand and the settlement of one position, filled in as the round goes."""
 
     cards: str | None = Field(default=None, max_length=32)  # the 7 cards, "As Kd ..."
-    high: str | None = Field(default=None, max_length=24)  # the high hand, 5 cards
-    low: str | None = Field(default=None, max_length=8)  # the low hand, 2 cards
+    high: str | None = Field(default=None, max_length=24)  # the high hand: 5 cards (0..7 in a foul split)
+    low: str | None = Field(default=None, max_length=24)  # the low hand: 2 cards (0..7 in a foul split)
     high_category: str | None = Field(default=None, max_length=24)
     low_category: str | None = Field(default=None, max_length=24)
     seven_card_category: str | None = Field(default=None, max_length=40)
@@ -509,13 +479,13 @@ class RoundPositionUpdate(SQLModel):
     wager_cents: Annotated[Cents, Field(ge=0)] | None = None
     big_hand_bonus_cents: Annotated[Cents, Field(ge=0)] | None = None
     joker_bonus_cents: Annotated[Cents, Field(ge=0)] | None = None
-    cards: str | None = None
-    high: str | None = None
-    low: str | None = None
-    high_category: str | None = None
-    low_category: str | None = None
-    seven_card_category: str | None = None
-    house_way_rule_id: str | None = None
+    cards: SevenCards = None
+    high: HighHandCards = None
+    low: LowHandCards = None
+    high_category: HighCategoryLabel = None
+    low_category: LowCategoryLabel = None
+    seven_card_category: SevenCardCategoryLabel = None
+    house_way_rule_id: RuleIdText | None = None
     fouled: bool | None = None
     outcome: PositionOutcome | None = None
     win_cents: Annotated[Cents, Field(ge=0)] | None = None
@@ -525,41 +495,6 @@ class RoundPositionUpdate(SQLModel):
     override: bool | None = None
 
     model_config = ConfigDict(extra="forbid")
-
-    @field_validator("cards", mode="before")
-    @classmethod
-    def _cards(cls, value: Any) -> str | None:
-        return _card_text(value, 7, "cards")
-
-    @field_validator("high", mode="before")
-    @classmethod
-    def _high(cls, value: Any) -> str | None:
-        return _card_text(value, 5, "high hand")
-
-    @field_validator("low", mode="before")
-    @classmethod
-    def _low(cls, value: Any) -> str | None:
-        return _card_text(value, 2, "low hand")
-
-    @field_validator("high_category", mode="before")
-    @classmethod
-    def _high_category(cls, value: Any) -> str | None:
-        return _category_label(value, HighCategory, "high hand category")
-
-    @field_validator("low_category", mode="before")
-    @classmethod
-    def _low_category(cls, value: Any) -> str | None:
-        return _category_label(value, LowCategory, "low hand category")
-
-    @field_validator("seven_card_category", mode="before")
-    @classmethod
-    def _seven_card_category(cls, value: Any) -> str | None:
-        return _category_label(value, SevenCardCategory, "seven-card category")
-
-    @field_validator("house_way_rule_id")
-    @classmethod
-    def _rule(cls, value: str | None) -> str | None:
-        return _check_rule_id(value)
 
 
 class RoundPositionPublic(RoundPositionFields, RoundPositionBase, _RoundPositionKey):

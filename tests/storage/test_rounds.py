@@ -332,6 +332,22 @@ def test_high_and_low_must_split_the_seven_cards(engine: Engine) -> None:
         assert get_positions(session, round_id=round_id)[0].high is None
 
 
+def test_a_fouled_split_of_the_seven_cards_is_stored_as_made(engine: Engine) -> None:
+    """Four behind and three in front is a foul (004), settled by the foul rule: the round
+    records it as made (a low hand used to be refused past two cards, which held the round)."""
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=2, wager_cents=100))
+        update_position(
+            session, round_id=round_id, position=2, changes=RoundPositionUpdate(cards="As Ks 9h 9d 4c 3c JK")
+        )
+        update_position(session, round_id=round_id, position=2,
+                        changes=RoundPositionUpdate(high="As Ks 9h 9d", low="4c 3c JK"))
+    with read_snapshot(engine) as session:
+        stored = get_positions(session, round_id=round_id)[0]
+    assert (stored.high, stored.low) == ("As Ks 9h 9d", "4c 3c JK")
+
+
 def test_two_jokers_fit_double_joker_but_not_the_standard_deck(engine: Engine) -> None:
     standard = _new_round(engine, "PG-3", Game.STANDARD)
     double = _new_round(engine, "PG-5", Game.DOUBLE_JOKER)
@@ -352,8 +368,8 @@ def test_two_jokers_fit_double_joker_but_not_the_standard_deck(engine: Engine) -
     "fields",
     [
         {"cards": "As Ks 9h"},  # not seven
-        {"high": "As Ks 9h 9d"},  # not five
-        {"low": "As"},  # not two
+        {"high": "As Ks 9h 9d 8d 7d 6d 5d"},  # more cards than a hand has
+        {"low": "As Ks 9h 9d 8d 7d 6d 5d"},
         {"cards": "As Ks 9h 9d 4c 3c 1x"},  # no such card
         {"high_category": "two-pairs"},
         {"low_category": HighCategory.ONE_PAIR},
