@@ -16,11 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from .game.cards import Game
+from .game.money import Cents
 from .game.table_rules import TableRules
 from .shipped import CONFIG_DIR
 
 DEFAULT_CONFIG_FILE = CONFIG_DIR / "table.toml"
-Cents = int
 
 
 class Limits(BaseModel):

@@ -19,9 +19,12 @@ from __future__ import annotations
 import enum
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictInt, model_validator
 
 Cents: TypeAlias = int
+"""An amount of money in integer cents: the one money type of the whole controller."""
+StrictCents = Annotated[Cents, Strict()]
+"""Cents as a stored field: a float, a numeric string or a bool is refused, never rounded."""
 BASIS_POINTS: int = 10_000  # 100% in basis points
 STANDARD_RATE_BP: int = 500  # 5% (002)
 MAX_RATE_BP: int = 1_000  # 10%: a higher rate is refused as a likely typo

@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from ..game.cards import Game, parse_card
+from ..game.money import Cents
 
-Cents = int
 PlayerPosition = Annotated[int, Field(ge=2, le=7)]
 CardCode = str
 

@@ -44,6 +44,7 @@ from sqlmodel import Field, SQLModel
 
 from ..game.cards import Card, Game, codes, parse_cards
 from ..game.evaluator import HighCategory, LowCategory, SevenCardCategory
+from ..game.money import StrictCents
 from .chain import (
     ACTOR_MAX,
     KIND_MAX,
@@ -67,8 +68,6 @@ REASON_MAX = 500
 
 _PHASE = re.compile(r"[a-z][a-z0-9_-]*")
 
-Cents = Annotated[int, Strict()]
-"""Money in integer cents; a float, a string or a bool is refused, never rounded."""
 
 StrictCount = Annotated[int, Strict()]
 
@@ -385,11 +384,11 @@ class RoundUpdate(SQLModel):
     die_3: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
     dice_source: DiceSource | None = None
     start_position: Annotated[StrictCount, Field(ge=1, le=7)] | None = None
-    wagered_cents: Annotated[Cents, Field(ge=0)] | None = None
-    bonus_wagered_cents: Annotated[Cents, Field(ge=0)] | None = None
-    commission_cents: Annotated[Cents, Field(ge=0)] | None = None
-    bonuses_paid_cents: Annotated[Cents, Field(ge=0)] | None = None
-    house_result_cents: Cents | None = None
+    wagered_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    bonus_wagered_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    bonuses_paid_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    house_result_cents: StrictCents | None = None
     house_way_rule_id: RuleIdText | None = None
     override: bool | None = None
 
@@ -422,9 +421,9 @@ class RoundPositionCreate(RoundPositionBase):
     """A position taking part in a round: the banker (1) or a position with a wager."""
 
     position: Annotated[StrictCount, Field(ge=1, le=7)]
-    wager_cents: Annotated[Cents, Field(ge=0)] = 0
-    big_hand_bonus_cents: Annotated[Cents, Field(ge=0)] = 0
-    joker_bonus_cents: Annotated[Cents, Field(ge=0)] = 0
+    wager_cents: Annotated[StrictCents, Field(ge=0)] = 0
+    big_hand_bonus_cents: Annotated[StrictCents, Field(ge=0)] = 0
+    joker_bonus_cents: Annotated[StrictCents, Field(ge=0)] = 0
 
     model_config = ConfigDict(extra="forbid")
 
@@ -476,9 +475,9 @@ class RoundPosition(RoundPositionFields, RoundPositionBase, _RoundPositionKey, t
 class RoundPositionUpdate(SQLModel):
     """Changes to one position; only the fields given are written."""
 
-    wager_cents: Annotated[Cents, Field(ge=0)] | None = None
-    big_hand_bonus_cents: Annotated[Cents, Field(ge=0)] | None = None
-    joker_bonus_cents: Annotated[Cents, Field(ge=0)] | None = None
+    wager_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    big_hand_bonus_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    joker_bonus_cents: Annotated[StrictCents, Field(ge=0)] | None = None
     cards: SevenCards = None
     high: HighHandCards = None
     low: LowHandCards = None
@@ -488,10 +487,10 @@ class RoundPositionUpdate(SQLModel):
     house_way_rule_id: RuleIdText | None = None
     fouled: bool | None = None
     outcome: PositionOutcome | None = None
-    win_cents: Annotated[Cents, Field(ge=0)] | None = None
-    commission_cents: Annotated[Cents, Field(ge=0)] | None = None
-    bonus_paid_cents: Annotated[Cents, Field(ge=0)] | None = None
-    net_cents: Cents | None = None
+    win_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    bonus_paid_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    net_cents: StrictCents | None = None
     override: bool | None = None
 
     model_config = ConfigDict(extra="forbid")
@@ -507,7 +506,6 @@ __all__ = [
     "BANKER_POSITION",
     "POSITIONS",
     "ChainHead",
-    "Cents",
     "DiceSource",
     "Event",
     "EventBase",

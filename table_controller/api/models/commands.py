@@ -34,7 +34,8 @@ def cents(minimum: int = 0, maximum: int = MAX_CENTS, description: str = "cents"
                      BeforeValidator(whole_number)]
 
 
-Cents = cents()
+BodyCents = cents()
+"""Cents in a request body, 0..MAX_CENTS (``cents`` gives the table's own bounds)."""
 
 
 Reason = Annotated[str, Field(min_length=3, max_length=500, pattern=TEXT_PATTERN,
@@ -54,8 +55,8 @@ class WagerCreate(_Body):
     """A position's wagers in integer cents (a float or a string is refused, never rounded)."""
 
     main: cents(1, description="main wager, cents")  # type: ignore[valid-type]
-    big_hand: Cents = 0
-    joker_bonus: Cents = 0
+    big_hand: BodyCents = 0
+    joker_bonus: BodyCents = 0
 
 
 class RoundCreate(_Body):
