@@ -272,12 +272,12 @@ def test_a_casino_can_load_its_own_way_from_a_directory(tmp_path):
 @pytest.mark.parametrize(
     ("change", "error", "words"),
     [
-        (lambda t: t.replace('hand = "pair"', 'hand = "pairs"'), HouseWayFileError, "hand must be one of"),
+        (lambda t: t.replace('hand = "pair"', 'hand = "pairs"'), HouseWayFileError, "can_make.hand: Input should be 'five-aces'"),
         (lambda t: t.replace('name = "can_make"', 'name = "can_make_it"'), UnknownPredicateError, "unknown predicate"),
         (lambda t: t.replace('{ name = "take", cards = [{ name = "pair"', '{ name = "grab", cards = [{ name = "pair"'), UnknownActionError, "unknown action"),
         (lambda t: t.replace('{ name = "pair", which = "lowest" }', '{ name = "couple" }'), UnknownActionError, "unknown selector"),
-        (lambda t: t.replace('which = "lowest"', 'which = "lowermost"'), HouseWayFileError, "which must be one of"),
-        (lambda t: t.replace('which = "lowest"', 'which = "lowest", colour = "red"'), HouseWayFileError, "bad parameters"),
+        (lambda t: t.replace('which = "lowest"', 'which = "lowermost"'), HouseWayFileError, "take.cards.0.pair.which: Input should be 'lowest'"),
+        (lambda t: t.replace('which = "lowest"', 'which = "lowest", colour = "red"'), HouseWayFileError, "take.cards.0.pair.colour: Extra inputs are not permitted"),
         (lambda t: t.replace('id = "high-card.top-two"', 'id = "pairs.lowest-pair"'), DuplicateRuleIdError, "duplicate rule id"),
         (lambda t: t.replace('combination = "high-card"\n', 'combination = "nowhere"\n'), HouseWayFileError, "unknown combination"),
         (lambda t: t.replace('split = "the lowest pair"', 'split = "the lowest pair"\nreachable = false'), HouseWayFileError, "needs a reason"),

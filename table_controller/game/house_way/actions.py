@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field
 
 from .facts import HandFacts
+from .params import Entry
 from .searches import straight_or_flush_choice
-from .selectors import Alternatives, alternatives_of
+from .selectors import Alternatives, SelectorList, alternatives_of, cards_words, compiled
 
 Candidates = Callable[[HandFacts], Alternatives]
 
@@ -27,9 +31,7 @@ class Follow:
 
 def act_take(*, cards: list) -> Candidates:
     """The cards named by the selectors go in front (two in all); alternatives are chosen by G5."""
-    from .registry import compile_selectors
-
-    selectors = compile_selectors(cards)
+    selectors = compiled(cards)
     sizes = [getattr(select, "size", None) for select in selectors]
     if None not in sizes and sum(sizes) != 2:
         raise ValueError(f"the selectors name {sum(sizes)} cards, the low hand has 2")
@@ -87,3 +89,51 @@ def act_strongest_legal_low() -> Candidates:
         return [] if best is None else [best]
 
     return candidates
+
+
+# -- the typed entries (registry.py puts them in one discriminated union on ``name``) ----------
+
+
+class ActionEntry(Entry):
+    entry_kind: ClassVar[str] = "action"
+
+
+class Take(ActionEntry):
+    name: Literal["take"]
+    cards: SelectorList
+    factory: ClassVar[Any] = act_take
+
+    def words(self) -> str:
+        return f"in front: {cards_words(self.cards)}"
+
+
+class FollowSteps(ActionEntry):
+    name: Literal["follow"]
+    combination: Annotated[str, Field(min_length=1)]
+    factory: ClassVar[Any] = act_follow
+
+    def words(self) -> str:
+        return f"follow the rows of {self.combination!r}"
+
+
+class BestStraightOrFlushTop(ActionEntry):
+    name: Literal["best_straight_or_flush_top"]
+    prefer_flush_when_close: bool = True
+    factory: ClassVar[Any] = act_best_straight_or_flush_top
+
+    def words(self) -> str:
+        words = "a Straight, Flush or better behind, with the best two-card hand that leaves one in front"
+        if self.prefer_flush_when_close:
+            words += "; the Flush when both tops are essentially the same"
+        return words
+
+
+class StrongestLegalLow(ActionEntry):
+    name: Literal["strongest_legal_low"]
+    factory: ClassVar[Any] = act_strongest_legal_low
+
+    def words(self) -> str:
+        return "in front: the strongest two-card hand that can legally go there"
+
+
+ACTION_ENTRIES: tuple[type[ActionEntry], ...] = (Take, FollowSteps, BestStraightOrFlushTop, StrongestLegalLow)

@@ -51,7 +51,8 @@ from .facts import (
     partitions,
     signature,
 )
-from .actions import Candidates, Follow
+from .actions import ActionEntry, Candidates, Follow
+from .predicates import PredicateEntry
 from .selectors import Alternatives
 from .signature import Predicate, Signature, always_legal, static_value
 
@@ -62,6 +63,11 @@ class Condition:
 
     specs: tuple[Any, ...]
     tests: tuple[Predicate, ...] = field(repr=False, compare=False)
+    entries: tuple[PredicateEntry, ...] = field(default=(), repr=False, compare=False)  # typed, with words
+
+    def words(self) -> list[str]:
+        """Each predicate in words (review.py)."""
+        return [entry.words() for entry in self.entries]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +77,7 @@ class Action:
     name: str
     params: dict[str, Any] = field(hash=False)
     run: Candidates | Follow = field(repr=False, compare=False)
+    entry: ActionEntry | None = field(default=None, repr=False, compare=False)  # typed, with words
 
     @property
     def follows(self) -> str | None:

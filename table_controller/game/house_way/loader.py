@@ -4,8 +4,9 @@ A way file (docs/house-way.md "Writing a way file") holds ``name``, ``title``, `
 an optional ``section_order`` (the order sections are tried, G1; default: as listed), then
 ``[[section]]``, ``[[combination]]`` and ``[[rule]]`` tables in the table's order (rules
 grouped by section, sections in the order listed). Every predicate, selector and action
-name must be in the vocabulary, every parameter valid, every id unique and every reference
-resolved, or loading fails with a HouseWayFileError naming the file and the entry.
+name must be in the vocabulary, every parameter valid (the typed models of registry.py:
+pydantic's error is reported), every id unique and every reference resolved, or loading
+fails with a HouseWayFileError naming the file and the entry.
 
 Ways are looked up in ``table_controller/config/house_ways/`` by default, or in an explicit
 directory; loaded ways are cached per (name, directory) (``load_house_way.cache_clear()``
@@ -139,22 +140,22 @@ class _Checker:
     def condition(self, value: Any, where: str) -> Condition:
         if not isinstance(value, list):
             self.fail(where, "'when' must be a list of predicates")
-        tests = []
+        entries = []
         for spec in value:
             try:
-                tests.append(compile_predicate(spec)[1])
+                entries.append(compile_predicate(spec)[2])
             except VocabularyError as error:
                 kind = UnknownPredicateError if error.kind == "predicate" else HouseWayFileError
                 self.fail(where, str(error), kind)
-        return Condition(specs=tuple(value), tests=tuple(tests))
+        return Condition(specs=tuple(value), tests=tuple(entry.compiled for entry in entries), entries=tuple(entries))
 
     def action(self, value: Any, where: str) -> Action:
         try:
-            name, params, run = compile_action(value)
+            name, params, run, entry = compile_action(value)
         except VocabularyError as error:
             kind = UnknownActionError if error.kind in ("action", "selector") else HouseWayFileError
             self.fail(where, str(error), kind)
-        return Action(name=name, params=params, run=run)
+        return Action(name=name, params=params, run=run, entry=entry)
 
 
 def build_house_way(data: dict[str, Any], path: Path | str = "<memory>") -> HouseWay:

@@ -5,15 +5,34 @@ Most carry ``static`` (signature.py): their answer for every hand of a signature
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BeforeValidator, Field, model_validator
 
 from ..cards import parse_rank
 from ..evaluator import rank_low
 from .facts import ACE, KINDS, HandFacts
 from .ranks import check_which, group_rank_getter, group_rank_of, group_sizes, parse_ranks, parse_two_card_hand
 from .searches import straight_or_flush_choice
-from .selectors import _place, _position, alternatives_of
-from .signature import Predicate, Signature, _false_unless, group_found, with_static
+from .params import (
+    Entry,
+    GroupSize,
+    GroupSizes,
+    Place,
+    Rank,
+    Ranks,
+    TwoCardHand,
+    Which,
+    group_words,
+    joined,
+    nth_highest,
+    number,
+    ordinal,
+    rank_name,
+    ranks_words,
+)
+from .selectors import SelectorList, _place, _position, alternatives_of, cards_words, compiled, named
+from .signature import Predicate, Signature, _false_unless, group_found, static_value, with_static
 
 
 def pred_can_make(*, hand: str) -> Predicate:
@@ -124,7 +143,7 @@ def pred_has_joker() -> Predicate:
 
 def pred_flush_after_removing(*, cards: list) -> Predicate:
     """G9: the cards left after removing these can still make a flush (a joker left fills)."""
-    selectors = _selectors(cards)
+    selectors = compiled(cards)
 
     def holds(f: HandFacts) -> bool:
         return any(
@@ -137,7 +156,7 @@ def pred_flush_after_removing(*, cards: list) -> Predicate:
 
 def pred_straight_after_removing(*, cards: list) -> Predicate:
     """G9: the cards left after removing these can still make a straight (a joker left fills)."""
-    selectors = _selectors(cards)
+    selectors = compiled(cards)
 
     def holds(f: HandFacts) -> bool:
         return any(f.makes_straight([i for i in range(7) if i not in taken]) for taken in alternatives_of(selectors, f))
@@ -148,7 +167,7 @@ def pred_straight_after_removing(*, cards: list) -> Predicate:
 
 def pred_longest_straight_after_removing(*, cards: list, length: int) -> Predicate:
     """Readings T2: the longest straight the cards left make has exactly ``length`` cards."""
-    selectors = _selectors(cards)
+    selectors = compiled(cards)
 
     def holds(f: HandFacts) -> bool:
         for taken in alternatives_of(selectors, f):
@@ -163,7 +182,7 @@ def pred_longest_straight_after_removing(*, cards: list, length: int) -> Predica
 def pred_in_flush_suit(*, cards: list) -> Predicate:
     """The selected cards are natural cards of the flush suit ("the Ace is also used by the
     flush", F5); a joker is of no suit."""
-    selectors = _selectors(cards)
+    selectors = compiled(cards)
 
     def holds(f: HandFacts) -> bool:
         if f.flush_suit is None:
@@ -350,7 +369,371 @@ def pred_straight_or_flush_top(
     return with_static(holds, _false_unless(lambda sig: sig.flush or sig.straight))
 
 
-def _selectors(specs: Any):
-    from .registry import compile_selectors
 
-    return compile_selectors(specs)
+# -- the typed entries (registry.py puts them in one discriminated union on ``name``) ----------
+
+
+def negated(predicate: Predicate) -> Predicate:
+    """``not predicate``, with its static answer turned round too."""
+
+    def static(sig: Signature) -> bool | None:
+        value = static_value(predicate, sig)
+        return None if value is None else not value
+
+    return with_static(lambda f: not predicate(f), static)
+
+
+class PredicateEntry(Entry):
+    """A predicate; ``negate = true`` asks the opposite."""
+
+    entry_kind: ClassVar[str] = "predicate"
+    negate: bool = False
+
+    def build(self) -> Any:
+        predicate = super().build()
+        return negated(predicate) if self.negate else predicate
+
+    def words(self) -> str:
+        text = self.holds_words()
+        return f"not so: {text}" if self.negate else text
+
+    def holds_words(self) -> str:
+        raise NotImplementedError
+
+
+_HAND_WORDS = {
+    "five-aces": "five Aces",
+    "royal-flush": "a Royal Flush",
+    "straight-flush": "a Straight Flush",
+    "four-of-a-kind": "a 4-of-a-kind",
+    "flush": "a Flush",
+    "straight": "a Straight",
+    "straight-or-flush": "a Straight or a Flush",
+    "full-house": "a Full House (one 3-of-a-kind with one or two pairs)",
+    "three-of-a-kind": "a 3-of-a-kind",
+    "pair": "a pair",
+}
+Hand = Literal[
+    "five-aces",
+    "royal-flush",
+    "straight-flush",
+    "four-of-a-kind",
+    "flush",
+    "straight",
+    "straight-or-flush",
+    "full-house",
+    "three-of-a-kind",
+    "pair",
+]
+
+
+def _which_group(which: str, size: Any) -> str:
+    return f"the {'' if which == 'only' else which + ' '}{group_words(size)}"
+
+
+class CanMake(PredicateEntry):
+    name: Literal["can_make"]
+    hand: Hand
+    factory: ClassVar[Any] = pred_can_make
+
+    def holds_words(self) -> str:
+        return f"the seven cards can make {_HAND_WORDS[self.hand]}"
+
+
+class Groups(PredicateEntry):
+    name: Literal["groups"]
+    size: GroupSize
+    count: Annotated[int, Field(ge=0, le=7)] | None = None
+    min: Annotated[int, Field(ge=1, le=7)] | None = None
+    factory: ClassVar[Any] = pred_groups
+
+    def holds_words(self) -> str:
+        group = group_words(self.size)
+        if self.count is not None:
+            if self.count == 0:
+                return f"the hand holds no {group}"
+            plural = "s" if self.count > 1 else ""
+            return f"the hand holds exactly {number(self.count)} {group}{plural}"
+        return f"the hand holds at least {number(self.min)} {group}{'s' if self.min > 1 else ''}"  # type: ignore[operator]
+
+
+class RankCount(PredicateEntry):
+    name: Literal["rank_count"]
+    rank: Rank
+    count: Annotated[int, Field(ge=0, le=7)]
+    factory: ClassVar[Any] = pred_rank_count
+
+    def holds_words(self) -> str:
+        if self.count == 0 and self.rank == ACE:
+            return "the hand holds no Ace and no Joker"
+        joker = " (a Joker counts as an Ace)" if self.rank == ACE else ""
+        return f"the hand holds exactly {number(self.count)} {rank_name(self.rank, self.count != 1)}{joker}"
+
+
+class HasNatural(PredicateEntry):
+    name: Literal["has_natural"]
+    rank: Rank
+    factory: ClassVar[Any] = pred_has_natural
+
+    def holds_words(self) -> str:
+        return f"the hand holds a natural {rank_name(self.rank)} (not a Joker)"
+
+
+class GroupRank(PredicateEntry):
+    name: Literal["group_rank"]
+    size: GroupSizes
+    ranks: Ranks
+    which: Which = "highest"
+    factory: ClassVar[Any] = pred_group_rank
+
+    def holds_words(self) -> str:
+        return f"{_which_group(self.which, self.size)} is of {ranks_words(self.ranks)}"
+
+
+class GroupRanks(PredicateEntry):
+    name: Literal["group_ranks"]
+    size: GroupSizes
+    ranks: Ranks
+    factory: ClassVar[Any] = pred_group_ranks
+
+    def holds_words(self) -> str:
+        return f"the {group_words(self.size)}s are of {ranks_words(self.ranks, joiner='and')}, and no other"
+
+
+class GroupHasJoker(PredicateEntry):
+    name: Literal["group_has_joker"]
+    size: GroupSizes
+    which: Which | Literal["any"] = "only"
+    factory: ClassVar[Any] = pred_group_has_joker
+
+    def holds_words(self) -> str:
+        if self.which == "any":
+            return f"a {group_words(self.size)} holds a Joker"
+        return f"{_which_group(self.which, self.size)} holds a Joker"
+
+
+class JokerUnpaired(PredicateEntry):
+    name: Literal["joker_unpaired"]
+    factory: ClassVar[Any] = pred_joker_unpaired
+
+    def holds_words(self) -> str:
+        return "a Joker is held outside every pair and 3-of-a-kind"
+
+
+class HasJoker(PredicateEntry):
+    name: Literal["has_joker"]
+    factory: ClassVar[Any] = pred_has_joker
+
+    def holds_words(self) -> str:
+        return "a Joker is held"
+
+    def words(self) -> str:
+        return "no Joker is held" if self.negate else self.holds_words()
+
+
+class FlushAfterRemoving(PredicateEntry):
+    name: Literal["flush_after_removing"]
+    cards: SelectorList
+    factory: ClassVar[Any] = pred_flush_after_removing
+
+    def holds_words(self) -> str:
+        return f"the cards left after removing {cards_words(self.cards)} still make a Flush"
+
+
+class StraightAfterRemoving(PredicateEntry):
+    name: Literal["straight_after_removing"]
+    cards: SelectorList
+    factory: ClassVar[Any] = pred_straight_after_removing
+
+    def holds_words(self) -> str:
+        return f"the cards left after removing {cards_words(self.cards)} still make a Straight"
+
+
+class LongestStraightAfterRemoving(PredicateEntry):
+    name: Literal["longest_straight_after_removing"]
+    cards: SelectorList
+    length: Annotated[int, Field(ge=5, le=7)]
+    factory: ClassVar[Any] = pred_longest_straight_after_removing
+
+    def holds_words(self) -> str:
+        return (
+            f"the longest Straight of the cards left after removing {cards_words(self.cards)} "
+            f"has exactly {number(self.length)} cards"
+        )
+
+
+class InFlushSuit(PredicateEntry):
+    name: Literal["in_flush_suit"]
+    cards: SelectorList
+    factory: ClassVar[Any] = pred_in_flush_suit
+
+    def holds_words(self) -> str:
+        return f"{cards_words(self.cards)} {'is' if len(self.cards) == 1 else 'are'} of the flush suit"
+
+
+class FlushSize(PredicateEntry):
+    name: Literal["flush_size"]
+    n: Annotated[int, Field(ge=0, le=7)]
+    factory: ClassVar[Any] = pred_flush_size
+
+    def holds_words(self) -> str:
+        return f"the Flush counts {number(self.n)} cards (its suit's natural cards and the Jokers)"
+
+
+class RunLength(PredicateEntry):
+    name: Literal["run_length"]
+    n: Annotated[int, Field(ge=5, le=7)]
+    factory: ClassVar[Any] = pred_run_length
+
+    def holds_words(self) -> str:
+        return f"the straight used has {number(self.n)} cards"
+
+
+class RunStartsWithAce(PredicateEntry):
+    name: Literal["run_starts_with_ace"]
+    factory: ClassVar[Any] = pred_run_starts_with_ace
+
+    def holds_words(self) -> str:
+        return "the straight used starts with a natural Ace played low"
+
+
+class RunJokerAt(PredicateEntry):
+    name: Literal["run_joker_at"]
+    positions: Annotated[list[Place], Field(min_length=1)]
+    factory: ClassVar[Any] = pred_run_joker_at
+
+    def holds_words(self) -> str:
+        places = joined([ordinal(p) for p in self.positions], "or")
+        return f"a Joker stands {places} in the straight used (counted from its lowest card)"
+
+
+class CanMakeStraightOf(PredicateEntry):
+    name: Literal["can_make_straight_of"]
+    ranks: Ranks
+    factory: ClassVar[Any] = pred_can_make_straight_of
+
+    def holds_words(self) -> str:
+        return f"the hand can make the Straight {ranks_words(self.ranks, plural=False, joiner='and')}"
+
+
+class NthHighestRank(PredicateEntry):
+    name: Literal["nth_highest_rank"]
+    n: Annotated[int, Field(ge=1, le=7)]
+    ranks: Ranks
+    factory: ClassVar[Any] = pred_nth_highest_rank
+
+    def holds_words(self) -> str:
+        return f"the {nth_highest(self.n)} card is {ranks_words(self.ranks, plural=False)}"
+
+
+class GroupsAdjacent(PredicateEntry):
+    name: Literal["groups_adjacent"]
+    sizes: Annotated[list[GroupSizes], Field(min_length=2, max_length=2)]
+    factory: ClassVar[Any] = pred_groups_adjacent
+
+    def holds_words(self) -> str:
+        first, second = self.sizes
+        return (
+            f"the {group_words(first)} and the {group_words(second)} are one rank apart "
+            "(the Ace is next to the King only)"
+        )
+
+
+class GroupAbove(PredicateEntry):
+    name: Literal["group_above"]
+    size: GroupSizes
+    other: GroupSizes
+    factory: ClassVar[Any] = pred_group_above
+
+    def holds_words(self) -> str:
+        return f"the {group_words(self.size)} ranks above the {group_words(self.other)}"
+
+
+class PairBeatsSingletons(PredicateEntry):
+    name: Literal["pair_beats_singletons"]
+    factory: ClassVar[Any] = pred_pair_beats_singletons
+
+    def holds_words(self) -> str:
+        return "the pair, as a two-card hand, beats the two highest singletons"
+
+
+class OthersAtLeast(PredicateEntry):
+    name: Literal["others_at_least"]
+    size: GroupSizes
+    rank: Rank
+    count: Annotated[int, Field(ge=0, le=7)]
+    factory: ClassVar[Any] = pred_others_at_least
+
+    def holds_words(self) -> str:
+        return (
+            f"at least {number(self.count)} cards outside the {group_words(self.size)} are "
+            f"{rank_name(self.rank, plural=True)} or better (a Joker counts as an Ace)"
+        )
+
+
+class SingletonsTopAtLeast(PredicateEntry):
+    name: Literal["singletons_top_at_least"]
+    hand: TwoCardHand
+    factory: ClassVar[Any] = pred_singletons_top_at_least
+
+    def holds_words(self) -> str:
+        return f"the two highest singletons make {self.hand} or better as a two-card hand"
+
+
+class SingletonRanksInclude(PredicateEntry):
+    name: Literal["singleton_ranks_include"]
+    ranks: Ranks
+    factory: ClassVar[Any] = pred_singleton_ranks_include
+
+    def holds_words(self) -> str:
+        return f"a singleton is {'an' if ACE in self.ranks else 'a'} {ranks_words(self.ranks, plural=False)}"
+
+
+class StraightOrFlushTop(PredicateEntry):
+    name: Literal["straight_or_flush_top"]
+    kind: Literal["pair", "ace", "ace-face"] | None = None
+    below: TwoCardHand | None = None
+    at_least: TwoCardHand | None = None
+    factory: ClassVar[Any] = pred_straight_or_flush_top
+
+    def holds_words(self) -> str:
+        top = "the best two-card hand that can go in front of a Straight or Flush"
+        if self.kind == "pair":
+            return f"{top} is a pair"
+        if self.kind == "ace":
+            return f"{top} holds an Ace"
+        if self.kind == "ace-face":
+            return f"{top} is Ace-face (an Ace with a King, Queen or Jack)"
+        if self.below is not None:
+            return f"{top} ranks below {self.below}"
+        return f"{top} is {self.at_least} or better"
+
+
+PREDICATE_ENTRIES: tuple[type[PredicateEntry], ...] = (
+    CanMake,
+    Groups,
+    RankCount,
+    HasNatural,
+    GroupRank,
+    GroupRanks,
+    GroupHasJoker,
+    JokerUnpaired,
+    HasJoker,
+    FlushAfterRemoving,
+    StraightAfterRemoving,
+    LongestStraightAfterRemoving,
+    InFlushSuit,
+    FlushSize,
+    RunLength,
+    RunStartsWithAce,
+    RunJokerAt,
+    CanMakeStraightOf,
+    NthHighestRank,
+    GroupsAdjacent,
+    GroupAbove,
+    PairBeatsSingletons,
+    OthersAtLeast,
+    SingletonsTopAtLeast,
+    SingletonRanksInclude,
+    StraightOrFlushTop,
+)

@@ -10,10 +10,26 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations, product
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import BeforeValidator, Field
 
 from ..cards import parse_rank
 from .facts import ACE, HandFacts
+from .params import (
+    Entry,
+    GroupSizes,
+    OneOrTwo,
+    Place,
+    Rank,
+    Which,
+    group_words,
+    joined,
+    nth_highest,
+    number,
+    ordinal,
+    rank_name,
+)
 from .ranks import check_which, group_rank_getter, group_sizes
 
 Alternatives = list[tuple[int, ...]]
@@ -222,9 +238,7 @@ def sel_run_card(*, position: Any) -> Selector:
 def sel_highest_left_out_of_straight(*, without: list) -> Selector:
     """Readings T2: after removing ``without``, the highest card that can be left out of a
     5-card straight of the cards that remain (the joker filling)."""
-    from .registry import compile_selectors  # the selectors it removes are selectors too
-
-    removed = compile_selectors(without)
+    removed = compiled(without)
 
     def select(f: HandFacts) -> Alternatives:
         best: list[int] = []
@@ -253,21 +267,6 @@ def _left_out(f: HandFacts, places: list[int], low: int) -> list[int]:
         used.add(copies[-1] if copies else spare.pop(0))
     return [i for i in places if i not in used]
 
-
-SELECTORS: dict[str, Callable[..., Selector]] = {
-    "joker": sel_joker,
-    "ace": sel_ace,
-    "rank": sel_rank,
-    "pair": sel_pair,
-    "group": sel_group,
-    "singletons": sel_singletons,
-    "highest": sel_highest,
-    "non_flush": sel_non_flush,
-    "flush_cards": sel_flush_cards,
-    "non_straight": sel_non_straight,
-    "run_card": sel_run_card,
-    "highest_left_out_of_straight": sel_highest_left_out_of_straight,
-}
 
 def alternatives_of(selectors: Sequence[Selector], f: HandFacts) -> Alternatives:
     """Every way to pick one alternative of each selector with no card twice (sorted tuples)."""
@@ -304,3 +303,165 @@ def alternatives_of(selectors: Sequence[Selector], f: HandFacts) -> Alternatives
     if len(picks) == 1:
         return [tuple(sorted(picks[0]))]
     return list(dict.fromkeys(tuple(sorted(pick)) for pick in picks))
+
+
+def compiled(entries: Sequence[SelectorEntry]) -> tuple[Selector, ...]:
+    """The selectors of validated entries."""
+    return tuple(entry.compiled for entry in entries)
+
+
+def cards_words(entries: Sequence[SelectorEntry]) -> str:
+    """Selectors in words, joined: "the Joker and the Ace"."""
+    return joined([entry.words() for entry in entries])
+
+
+# -- the typed entries (registry.py puts them in one discriminated union on ``name``) ----------
+
+
+class SelectorEntry(Entry):
+    entry_kind: ClassVar[str] = "selector"
+
+
+class JokerSelector(SelectorEntry):
+    name: Literal["joker"]
+    factory: ClassVar[Any] = sel_joker
+
+    def words(self) -> str:
+        return "the Joker"
+
+
+class AceSelector(SelectorEntry):
+    name: Literal["ace"]
+    factory: ClassVar[Any] = sel_ace
+
+    def words(self) -> str:
+        return "the Ace"
+
+
+class RankSelector(SelectorEntry):
+    name: Literal["rank"]
+    rank: Rank
+    count: OneOrTwo = 1
+    factory: ClassVar[Any] = sel_rank
+
+    def words(self) -> str:
+        if self.count == 1:
+            return f"{'an' if self.rank == ACE else 'a'} {rank_name(self.rank)}"
+        return f"two {rank_name(self.rank, plural=True)}"
+
+
+class PairSelector(SelectorEntry):
+    name: Literal["pair"]
+    which: Which = "only"
+    factory: ClassVar[Any] = sel_pair
+
+    def words(self) -> str:
+        return {"only": "the pair", "lowest": "the lowest pair", "highest": "the highest pair"}[self.which]
+
+
+class GroupSelector(SelectorEntry):
+    name: Literal["group"]
+    size: GroupSizes
+    which: Which = "highest"
+    count: OneOrTwo = 2
+    factory: ClassVar[Any] = sel_group
+
+    def words(self) -> str:
+        which = "the" if self.which == "only" else f"the {self.which}"
+        return f"{number(self.count)} {'card' if self.count == 1 else 'cards'} from {which} {group_words(self.size)}"
+
+
+class SingletonsSelector(SelectorEntry):
+    name: Literal["singletons"]
+    count: OneOrTwo = 1
+    off_suit: bool = False
+    factory: ClassVar[Any] = sel_singletons
+
+    def words(self) -> str:
+        text = "the highest singleton" if self.count == 1 else "the two highest singletons"
+        return text + (" not of the flush suit" if self.off_suit else "")
+
+
+class HighestSelector(SelectorEntry):
+    name: Literal["highest"]
+    nth: Annotated[list[Annotated[int, Field(ge=1, le=7)]], Field(min_length=1)]
+    factory: ClassVar[Any] = sel_highest
+
+    def words(self) -> str:
+        return f"the {joined([nth_highest(n).removesuffix(' highest') for n in self.nth])} highest cards".replace(
+            "the highest highest", "the highest"
+        )
+
+
+class NonFlushSelector(SelectorEntry):
+    name: Literal["non_flush"]
+    factory: ClassVar[Any] = sel_non_flush
+
+    def words(self) -> str:
+        return "the natural cards not of the flush suit"
+
+
+class FlushCardsSelector(SelectorEntry):
+    name: Literal["flush_cards"]
+    count: OneOrTwo = 1
+    factory: ClassVar[Any] = sel_flush_cards
+
+    def words(self) -> str:
+        return "the highest card of the flush suit" if self.count == 1 else "the two highest cards of the flush suit"
+
+
+class NonStraightSelector(SelectorEntry):
+    name: Literal["non_straight"]
+    factory: ClassVar[Any] = sel_non_straight
+
+    def words(self) -> str:
+        return "the cards outside the straight used"
+
+
+class RunCardSelector(SelectorEntry):
+    name: Literal["run_card"]
+    position: Place
+    factory: ClassVar[Any] = sel_run_card
+
+    def words(self) -> str:
+        return f"the {ordinal(self.position)} card of the straight (counted from its lowest)"
+
+
+class HighestLeftOutOfStraightSelector(SelectorEntry):
+    name: Literal["highest_left_out_of_straight"]
+    without: Annotated[list[SelectorSpec], Field(min_length=1)]
+    factory: ClassVar[Any] = sel_highest_left_out_of_straight
+
+    def words(self) -> str:
+        return (
+            "the highest card that can be left out of a 5-card straight of the cards left after removing "
+            + cards_words(self.without)
+        )
+
+
+def named(value: Any) -> Any:
+    """A bare name in a way file is the entry of that name with no parameters."""
+    return {"name": value} if isinstance(value, str) else value
+
+
+SELECTOR_ENTRIES: tuple[type[SelectorEntry], ...] = (
+    JokerSelector,
+    AceSelector,
+    RankSelector,
+    PairSelector,
+    GroupSelector,
+    SingletonsSelector,
+    HighestSelector,
+    NonFlushSelector,
+    FlushCardsSelector,
+    NonStraightSelector,
+    RunCardSelector,
+    HighestLeftOutOfStraightSelector,
+)
+SelectorSpec = Annotated[
+    Union[SELECTOR_ENTRIES],  # noqa: UP007  (a union built from the tuple above)
+    Field(discriminator="name"),
+    BeforeValidator(named),
+]
+SelectorList = Annotated[list[SelectorSpec], Field(min_length=1)]
+HighestLeftOutOfStraightSelector.model_rebuild()
