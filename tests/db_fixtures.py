@@ -2,15 +2,15 @@
 on SQLite and on a real PostgreSQL.
 
 PostgreSQL is found at ``TABLE_TEST_POSTGRES_URL`` (default
-``postgresql+psycopg://postgres@127.0.0.1:5432/test``, trust auth). If nothing answers, the
-fixture runs ``scripts/start-postgres.sh`` and tries again; if there is still no server the
-tests FAIL, never skip: CI must run them. Each test gets its own schema (dropped after).
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``, trust auth). The fixtures only connect:
+``scripts/setup-test-host.sh`` (run by ``.ci/run`` and the README's test command) starts the
+server. If nothing answers the tests FAIL, naming that script, never skip: CI must run them.
+Each test gets its own schema (dropped after).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +25,7 @@ from table_controller.storage import current_revision, head_revision, make_engin
 
 POSTGRES_URL_ENV = "TABLE_TEST_POSTGRES_URL"
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-START_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "start-postgres.sh"
+SETUP_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "setup-test-host.sh"
 BACKENDS = ["sqlite", "postgresql"]
 
 
@@ -47,16 +47,12 @@ def postgres_url() -> str:
     url = os.environ.get(POSTGRES_URL_ENV, DEFAULT_POSTGRES_URL)
     problem = _probe(url)
     if problem is not None:
-        started = subprocess.run(
-            [str(START_SCRIPT)], capture_output=True, text=True, timeout=120, check=False
+        pytest.fail(
+            f"PostgreSQL is required for the storage tests and none answers at {url}: {problem}\n"
+            f"start it with: bash {SETUP_SCRIPT.relative_to(SETUP_SCRIPT.parents[1])} "
+            f"(or set {POSTGRES_URL_ENV})",
+            pytrace=False,
         )
-        problem = _probe(url)
-        if problem is not None:
-            pytest.fail(
-                f"PostgreSQL is required for the storage tests and none could be had at {url}: {problem}\n"
-                f"{START_SCRIPT.name} exited {started.returncode}: {started.stderr.strip()}",
-                pytrace=False,
-            )
     return url
 
 

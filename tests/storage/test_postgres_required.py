@@ -21,7 +21,7 @@ A_POSTGRES_TEST = (
 def test_postgres_tests_fail_when_no_server_can_be_had() -> None:
     nowhere = "postgresql+psycopg://postgres@127.0.0.1:1/test"
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", A_POSTGRES_TEST, "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", A_POSTGRES_TEST, "-q", "-n", "0", "-p", "no:cacheprovider"],
         cwd=ROOT,
         env={**os.environ, POSTGRES_URL_ENV: nowhere},
         capture_output=True,

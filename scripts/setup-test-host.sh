@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Everything the test suite needs from the host, started or installed once, before the tests:
+# the local PostgreSQL (scripts/start-postgres.sh) and the headless browser of the web-page
+# tests (scripts/install-browser.sh). Idempotent. The tests themselves change nothing on the
+# host: a test that finds a service missing fails and names this script.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+bash "$here/start-postgres.sh"
+bash "$here/install-browser.sh"
