@@ -1,5 +1,5 @@
 """The API on a big table: round history and round detail against bare SQL, and the live stream
-to many terminals (issue 5, Tests and benchmark).
+to many terminals (docs/api.md, Tests and benchmark).
 
     .venv/bin/python -m benchmarks.bench_api [--backend sqlite|postgresql|both] [--rounds 1000000]
         [--terminals 100] [--events 200] [--postgres-url URL]

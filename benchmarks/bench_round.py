@@ -16,7 +16,7 @@ auto-dealer, six positions wagering every round. For each settled round it times
 
 Both run in the same process on the same store (SQLite in a temporary folder, WAL,
 ``synchronous=FULL``; or ``--db-url``), interleaved round by round. It prints the medians and
-the ratio; the goal (issue 4) is at most 2x the bare commit.
+the ratio; the goal (docs/round-lifecycle.md) is at most 2x the bare commit.
 """
 
 from __future__ import annotations

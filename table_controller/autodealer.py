@@ -3,7 +3,7 @@
 ``run --simulate`` (or ``[auto_dealer] enabled = true``) plays whole rounds without anyone at
 the table. What it decides, all through ``TableService`` like any dealer terminal:
 
-- Wagers (issue 4, step 1): one to six of positions 2-7 (the banker is position 1), each main
+- Wagers (docs/round-lifecycle.md, "The phases"): one to six of positions 2-7 (the banker is position 1), each main
   wager a whole number of table minimums within the limits; in Double Joker a position also
   makes the Big Hand and Joker Bonus wagers with probability ``bonus_rate``, each within
   ``max_bonus`` (003_4dcc2fceebc6e4af.txt).

@@ -1,4 +1,4 @@
-"""The table daemon behind ``table-controller run`` (issue 4, "Running it").
+"""The table daemon behind ``table-controller run`` (docs/round-lifecycle.md, "Running it").
 
 Start: settings validated (the command line refuses a bad configuration with exit status 2),
 logging configured, the store opened (migrated to head), the devices connected (or, with
@@ -252,7 +252,7 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
 
 
 class RunningApi:
-    """The pit and surveillance API served by uvicorn inside the daemon (issue 5)."""
+    """The pit and surveillance API served by uvicorn inside the daemon (docs/api.md)."""
 
     def __init__(self, server: Any, task: asyncio.Task[None], url: str) -> None:
         self.server, self.task, self.url = server, task, url

@@ -1,4 +1,4 @@
-"""Device health: is each device talking, since when, and who it says it is (issue 5).
+"""Device health: is each device talking, since when, and who it says it is (docs/api.md).
 
 The drivers only turn bytes into events (STYLE.md); this registry is where the conductor puts
 what it learns about each device's link, and where the API reads it:

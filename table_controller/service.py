@@ -145,7 +145,7 @@ def rules_for(opened: RoundOpened) -> RoundRules:
 
 
 def check_wagers(game: Game, limits: Limits, wagers: Mapping[int, Wager]) -> None:
-    """Table limits (issue 4, step 1) and the bonuses only Double Joker offers (003)."""
+    """Table limits (docs/round-lifecycle.md, "The phases") and the bonuses only Double Joker offers (003)."""
     if not wagers:
         raise TableRefused("no position has a wager")
     for position, wager in sorted(wagers.items()):

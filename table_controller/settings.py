@@ -122,7 +122,7 @@ class TableSettings(BaseSettings):
     misdeal_hold_after: int = Field(default=2, ge=1, le=20)  # consecutive misdeals that hold the table
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
     simulator: SimulatorSettings = SimulatorSettings()
-    api: bool = True  # serve the pit and surveillance API inside the daemon (issue 5)
+    api: bool = True  # serve the pit and surveillance API inside the daemon (docs/api.md)
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)  # 0: any free port (tests)
 

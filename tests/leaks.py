@@ -1,4 +1,4 @@
-"""Shared test fixtures: the autouse leak check (python-can habit, issue 3).
+"""Shared test fixtures: the autouse leak check (a python-can habit).
 
 A test fails if it leaves behind a thread, an open serial port (any pyserial port object,
 in-memory ones included), a tty or pty file descriptor, or a pending asyncio task.

@@ -1,4 +1,4 @@
-"""The table service (issue 4): limits, the closed table, faults stop play, alerts in the chain."""
+"""The table service (docs/round-lifecycle.md): limits, the closed table, faults stop play, alerts in the chain."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pit and surveillance terminals: a local API with roles, a live stream, web pages (issue 5)."""
+"""The pit and surveillance terminals: a local API with roles, a live stream, web pages (docs/api.md)."""
 
 from .app import create_app
 

@@ -1,4 +1,4 @@
-"""One log line per request, naming who made it (issue 5: "every request is logged with who made it").
+"""One log line per request, naming who made it (docs/api.md: "every request is logged with who made it").
 
 A plain ASGI middleware (it does not buffer streamed answers): the line is written when the
 answer starts, with the method, path, status, the person and their role (``anonymous`` before

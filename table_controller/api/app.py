@@ -1,4 +1,4 @@
-"""The API app factory: ``create_app(settings, service, engine)`` (issue 5).
+"""The API app factory: ``create_app(settings, service, engine)`` (docs/api.md).
 
 Nothing is created at import time: the daemon builds the settings, the engine (migrated) and
 the table service, and hands them in. The lifespan starts the live stream's event hub (one

@@ -1,13 +1,13 @@
 """Dependencies of the endpoints: the store, the table service, the person and their role.
 
-One thread-pool hop per request (issue 5 benchmark): the dependencies here are ``async`` and
+One thread-pool hop per request (docs/api.md, Speed): the dependencies here are ``async`` and
 do no I/O on the event loop; an endpoint runs its store work in one call, ``await
 store.read(work, ...)`` (one consistent read snapshot) or ``await store.run(call, ...)``
 (a command through the table service). ``RoleDep`` is the person behind the bearer token,
 looked up once and then remembered for a few seconds (``tokens.TokenCache``); the
 per-permission aliases (``PlayDep``, ``AuditDep``...) also check that the person's role holds
 the permission (``roles.GRANTS``). Wrong or missing credentials answer 401 with the same words
-whether or not the user exists (issue 5).
+whether or not the user exists (docs/api.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Errors to answers: every refusal is a 4xx with its reason, never a 500 (issue 5, Bad input).
+"""Errors to answers: every refusal is a 4xx with its reason, never a 500 (docs/api.md, Bad input).
 
 - 401 missing or wrong credentials (the same answer whether or not the user exists);
 - 403 the person's role may not do this;

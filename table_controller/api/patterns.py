@@ -1,4 +1,4 @@
-"""The text patterns the API checks, and the plain words a refusal uses for each (issue 5, Bad
+"""The text patterns the API checks, and the plain words a refusal uses for each (docs/api.md, Bad
 input: "a clear 4xx with the reason").
 
 The patterns stay in the OpenAPI document (a terminal's form can check them first); a refused

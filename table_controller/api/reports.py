@@ -1,4 +1,4 @@
-"""Shift and day reports from the round projections (issue 5).
+"""Shift and day reports from the round projections (docs/api.md).
 
 A round belongs to the period in which it was opened (``ix_rounds_table_opened_at``). Money is
 summed over settled rounds only (a voided round, a misdeal included, returns its wagers);

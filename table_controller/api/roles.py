@@ -1,4 +1,4 @@
-"""Who may do what, as data (issue 5, "Who may do what").
+"""Who may do what, as data (docs/api.md, "Who may do what").
 
 Each endpoint needs one permission; this table says which roles hold it. The dealer submits
 settings and opens rounds; the pit does what the dealer does plus void, override a house-way

@@ -1,4 +1,4 @@
-"""Security headers on every answer (issue 5: the terminal pages run in a browser).
+"""Security headers on every answer (docs/api.md: the terminal pages run in a browser).
 
 A plain ASGI middleware, like ``access_log.py``: it only rewrites the ``http.response.start``
 message, so streamed answers (the live stream, ``/api/stream``) still go out as they are made.

@@ -7,7 +7,7 @@ buffer. A commit made in this process on the hub's engine (SQLAlchemy's ``after_
 pokes it to read at once, so events written by the daemon reach the terminals in
 milliseconds; the poll remains for writers in other processes. A terminal resuming from ``Last-Event-ID`` is served from the buffer when it covers
 the gap, else from the store, so nothing is missed and nothing is sent twice: the event id
-is the chain ``seq``, which only grows (issue 5).
+is the chain ``seq``, which only grows (docs/api.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The people behind bearer tokens, remembered for a few seconds (issue 5 benchmark goal).
+"""The people behind bearer tokens, remembered for a few seconds (docs/api.md, Speed).
 
 Looking a token up is a store read; a terminal makes many requests a minute with the same
 token. ``TokenCache`` keeps a *positive* answer (token -> person and role) for ``ttl`` seconds,

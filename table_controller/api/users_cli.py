@@ -1,4 +1,4 @@
-"""``table-controller users add NAME --role ROLE [--data-dir DIR | --db-url URL]`` (issue 5).
+"""``table-controller users add NAME --role ROLE [--data-dir DIR | --db-url URL]`` (docs/api.md).
 
 Creates a person and prints their bearer token once, on standard output (only its SHA-256 is
 stored; a lost token is replaced, never recovered). The addition is an audit event

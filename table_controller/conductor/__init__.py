@@ -1,4 +1,4 @@
-"""The conductor: the async loop that runs a table's devices and rounds (issue 4).
+"""The conductor: the async loop that runs a table's devices and rounds (docs/round-lifecycle.md).
 
 - ``journal``: every device event durable in the audit chain before the link ACKs it.
 - ``port``: a device's driver, its pump of events, its faults.

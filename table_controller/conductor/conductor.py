@@ -1,4 +1,4 @@
-"""The conductor: drives the devices through ``TableService`` for one round at a time (issue 4).
+"""The conductor: drives the devices through ``TableService`` for one round at a time (docs/round-lifecycle.md).
 
     OPEN             the dice (the shaker, re-shaken on a void shake, or the RNG) -> dice.rolled
     DEALING          shuffle and deal this round's seven piles -> piles.dealt (or a misdeal: void)

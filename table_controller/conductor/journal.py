@@ -4,7 +4,7 @@
 raw frame, *before* the link sends the ACK (docs/protocols/link.md, section 3, "Delivery before
 acknowledgement"). ``DeviceJournal`` stores the event through ``TableService.journal`` (one
 transaction); if that raises, the message stays unacknowledged and the device sends it again.
-So an acknowledged device event is never lost (issue 4, Durability).
+So an acknowledged device event is never lost (docs/round-lifecycle.md, Durability).
 
 What is stored (kind ``device.<device>.<what>``, actor ``device:<device>``, the open round's id):
 

@@ -5,7 +5,7 @@ DEAL_ABORTED (jam, door opened) after some piles (docs/protocols/shuffler.md, 4)
 becomes ``PilesDealt`` for the round: an unreadable card is ``??`` (an ``unreadable-card``
 discrepancy), an aborted or lost deal is ``interrupted`` with the device's reason, and the
 deal check (game/deal.py) turns any of these into a misdeal: the round is void, the wagers
-returned, the pit alerted with the exact discrepancy (issue 4, step 3).
+returned, the pit alerted with the exact discrepancy (docs/round-lifecycle.md, "The phases").
 
 Recovery (docs/round-lifecycle.md): after a restart, events the shuffler had not got an ACK
 for arrive first (the link delivers in order); the conductor therefore asks for the status

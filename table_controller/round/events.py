@@ -40,7 +40,7 @@ class Wager(BaseModel):
 
 
 class RoundOpened(_Event):
-    """Wagers recorded for positions 2-7; the banker is position 1 (issue 4, step 1)."""
+    """Wagers recorded for positions 2-7; the banker is position 1 (docs/round-lifecycle.md, "The phases")."""
 
     kind: Literal["round.opened"] = "round.opened"
     table_id: str
@@ -59,7 +59,7 @@ class RoundOpened(_Event):
 
 
 class DiceRolled(_Event):
-    """Three dice, and the source that chose them: the shaker or the RNG (issue 3, 4)."""
+    """Three dice, and the source that chose them: the shaker or the RNG (docs/protocols/dice-shaker.md)."""
 
     kind: Literal["dice.rolled"] = "dice.rolled"
     faces: tuple[int, int, int]
@@ -111,7 +111,7 @@ class DealerSet(_SettingEvent):
 
 
 class DealerOverride(DealerSet):
-    """A pit supervisor lets a deviating dealer setting stand, with a reason (issue 4, step 4)."""
+    """A pit supervisor lets a deviating dealer setting stand, with a reason (docs/round-lifecycle.md, "The phases")."""
 
     kind: Literal["dealer.override"] = "dealer.override"  # type: ignore[assignment]
     reason: str = Field(min_length=3)

@@ -5,7 +5,7 @@ Pure: no I/O, no clock. ``apply(state, event)`` returns the next state or raises
 each accepted event (one transaction per step) and, after a restart, rebuilds the round by
 replaying its stored events through ``apply``: the same events give the same state.
 
-Order of a round (issue 4; 000, 003, 004): open with wagers -> three dice pick the start
+Order of a round (docs/round-lifecycle.md; 000, 003, 004): open with wagers -> three dice pick the start
 position -> seven piles dealt and checked as one complete deck (else misdeal: void) ->
 settings (standard: players first, then the dealer; Double Joker: the dealer first, exposed,
 then the players, 003) -> settle -> closed. The pit may void any round before settlement.

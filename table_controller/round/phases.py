@@ -1,4 +1,4 @@
-"""The phases of a round, in order (issue 4; docs/round-lifecycle.md)."""
+"""The phases of a round, in order (docs/round-lifecycle.md; docs/round-lifecycle.md)."""
 
 from __future__ import annotations
 

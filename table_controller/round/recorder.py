@@ -1,5 +1,5 @@
 """Durable rounds: each accepted event is appended to the audit chain and projected onto the
-round tables in ONE transaction, before anything is shown as done (issue 4, Durability).
+round tables in ONE transaction, before anything is shown as done (docs/round-lifecycle.md, Durability).
 
 The machine judges first (``apply`` raises before anything is written), so a refused event
 changes nothing but the audit notes that say it was refused. After a restart ``resume``

@@ -1,4 +1,4 @@
-"""The durable, tamper-evident store of the table (issue 4).
+"""The durable, tamper-evident store of the table (docs/round-lifecycle.md).
 
 SQLite (WAL, synchronous) in a local data folder by default, PostgreSQL by URL. The event
 log is an append-only SHA-256 hash chain per table (``docs/audit-chain.md``); rounds and

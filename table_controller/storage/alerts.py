@@ -3,7 +3,7 @@
 The table service raises alerts (misdeal, house-way deviation, override, void, device fault,
 link loss) as audit events. The pit acknowledges one with a note: that is one more audit event,
 naming the actor and the ``seq`` of the alert, so an alert and its acknowledgement are both
-evidence and neither is ever edited (issue 5). An alert's id is the chain ``seq`` of its
+evidence and neither is ever edited (docs/api.md). An alert's id is the chain ``seq`` of its
 ``alert.raised`` event.
 """
 

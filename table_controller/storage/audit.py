@@ -1,4 +1,4 @@
-"""The audit chain: append an event, read events back, verify the whole chain (issue 4).
+"""The audit chain: append an event, read events back, verify the whole chain (docs/round-lifecycle.md).
 
 Each table has its own chain: events numbered ``seq`` 1, 2, 3 ... and each event's
 ``prev_hash`` is the ``hash`` of the one before (64 zeros for seq 1). The hashed bytes are

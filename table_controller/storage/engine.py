@@ -1,4 +1,4 @@
-"""Engines for the store: SQLite in a local data folder, or PostgreSQL by URL (issue 4).
+"""Engines for the store: SQLite in a local data folder, or PostgreSQL by URL (docs/round-lifecycle.md).
 
 Never created at import time: the daemon, the CLI and the tests each call
 :func:`make_engine` with the URL from their settings.

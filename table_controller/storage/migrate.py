@@ -1,4 +1,4 @@
-"""Schema migrations, run from code at start: no ``alembic.ini`` on the user's side (issue 4).
+"""Schema migrations, run from code at start: no ``alembic.ini`` on the user's side (docs/round-lifecycle.md).
 
 The migration scripts live in ``migrations/`` next to this module. The whole upgrade runs
 in one transaction (PostgreSQL and SQLite both have transactional DDL): a failed upgrade

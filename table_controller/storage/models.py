@@ -1,4 +1,4 @@
-"""What the store keeps: the event log (the audit chain) and the round projections (issue 4).
+"""What the store keeps: the event log (the audit chain) and the round projections (docs/round-lifecycle.md).
 
 Per entity a Base / Create / Table / Public family (STYLE.md): Create and Update models
 validate what callers hand in, table models stay inside the storage package, Public models
@@ -9,7 +9,7 @@ go out. Money is integer cents (BIGINT columns, strict ``int`` in, never a float
   database triggers (installed by the migration).
 - ``chain_heads``: per table the last seq and hash. Appends lock this row, so two writers for
   one table queue; the verifier compares it with the last event, so a deleted tail is seen.
-- ``rounds`` and ``round_positions``: projections of the log for fast queries (issue 5).
+- ``rounds`` and ``round_positions``: projections of the log for fast queries (docs/api.md).
   They are derived data: no foreign key from ``events`` to ``rounds``.
 
 Round ids are ``<table_id>-<number>`` (``PG-3-1042``): readable on a floor of many tables,
@@ -112,7 +112,7 @@ _ID_TYPE = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements
 
 
 class DiceSource(enum.StrEnum):
-    """What chose the start position (000, 003; issue 3): the dice shaker's three dice, or,
+    """What chose the start position (000, 003; docs/protocols/dice-shaker.md): the dice shaker's three dice, or,
     where no shaker is fitted, three dice drawn from a random number generator (``secrets``).
     Dice are never keyed in by hand: a cocked or unreadable die is re-shaken, never guessed."""
 
@@ -362,7 +362,7 @@ class Round(RoundFields, RoundBase, _RoundKey, table=True):
         Index("ix_rounds_voided_opened_at", "voided", "opened_at"),
         Index("ix_rounds_misdeal_opened_at", "misdeal", "opened_at"),
         Index("ix_rounds_override_opened_at", "override", "opened_at"),
-        # round history pages walk a table's rounds by number (issue 5, migration 0002)
+        # round history pages walk a table's rounds by number (docs/api.md, migration 0002)
         Index("ix_rounds_table_dealer_number", "table_id", "dealer", "number"),
         Index("ix_rounds_table_voided_number", "table_id", "voided", "number"),
         Index("ix_rounds_table_misdeal_number", "table_id", "misdeal", "number"),

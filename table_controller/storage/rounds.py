@@ -1,4 +1,4 @@
-"""The round projections: create a round, update it step by step, read it back (issue 4).
+"""The round projections: create a round, update it step by step, read it back (docs/round-lifecycle.md).
 
 The round state machine writes each step as ``append_event(...)`` plus one of these calls
 inside one :func:`~table_controller.storage.session.unit_of_work`. A closed round is final:

@@ -1,4 +1,4 @@
-"""Transactions: one unit of work per step of a round, all of it or nothing (issue 4).
+"""Transactions: one unit of work per step of a round, all of it or nothing (docs/round-lifecycle.md).
 
 ``unit_of_work`` is the write path: the state machine appends the step's event(s) and
 updates the projection inside it; it commits when the block ends and rolls everything

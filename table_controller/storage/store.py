@@ -1,4 +1,4 @@
-"""Opening the store at start, and the read-only check behind ``audit verify`` (issue 4)."""
+"""Opening the store at start, and the read-only check behind ``audit verify`` (docs/round-lifecycle.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""People who use the terminals: a name, a role and a hashed bearer token (issue 5).
+"""People who use the terminals: a name, a role and a hashed bearer token (docs/api.md).
 
-Roles (issue 5, "Who may do what"): ``dealer`` submits settings and opens rounds; ``pit``
+Roles (docs/api.md, "Who may do what"): ``dealer`` submits settings and opens rounds; ``pit``
 does what the dealer does plus void, override, acknowledge alerts, open and close the table;
 ``surveillance`` reads everything and changes nothing; ``admin`` keeps configuration and
 user keys. What each role may call is the table in ``table_controller.api.roles``.
@@ -38,7 +38,7 @@ RESERVED_NAMES: Final = frozenset({"system", "admin-cli"})  # actors the control
 
 
 class Role(enum.StrEnum):
-    """Who a person is at the table (issue 5)."""
+    """Who a person is at the table (docs/api.md)."""
 
     DEALER = "dealer"
     PIT = "pit"

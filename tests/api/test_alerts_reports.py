@@ -1,4 +1,4 @@
-"""Alerts raised and acknowledged; shift and day reports as JSON and CSV (issue 5)."""
+"""Alerts raised and acknowledged; shift and day reports as JSON and CSV (docs/api.md)."""
 
 from __future__ import annotations
 

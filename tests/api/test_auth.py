@@ -1,4 +1,4 @@
-"""People, tokens and roles (issue 5, "Who may do what")."""
+"""People, tokens and roles (docs/api.md, "Who may do what")."""
 
 from __future__ import annotations
 

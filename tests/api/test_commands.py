@@ -1,5 +1,5 @@
 """Commands through the API: a whole round, every step naming its actor in the audit chain
-(issue 5, Commands); refusals are 409/422 with the reason and change nothing."""
+(docs/api.md, Commands); refusals are 409/422 with the reason and change nothing."""
 
 from __future__ import annotations
 
@@ -196,7 +196,7 @@ def test_the_body_schema_carries_the_tables_limits_and_double_joker_takes_bonuse
     ],
 )
 def test_a_value_of_the_wrong_form_is_refused_in_words_not_with_its_pattern(api, method, path, body, reason):
-    """Bad input (issue 5): the 422 says what was given and what was expected, in words."""
+    """Bad input (docs/api.md): the 422 says what was given and what was expected, in words."""
     role = "surveillance" if method == "get" else "pit"  # surveillance reads everything, pit plays
     answer = getattr(api, method)(path, role, **({"json": body} if body is not None else {}))
     assert answer.status_code == 422

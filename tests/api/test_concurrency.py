@@ -1,5 +1,5 @@
 """Many terminals at once: the service's lock and the store's transactions keep one answer per
-command and a whole chain (issue 5: FastAPI runs these endpoints in a thread pool)."""
+command and a whole chain (docs/api.md: FastAPI runs these endpoints in a thread pool)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Device health in ``GET /api/table`` (issue 5, "table state now: ... device health"; docs/api.md).
+"""Device health in ``GET /api/table`` (docs/api.md, "table state now: ... device health"; docs/api.md).
 
 Without the device conductor (these tests build the app on a bare TableService) no link has
 ever been up, and the table says so. With a registry fed as the conductor feeds it, on fake

@@ -1,4 +1,4 @@
-"""Fuzz the whole OpenAPI document with schemathesis (issue 5, Bad input): no request may give
+"""Fuzz the whole OpenAPI document with schemathesis (docs/api.md, Bad input): no request may give
 a 500, every answer must match its documented schema and status, and bad data is refused.
 
 Each operation is called with the token of a role allowed to call it (from its ``x-roles``),

@@ -1,4 +1,4 @@
-"""Round history with filters, one round in full, its replay (issue 5, "What they see").
+"""Round history with filters, one round in full, its replay (docs/api.md, "What they see").
 
 The four rounds of the ``four_rounds`` fixture: t1-1 settled by the house way (position 3
 wins, 5 pushes), t1-2 voided by the pit, t1-3 a misdeal, t1-4 a deviation the pit let stand

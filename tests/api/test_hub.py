@@ -1,4 +1,4 @@
-"""The live stream's hub: the ring buffer, the fall-back to the store, closing (issue 5)."""
+"""The live stream's hub: the ring buffer, the fall-back to the store, closing (docs/api.md)."""
 
 from __future__ import annotations
 

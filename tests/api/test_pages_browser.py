@@ -1,4 +1,4 @@
-"""The terminal pages in a real headless browser (issue 5): Debian's chromium and its driver,
+"""The terminal pages in a real headless browser (docs/api.md): Debian's chromium and its driver,
 driven by selenium, against a real uvicorn server on a loopback port.
 
 Every test also reads the browser's console at the end and fails on any Content-Security-Policy

@@ -1,4 +1,4 @@
-"""Every endpoint against every role, allowed and refused (issue 5, Tests).
+"""Every endpoint against every role, allowed and refused (docs/api.md, Tests).
 
 The endpoints are read from the app itself (its OpenAPI document), and must all be in the
 table below, written from the issue's "Who may do what": a new endpoint that is not added

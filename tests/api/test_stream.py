@@ -1,5 +1,5 @@
 """The live stream (server-sent events): every event once, in chain order, across a disconnect
-(issue 5). A real uvicorn server on a loopback port; the terminal is an httpx client."""
+(docs/api.md). A real uvicorn server on a loopback port; the terminal is an httpx client."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``table-controller run`` and ``audit verify`` as real processes (issue 4, "Running it")."""
+"""``table-controller run`` and ``audit verify`` as real processes (docs/round-lifecycle.md, "Running it")."""
 
 from __future__ import annotations
 

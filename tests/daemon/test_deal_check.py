@@ -1,5 +1,5 @@
 """The deal check's two additions for devices (game/deal.py): an unreadable card and an
-interrupted deal are misdeals with the exact discrepancy (issue 4, step 3)."""
+interrupted deal are misdeals with the exact discrepancy (docs/round-lifecycle.md, "The phases")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Device health as the conductor keeps it (issue 5, "device health"), on the in-process simulators.
+"""Device health as the conductor keeps it (docs/api.md, "device health"), on the in-process simulators.
 
 The production drivers and ports feed ``TableService.device_health``; the API's view of the
 table (``api.views.devices``) reads it. Before the devices answer the links have ``never`` been

@@ -1,5 +1,5 @@
 """Every misdeal the shuffler simulator can produce ends the round VOID with the exact discrepancy
-and an alert; nothing is settled, the wagers are returned (issue 4, step 3; 000_f88fa0f023e5142c.txt:
+and an alert; nothing is settled, the wagers are returned (docs/round-lifecycle.md, "The phases"; 000_f88fa0f023e5142c.txt:
 seven piles of seven and the unused cards are one whole deck). Scenarios: simulators/faults.py,
 docs/protocols/shuffler.md section 9."""
 

@@ -1,4 +1,4 @@
-"""Each line of a round carries its table id and round id (issue 4, "Running it"), up to and
+"""Each line of a round carries its table id and round id (docs/round-lifecycle.md, "Running it"), up to and
 including the lines that end it: a settlement, a misdeal, a pit void (service.py keeps the
 round id bound until those are logged)."""
 

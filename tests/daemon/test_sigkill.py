@@ -1,4 +1,4 @@
-"""SIGKILL at every phase of a round, with real processes (issue 4, "Crash recovery").
+"""SIGKILL at every phase of a round, with real processes (docs/round-lifecycle.md, "Crash recovery").
 
 The simulators run as their own processes (``python -m simulators ... --pty``), so the devices
 outlive the daemon as real ones do. ``table-controller run`` plays against them on a temporary

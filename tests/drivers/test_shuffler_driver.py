@@ -1,4 +1,4 @@
-"""The shuffler driver suite (issue 3, Tests): one suite, run against
+"""The shuffler driver suite (docs/protocols/shuffler.md): one suite, run against
 
 - the in-process simulator (``simshuffler://<name>``, pyserial URL handler),
 - the simulator serving the master end of a real pty (``os.openpty()``) in a thread,

@@ -1,4 +1,4 @@
-"""The round state machine (issue 4): every phase transition, every refused one, a full round
+"""The round state machine (docs/round-lifecycle.md): every phase transition, every refused one, a full round
 per game, misdeals, a dealer mis-set refused then overridden, replay."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Durable rounds (issue 4): every step in one transaction, projections, resume by replay,
+"""Durable rounds (docs/round-lifecycle.md): every step in one transaction, projections, resume by replay,
 refused events leave nothing behind. Runs on SQLite and on PostgreSQL (tests/db_fixtures.py)."""
 
 from __future__ import annotations

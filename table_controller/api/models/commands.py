@@ -61,7 +61,7 @@ class WagerCreate(_Body):
 
 class RoundCreate(_Body):
     """Open a round: the wagers of each position that plays, keyed by position ``"2"``..``"7"``
-    (the banker is position 1, 003), as the ``round.opened`` event stores them (issue 4, step 1)."""
+    (the banker is position 1, 003), as the ``round.opened`` event stores them (docs/round-lifecycle.md, "The phases")."""
 
     wagers: Annotated[dict[PositionKey, WagerCreate], Field(min_length=1, max_length=6,
                                                             examples=[{"3": {"main": 2500}, "5": {"main": 1000}}])]
@@ -84,7 +84,7 @@ class DealerSettingCreate(_Body):
 
 
 class OverrideCreate(DealerSettingCreate):
-    """The pit lets a deviating dealer setting stand, and says why (issue 4, step 4)."""
+    """The pit lets a deviating dealer setting stand, and says why (docs/round-lifecycle.md, "The phases")."""
 
     reason: Reason
 

@@ -1,4 +1,4 @@
-"""The bodies of the API's refusals: every 4xx says what was wrong, in words (issue 5, Bad input)."""
+"""The bodies of the API's refusals: every 4xx says what was wrong, in words (docs/api.md, Bad input)."""
 
 from __future__ import annotations
 

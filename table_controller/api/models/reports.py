@@ -1,4 +1,4 @@
-"""Shift and day reports (issue 5): rounds, wagers, commission collected, bonuses paid, house result."""
+"""Shift and day reports (docs/api.md): rounds, wagers, commission collected, bonuses paid, house result."""
 
 from __future__ import annotations
 

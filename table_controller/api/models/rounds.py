@@ -1,4 +1,4 @@
-"""Round history, one round in full, and its replay (issue 5, "What they see")."""
+"""Round history, one round in full, and its replay (docs/api.md, "What they see")."""
 
 from __future__ import annotations
 

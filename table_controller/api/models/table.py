@@ -1,4 +1,4 @@
-"""The table now, and a round's state as the state machine holds it (issue 5, "What they see").
+"""The table now, and a round's state as the state machine holds it (docs/api.md, "What they see").
 
 ``RoundStatePublic`` is built from a ``RoundState`` (``round/machine.py``): the live round in
 the table view, and each step of a replay. Money is integer cents.

@@ -1,4 +1,4 @@
-"""Admin: people and their keys, and the table's configuration (issue 5: "admin (configuration,
+"""Admin: people and their keys, and the table's configuration (docs/api.md: "admin (configuration,
 user keys)"). Adding, disabling and re-keying a person are audit events naming the admin."""
 
 from __future__ import annotations

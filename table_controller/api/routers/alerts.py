@@ -1,4 +1,4 @@
-"""Alerts: misdeal, house-way deviation, override, void, device fault, link loss (issue 5).
+"""Alerts: misdeal, house-way deviation, override, void, device fault, link loss (docs/api.md).
 
 Raised by the table service as ``alert.raised`` events; the pit acknowledges one with a note,
 which is an ``alert.acknowledged`` event naming the pit. An alert's id is its chain seq.

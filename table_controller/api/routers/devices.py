@@ -1,4 +1,4 @@
-"""Raw device events for surveillance: every ``device.*`` event of the chain (issue 5).
+"""Raw device events for surveillance: every ``device.*`` event of the chain (docs/api.md).
 
 The drivers journal each device event (with its raw frame) before acknowledging it
 (``drivers.base.Journal``; ``TableService.journal``), as ``device.<device>.<kind>`` events.

@@ -1,4 +1,4 @@
-"""Commands on the table's current round, through the table service (issue 5, Commands).
+"""Commands on the table's current round, through the table service (docs/api.md, Commands).
 
 Every command names its actor (the person behind the token) in the audit chain. The service
 holds the table's lock; each endpoint runs the command and reads the table's state in one

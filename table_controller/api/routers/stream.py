@@ -1,4 +1,4 @@
-"""The live stream of the table's audit events (server-sent events), with resume (issue 5).
+"""The live stream of the table's audit events (server-sent events), with resume (docs/api.md).
 
 ``GET /api/stream`` sends every event of the table's chain after the one the terminal names
 (``Last-Event-ID`` header on a reconnect, or ``?after=``; none: from now), in chain order,

@@ -5,7 +5,7 @@ Revises:
 Create Date: 2026-11-22
 
 Also installs the append-only guard on ``events`` (UPDATE, DELETE and TRUNCATE refused by
-triggers): the log is evidence (issue 4). The verifier still catches edits made by someone
+triggers): the log is evidence (docs/round-lifecycle.md). The verifier still catches edits made by someone
 who drops the triggers first.
 """
 

@@ -1,4 +1,4 @@
-"""People and roles for the terminals; indexes for the API's queries (issue 5).
+"""People and roles for the terminals; indexes for the API's queries (docs/api.md).
 
 Revision ID: 0002
 Revises: 0001
