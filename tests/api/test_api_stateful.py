@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from structlog.testing import capture_logs
 
 from table_controller.api import create_app
@@ -53,6 +54,10 @@ MALFORMED = [
 ]
 
 
+def _outage(*args: Any, **kwargs: Any) -> Any:
+    raise OperationalError("INSERT", {}, Exception("connection refused (injected by the state machine)"))
+
+
 class ApiMachine(RuleBasedStateMachine):
     """One table behind a real server; commands over HTTP by role, devices through the service."""
 
@@ -73,7 +78,11 @@ class ApiMachine(RuleBasedStateMachine):
         self.client = self.stack.enter_context(httpx.Client(base_url=base, timeout=10))
 
     def teardown(self) -> None:
-        self.stack.close()
+        try:
+            if hasattr(self, "service"):
+                self.store(away=False)
+        finally:
+            self.stack.close()
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -111,7 +120,7 @@ class ApiMachine(RuleBasedStateMachine):
 
     # -- people, over HTTP ----------------------------------------------------------------------
 
-    people = st.sampled_from(["dealer", "dealer", "pit", "pit", *ROLES, "stranger", None])
+    people = st.sampled_from(["dealer", "dealer", "dealer", "pit", "pit", "pit", *ROLES, "stranger", None])
 
     @rule(role=people, main=st.sampled_from([500, 2500, 499, 100_001, "2500", 2500.5]),
           positions=st.sets(st.integers(1, 8), max_size=3))
@@ -182,6 +191,59 @@ class ApiMachine(RuleBasedStateMachine):
         else:
             self.service.device_fault(device, "jam", "the reader jammed")
 
+    # -- a diligent table: the next step of the round, by the right person ----------------------
+
+    @rule(pick=st.integers(0, 10_000), steps=st.integers(1, 8))
+    def play_on(self, pick: int, steps: int) -> None:
+        for step in range(steps):
+            self.next_step(pick + step)
+
+    def next_step(self, pick: int) -> None:
+        s = self.service
+        state = s.round
+        if not s.table_open:
+            self.post("/api/table/open", "pit", PIT)
+        elif s.hold is not None:
+            if s.hold.deck_check is None or s.hold.deck_check_wanted or not s.hold.deck_check.complete:
+                s.record_deck_check(DeckCheck(complete=True, scanned=53))
+            else:
+                self.post("/api/table/hold/clear", "pit", PIT)
+        elif s.held is not None:
+            self.post("/api/round/void", "pit", PIT, {"reason": "the round was held"})
+        elif s.faults:
+            device, kind = sorted(s.faults)[0]
+            s.fault_cleared(device, kind, "fixed")
+        elif state is None or state.phase.is_final:
+            positions = random.Random(pick).sample(range(2, 8), 1 + pick % 6)
+            self.post("/api/round", "dealer", PLAY, {"wagers": {str(p): {"main": 2500} for p in positions}})
+        elif state.phase in (RoundPhase.OPEN, RoundPhase.DEALING, RoundPhase.SETTLING):
+            self.devices_play(pick, pick % 7 == 0)
+        elif state.phase is RoundPhase.PLAYERS_SETTING:
+            position = min(set(state.wagers) - set(state.player_settings))
+            self.post(f"/api/round/players/{position}/setting", ("dealer", "pit")[pick % 2], PLAY,
+                      self.a_setting(position, pick, legal=pick % 5 != 0))
+        elif state.phase is RoundPhase.DEALER_SETTING:
+            if pick % 4:
+                self.dealer_setting("dealer", pick, "required")
+            else:
+                self.override("pit", pick, "approved misread")
+
+    @rule(pick=st.integers(0, 10_000), steps=st.integers(1, 8))
+    def keep_playing(self, pick: int, steps: int) -> None:
+        self.play_on(pick, steps)
+
+    @rule(away=st.booleans())
+    def store(self, away: bool) -> None:
+        """The store stops taking writes (OperationalError) and comes back: 503, never a 500."""
+        recorder = self.service.recorder
+        if away:
+            for name in ("notes", "record", "open"):
+                setattr(recorder, name, _outage)
+        else:
+            for name in ("notes", "record", "open"):
+                recorder.__dict__.pop(name, None)
+            assert self.service.retry_store()
+
     # -- after every step -----------------------------------------------------------------------
 
     @invariant()
@@ -212,6 +274,6 @@ def test_no_request_sequence_breaks_the_api(tmp_path: Path) -> None:
 
         with capture_logs():
             run_state_machine_as_test(machine, settings=BUDGET)
-        assert {200, 401, 403, 409, 422} <= set(answers), sorted(set(answers))
+        assert {200, 201, 401, 403, 409, 422, 503} <= set(answers), sorted(set(answers))
     finally:
         engine.dispose()
