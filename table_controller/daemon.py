@@ -108,17 +108,16 @@ class SimulatorProcess:
 def start_simulators(settings: TableSettings) -> dict[str, SimulatorProcess]:
     """The shuffler (and, unless the table rolls with the RNG, the dice shaker) as processes."""
     sim = settings.simulator
-    common = ["--fast"] if settings.device_link == "fast" else []
     seed = ["--seed", str(sim.seed)] if sim.seed is not None else []
     log_dir = settings.data_dir / "simulators"
     started: dict[str, SimulatorProcess] = {}
     try:
         started["shuffler"] = SimulatorProcess.start(
             "shuffler", ["shuffler", "--pty", "--jokers", str(settings.game.jokers),
-                         "--pile-interval", str(sim.pile_interval), *seed, *common], log_dir, sim.start_timeout)
+                         "--pile-interval", str(sim.pile_interval), *seed], log_dir, sim.start_timeout)
         if settings.dice.source == "shaker":
             started["dice"] = SimulatorProcess.start(
-                "dice", ["dice", "--pty", "--shake-duration", str(sim.shake_duration), *seed, *common],
+                "dice", ["dice", "--pty", "--shake-duration", str(sim.shake_duration), *seed],
                 log_dir, sim.start_timeout)
     except BaseException:
         for process in started.values():
@@ -165,7 +164,7 @@ def build_conductor(
     settings: TableSettings, service: TableService, ports: DevicePorts, stop: asyncio.Event
 ) -> Conductor:
     """The conductor with the production drivers on the configured ports."""
-    link = LinkConfig.fast() if settings.device_link == "fast" else LinkConfig()
+    link = LinkConfig()  # link.md 7: the documented timings (tests build their own drivers)
     known = recent_device_events(service.recorder.engine, settings.table_id)
     shuffler = ShufflerPort(
         service,

@@ -117,7 +117,6 @@ class TableSettings(BaseSettings):
     # seconds to wait for a device's answer: a SHAKE's roll (dice-shaker.md 4: the host waits
     # 10 s) and a STATUS after its request (shuffler.md 5); table.toml lists the same value
     device_timeout: float = Field(default=10.0, gt=0, le=600)
-    device_link: Literal["standard", "fast"] = "standard"  # link timings (link.md 7); fast: tests only
     step_delay: float = Field(default=0.0, ge=0, le=60)  # seconds between the steps of a round (a human pace)
     misdeal_hold_after: int = Field(default=2, ge=1, le=20)  # consecutive misdeals that hold the table
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
