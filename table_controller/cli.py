@@ -121,7 +121,7 @@ def house_way(
     batch: BatchOption = None,
     game: GameOption = Game.STANDARD,
     way: Annotated[str, typer.Option(
-        "--way", help="house way name (a file under table_controller/config/house_ways/)")] = (
+        "--way", help="house way name (a file under config/house_ways/)")] = (
         "house-way-002"
     ),
     wheel: WheelOption = Wheel.NEVADA,
@@ -191,7 +191,7 @@ def _settings_error(error: Exception) -> str:
 @app.command("run")
 def run_command(
     config: Annotated[Optional[Path], typer.Option(
-        "--config", help="TOML settings file (default table_controller/config/table.toml)")] = None,
+        "--config", help="TOML settings file (default config/table.toml)")] = None,
     data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (default ./var)")] = None,
     db_url: Annotated[Optional[str], typer.Option("--db-url", help="PostgreSQL URL instead of SQLite in the data folder")] = None,
     simulate: Annotated[bool, typer.Option("--simulate", help="start both simulators and the auto-dealer")] = False,

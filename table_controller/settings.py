@@ -2,7 +2,7 @@
 
 Where a value comes from, strongest first: a command-line flag (``--data-dir``...), a
 ``TABLE_`` environment variable (nested with ``__``: ``TABLE_LIMITS__MAX_MAIN=50000``), the
-TOML file given with ``--config`` (default ``table_controller/config/table.toml`` when it exists), then the
+TOML file given with ``--config`` (default ``config/table.toml`` when it exists), then the
 defaults below. Unknown keys and unsafe values are refused at start with the field named.
 """
 

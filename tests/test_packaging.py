@@ -1,4 +1,4 @@
-"""What an installed wheel carries: the shipped configuration is package data (shipped.py)."""
+"""What an installed wheel carries: the shipped configuration and every package (shipped.py)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,33 @@ from pathlib import Path
 from table_controller.shipped import CONFIG_DIR
 
 REPO = Path(__file__).resolve().parents[1]
+SETUPTOOLS = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+
+
+def test_the_configuration_is_the_top_level_config_folder_mapped_into_the_package():
+    assert CONFIG_DIR == REPO / "config"
+    assert SETUPTOOLS["package-dir"] == {"table_controller.config": "config"}
 
 
 def test_every_shipped_config_file_is_package_data():
     """A house way, pay table or settings file that the package-data globs miss would be in a
     checkout and missing from an installed wheel: the daemon would not find its house way."""
-    package = REPO / "table_controller"
-    patterns = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
-        "table_controller"]
-    shipped = {path for pattern in patterns for path in package.glob(pattern)}
-    present = {path for path in CONFIG_DIR.rglob("*") if path.is_file()}
+    patterns = SETUPTOOLS["package-data"]["table_controller.config"]
+    shipped = {path for pattern in patterns for path in CONFIG_DIR.glob(pattern)}
+    present = {path for path in CONFIG_DIR.rglob("*") if path.is_file() and path.suffix == ".toml"}
     assert present, "no configuration found"
     assert present - shipped == set()
     assert {p.relative_to(CONFIG_DIR).as_posix() for p in present} >= {
         "table.toml", "house_ways/house-way-002.toml", "paytables/big-hand-003.toml", "paytables/joker-bonus-003.toml"}
+
+
+def test_every_package_folder_is_listed_for_the_wheel():
+    """The package-dir mapping needs the packages listed by hand: a new folder of code that is
+    not listed would be missing from an installed wheel."""
+    folders = {
+        ".".join(path.parent.relative_to(REPO).parts)
+        for top in ("table_controller", "drivers", "simulators")
+        for path in (REPO / top).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    assert folders | {"table_controller.config"} == set(SETUPTOOLS["packages"])

@@ -9,7 +9,7 @@ Two bonus wagers, each settled on the cards alone, however the player set the ha
 - Joker Bonus: where the deck's two jokers are, in the player's seven cards and the
   dealer's (the banker's) seven cards: "2 Jokers, Player 15 to 1" ... "No Jokers Loss".
 
-Files: ``table_controller/config/paytables/big-hand-003.toml`` and ``joker-bonus-003.toml``. Each names its
+Files: ``config/paytables/big-hand-003.toml`` and ``joker-bonus-003.toml``. Each names its
 ``bonus``, the ``source`` it was taken from, and an ``[odds]`` table holding every line once:
 a whole number N >= 1 for "N to 1", or the string ``"loss"``. Unknown or missing lines,
 zero, negative or non-integer odds are refused with a PayTableError.
@@ -198,13 +198,13 @@ def paytable_from_mapping(data: Mapping[str, object], bonus: Bonus, source: str 
 
 
 def paytables_dir() -> Path:
-    """The pay tables shipped with the controller (``table_controller/config/paytables``)."""
+    """The pay tables shipped with the controller (``config/paytables``)."""
     return CONFIG_DIR / "paytables"
 
 
 def load_paytable(bonus: Bonus, path: Path | str | None = None) -> PayTable:
     """Read and check one pay table file; the default is the 003 table in
-    ``table_controller/config/paytables``."""
+    ``config/paytables``."""
     file = Path(path) if path is not None else paytables_dir() / DEFAULT_FILES[bonus]
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))

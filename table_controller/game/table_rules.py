@@ -7,7 +7,7 @@ Defaults:
 - Double Joker (003_4dcc2fceebc6e4af.txt): no commission ("he wins even money"), the
   overqualifier on with a premium of 3x the main wager ("pay the main wager triple (or
   whichever multiple the casino has chosen)", 1x-4x), the Big Hand Bonus and Joker Bonus
-  pay tables read from ``table_controller/config/paytables``.
+  pay tables read from ``config/paytables``.
 - The foul rule (004_60e2fc6346e3399b.txt: "either re-arrangement of the hand according to
   house rules or forfeiture of the hand"): ``forfeit`` (default) or ``house-way``.
 - ``foul_forfeits_bonuses`` False: a fouled hand's bonus wagers are still settled on its
