@@ -28,12 +28,12 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import structlog  # noqa: E402
-from hypothesis import HealthCheck, Phase, settings  # noqa: E402
+import structlog
+from hypothesis import HealthCheck, Phase, settings
 
-from benchmarks.bench_round import scratch_store  # noqa: E402
-from table_controller.storage import open_store  # noqa: E402
-from tests.test_service_stateful import Stats, run_machine  # noqa: E402
+from benchmarks.bench_round import scratch_store
+from table_controller.storage import open_store
+from tests.test_service_stateful import Stats, run_machine
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 before = stats.sequences
                 try:
                     run_machine(engine, budget, stats, known_bugs=args.known_bugs)
-                except Exception as error:  # a failure: count it, keep the first one to show
+                except Exception as error:  # noqa: BLE001 - any failure: count it, keep the first one to show
                     failures += 1
                     if first_failure is None:
                         notes = "\n".join(getattr(error, "__notes__", []))

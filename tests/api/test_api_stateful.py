@@ -110,7 +110,7 @@ class ApiMachine(RuleBasedStateMachine):
         state = self.service.round
         if state is not None and position in state.hands:
             return codes(state.hands[position])
-        return "As Ks Qs Js Ts 9s 8s".split()
+        return ["As", "Ks", "Qs", "Js", "Ts", "9s", "8s"]
 
     def a_setting(self, position: int, pick: int, legal: bool = True) -> dict[str, list[str]]:
         every = all_settings(parse_cards(self.hand(position)))
@@ -211,7 +211,7 @@ class ApiMachine(RuleBasedStateMachine):
         elif s.held is not None:
             self.post("/api/round/void", "pit", PIT, {"reason": "the round was held"})
         elif s.faults:
-            device, kind = sorted(s.faults)[0]
+            device, kind = min(s.faults)
             s.fault_cleared(device, kind, "fixed")
         elif state is None or state.phase.is_final:
             positions = random.Random(pick).sample(range(2, 8), 1 + pick % 6)
