@@ -1,4 +1,4 @@
-"""Loading way files: ``table_controller/config/house_ways/<name>.toml``, validated completely at load.
+"""Loading way files: ``config/house_ways/<name>.toml``, validated completely at load.
 
 A way file (docs/house-way.md "Writing a way file") holds ``name``, ``title``, ``source``,
 an optional ``section_order`` (the order sections are tried, G1; default: as listed), then
@@ -8,7 +8,7 @@ name must be in the vocabulary, every parameter valid (the typed models of regis
 pydantic's error is reported), every id unique and every reference resolved, or loading
 fails with a HouseWayFileError naming the file and the entry.
 
-Ways are looked up in ``table_controller/config/house_ways/`` by default, or in an explicit
+Ways are looked up in ``config/house_ways/`` by default, or in an explicit
 directory; loaded ways are cached per (name, directory) (``load_house_way.cache_clear()``
 after editing a file in a running process).
 """
@@ -54,7 +54,7 @@ def _directory(directory: Path | str | None) -> Path:
 
 
 def available_house_ways(directory: Path | None = None) -> list[str]:
-    """Names of the way files in ``directory`` (default ``table_controller/config/house_ways``), sorted."""
+    """Names of the way files in ``directory`` (default ``config/house_ways``), sorted."""
     folder = _directory(directory)
     if not folder.is_dir():
         return []
@@ -62,7 +62,7 @@ def available_house_ways(directory: Path | None = None) -> list[str]:
 
 
 def load_house_way(name: str = DEFAULT_WAY, directory: Path | None = None) -> HouseWay:
-    """The way ``name`` from ``directory`` (default ``table_controller/config/house_ways``), cached.
+    """The way ``name`` from ``directory`` (default ``config/house_ways``), cached.
 
     Raises UnknownHouseWayError for a name with no file, HouseWayFileError (or a subclass:
     UnknownPredicateError, UnknownActionError, DuplicateRuleIdError) for a file that is not

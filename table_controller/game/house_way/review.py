@@ -70,7 +70,7 @@ def render(way: HouseWay) -> str:
         "",
         f"{way.title}. Source: {way.source}.",
         "",
-        f"Generated from `table_controller/config/house_ways/{way.name}.toml` by "
+        f"Generated from `config/house_ways/{way.name}.toml` by "
         f"`python -m table_controller.game.house_way.review {way.name}`; do not edit by hand "
         "(a test regenerates it and compares). How to read it: docs/house-way.md.",
         "",
