@@ -60,7 +60,8 @@ from sqlalchemy.dialects import sqlite as sqlite_dialect
 from sqlalchemy.engine import Engine, make_url
 
 from table_controller.api import create_app
-from table_controller.api.history import HistoryFilter, history_page, history_statement, round_detail
+from table_controller.api.history import history_page, round_detail
+from table_controller.storage.history import HistoryFilter, history_statement
 from table_controller.api.server import serving
 from table_controller.game.cards import Game, codes
 from table_controller.game.deal import pile_positions, start_position

@@ -51,7 +51,7 @@ def test_history_filters(four_rounds):
 
 
 def test_a_hand_category_pages_the_same_whether_rare_or_common(four_rounds, monkeypatch):
-    from table_controller.api import history
+    from table_controller.storage import history
 
     for sparse in (history.SPARSE, 0):  # looked up by its index (rare), or walked by number (common)
         monkeypatch.setattr(history, "SPARSE", sparse)
