@@ -32,9 +32,8 @@ from typing import Any
 
 import structlog
 
-from drivers.dice_shaker.driver import DEFAULT_USB, DiceShakerDriver
+from drivers import load_driver
 from drivers.link import LinkConfig
-from drivers.shuffler.driver import ShufflerDriver
 from drivers.usb_transport import UsbConfig
 
 from .autodealer import AutoDealer
@@ -136,7 +135,7 @@ class DevicePorts:
     shuffler_url: str
     dice_source: str  # "shaker" or "rng"
     dice_url: str | None = None
-    dice_usb: UsbConfig | None = None
+    dice_usb: UsbConfig | None = None  # None with a shaker and no URL: the driver's own default id
 
     @classmethod
     def from_settings(cls, settings: TableSettings, simulators: dict[str, SimulatorProcess]) -> DevicePorts:
@@ -154,7 +153,7 @@ class DevicePorts:
         if dice.url:
             return cls(shuffler_url, "shaker", dice_url=dice.url)
         try:
-            usb = UsbConfig.parse(dice.usb) if dice.usb else DEFAULT_USB
+            usb = UsbConfig.parse(dice.usb) if dice.usb else None
         except ValueError as error:
             raise ConfigError(f"dice.usb: {error}") from None
         return cls(shuffler_url, "shaker", dice_usb=usb)
@@ -163,23 +162,26 @@ class DevicePorts:
 def build_conductor(
     settings: TableSettings, service: TableService, ports: DevicePorts, stop: asyncio.Event
 ) -> Conductor:
-    """The conductor with the production drivers on the configured ports."""
+    """The conductor with the drivers found by name in the registry (``drivers.DRIVERS``) on the
+    configured ports."""
     link = LinkConfig()  # link.md 7: the documented timings (tests build their own drivers)
     known = recent_device_events(service.recorder.engine, settings.table_id)
+    shuffler_driver, shaker_driver = load_driver("shuffler"), load_driver("dice-shaker")
     shuffler = ShufflerPort(
         service,
-        lambda journal: ShufflerDriver.from_url(ports.shuffler_url, link_config=link,
-                                                baudrate=settings.shuffler.baudrate, journal=journal),
+        lambda journal: shuffler_driver.from_url(ports.shuffler_url, link_config=link,  # type: ignore[attr-defined]
+                                                 baudrate=settings.shuffler.baudrate, journal=journal),
         stop=stop, known=known, deck_size=settings.game.deck_size, answer_timeout=settings.device_timeout)
     if ports.dice_source == "rng":
         dice: RngDice | ShakerPort = RngDice()
     elif ports.dice_url is not None:
-        dice = ShakerPort(service, lambda journal: DiceShakerDriver.over_serial(
+        dice = ShakerPort(service, lambda journal: shaker_driver.over_serial(  # type: ignore[attr-defined]
             ports.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
             stop=stop, known=known, roll_timeout=settings.device_timeout)
     else:
-        dice = ShakerPort(service, lambda journal: DiceShakerDriver.over_usb(
-            ports.dice_usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
+        usb = {} if ports.dice_usb is None else {"config": ports.dice_usb}
+        dice = ShakerPort(service, lambda journal: shaker_driver.over_usb(  # type: ignore[attr-defined]
+            **usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
             stop=stop, known=known, roll_timeout=settings.device_timeout)
     auto = settings.auto_dealer
     auto_dealer = AutoDealer(auto, settings.game, settings.limits) if auto.enabled else None
