@@ -1,7 +1,7 @@
 """The house way: how the banker's seven cards must be set, and the rule that set them.
 
 The default way is the House Way table of 002_08ea07f9e4b504bc.txt read per
-house-way-readings.md (``config/house_ways/house-way-002.toml``); a casino may load its own
+docs/house-way.md, Readings (``config/house_ways/house-way-002.toml``); a casino may load its own
 (``strong-004.toml`` holds the "strong house way" sheet of 004_60e2fc6346e3399b.txt).
 Pure: no I/O but reading way files. See docs/house-way.md.
 """

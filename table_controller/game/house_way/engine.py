@@ -1,6 +1,6 @@
 """The house way engine: an ordered list of rules, each a condition and a setting action.
 
-How a hand is set (house-way-readings.md):
+How a hand is set (docs/house-way.md, Readings):
 
 1. G1: the sections are tried in the way's order; the first whose condition holds is the
    hand's section.
@@ -17,14 +17,9 @@ How a hand is set (house-way-readings.md):
 The result names the row that set the cards (``rule_id``), the rows followed on the way
 there (``via``) and the rows skipped as fouls (``skipped``): surveillance reads them.
 
-Compiled at load (docs/house-way.md, "Speed"): for every hand *signature* (facts.py: the
-sizes of the rank groups, the joker count, what the hand can make, whether a joker plays
-wild in front) the way's section is fixed, and each condition is reduced with the
-predicates' ``static`` answers (signature.py): a row that cannot hold for the signature is
-left out, a predicate that always holds is not asked. A hand then looks its signature up
-and reads only the rows left, asking only the predicates left; the order of the rows and
-everything else in the steps above is unchanged. A way whose section conditions the
-signature does not decide is read row by row as written.
+Compiled at load for speed (docs/house-way.md, "Speed"): the rows left for each hand
+*signature* (signature.py); reference.py is the same steps read plainly, and a property
+test holds this engine to it.
 """
 
 from __future__ import annotations
@@ -141,11 +136,8 @@ class HouseWayResult:
     skipped: tuple[str, ...] = ()  # rows that matched but were skipped: every choice fouls (G4)
 
 
-# Every hand makes a Setting and a HouseWayResult, frozen slotted dataclasses, whose own
-# __init__ sets each field through object.__setattr__, a call each. The two drafts below
-# have the same slots, not frozen: _result fills them with plain stores, then makes each
-# the frozen class (``__class__`` assignment, which CPython allows between classes of the
-# same layout). The tests check that both ways make equal objects.
+# The result is built by plain stores into slotted twins of Setting and HouseWayResult, then
+# given the frozen class (docs/house-way.md, "Speed"); a test checks both make equal objects.
 
 
 class _SettingDraft:

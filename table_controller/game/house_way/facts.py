@@ -1,7 +1,7 @@
 """Facts about seven cards, computed once per hand; the predicates and card selectors read them.
 
 Cards are named by their position 0..6 in the hand, so two jokers (Double Joker,
-003_4dcc2fceebc6e4af.txt) stay two cards. Conventions of house-way-readings.md:
+003_4dcc2fceebc6e4af.txt) stay two cards. Conventions (docs/house-way.md, Readings):
 
 - G2 / G6: when ranks are grouped (pairs, 3-of-a-kind, singletons, "highest") a joker is an
   Ace, even when it also fills a straight or flush. Two jokers are a pair of Aces.
@@ -11,32 +11,13 @@ Cards are named by their position 0..6 in the hand, so two jokers (Double Joker,
 - G8: the flush suit is the one whose natural cards plus the jokers reach five (one suit
   at most in seven cards); its size counts the jokers held.
 
-The legality check here is the foul rule of house-way-readings.md section 1, as
+The legality check here is the foul rule of docs/house-way.md, Readings ("Values and fouls"), as
 setting.is_legal computes it, without building hands (it is on every hand's path; the
 tests check it against is_legal).
 
-Speed (docs/house-way.md, "Speed"): this runs for every hand, and in CPython every
-operation costs about the same whatever it does (a dict item, an attribute, a shift of an
-int), so the work per hand is counted in operations: the seven cards are read in
-straight-line code (no loop; a ``map`` over a dict's ``__getitem__`` costs more per card
-than reading two slots and two dict items), and what every hand needs is kept in a few
-ints. Each card has a precomputed *code* (``_CODE[suit][rank]``): a nibble per suit and
-the joker count (low bits: the key of the flush table, G8), one bit per natural card (16
-bits per suit, bit r for rank r), and a nibble per rank (the nibble layout of
-straights.py). The seven codes add up to the hand's code: how many cards of each suit,
-the jokers, which natural cards (a card held twice carries out of its bit: fewer bits
-set), how many of each rank. The four suits' card bits, OR-ed, give the ranks held;
-XOR-ed, the ranks held an odd number of times; with the jokers as Aces (G2), the number
-of ranks and those two masks tell singletons, one pair, two pairs and (no joker) a
-3-of-a-kind apart, and tables per rank mask give the singles, pairs, threes in order;
-rarer hands (four of a kind, three pairs, a full house, a joker in a 3-of-a-kind) count
-their ranks. The ranks held tell whether five are in a row (a set of the rank masks that
-are, the jokers filling otherwise). With the flush and straight bits, the joker count and
-the ranking rule, the size histogram (a nibble per group size) is the hand's
-**signature**, on which the engine picks the precompiled rows (engine.py). Everything else
-(the straight used, runs, scores, the rank counts as a dict) is computed when a row first
-asks for it. Nothing is remembered from one hand to the next; the tables are built once
-at import from the ranks and suits alone.
+How: each card has a precomputed integer code, the seven codes added give the hand's, and
+most facts are read from it with a few operations; the rest is computed when a row first
+asks. docs/house-way.md, "Speed", tells why and how.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ranks and rank groups as the way files name them (the joker is an Ace: house-way-readings.md G2).
+"""Ranks and rank groups as the way files name them (the joker is an Ace: docs/house-way.md, Readings G2).
 
 A rank is read by ``cards.parse_rank``, the game core's one definition.
 """

@@ -75,7 +75,7 @@ def group_found(sig: Signature, sizes: tuple[int, ...], which: str) -> bool:
 
 def always_legal(shape: str, sig: Signature) -> bool:
     """Does a front of this shape never foul, in every hand of the signature? The foul rule
-    is house-way-readings.md section 1 (facts.HandFacts.legal); a shape is named by the
+    is docs/house-way.md, Readings ("Values and fouls") (facts.HandFacts.legal); a shape is named by the
     selector that takes it:
 
     - ``singletons``: two singletons (different ranks, each held once). With a pair or more

@@ -1,4 +1,4 @@
-"""Which straight a hand uses: the longest run of consecutive ranks (house-way-readings.md G7).
+"""Which straight a hand uses: the longest run of consecutive ranks (docs/house-way.md, Readings G7).
 
 Ranks are held in a *presence mask* with one 4-bit nibble per rank: rank ``r`` (2..14) is
 bit ``4 * r``, and an Ace is also bit 4 (rank 1), since it may play low (A-2-3...) or high
@@ -6,12 +6,12 @@ bit ``4 * r``, and an Ace is also bit 4 (rank 1), since it may play low (A-2-3..
 the hand's rank counters.) Jokers fill gaps or extend the run (002_08ea07f9e4b504bc.txt:
 the joker completes a straight).
 
-Choice of run (readings G7, and docs/house-way.md "Choices"): the longest; among runs of
+Choice of run (docs/house-way.md, Readings G7 and "Choices"): the longest; among runs of
 that length made of different natural cards, the one whose best straight ranks highest
 (A-2-3-4-5 per the table's wheel rule); among placements of the same natural cards, the
 jokers go at the bottom ("When the joker could stand at either end, it goes at the bottom").
 
-Speed: the ranks held in every window of a length are counted at once, each window's count
+Speed (docs/house-way.md, "Speed"): the ranks held in every window of a length are counted at once, each window's count
 in its own nibble (the mask plus its shifts), and the windows a run can fill are read from
 the nibbles that reach the count needed. No table and no cache: every hand pays the same.
 """
