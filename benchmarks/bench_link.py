@@ -37,13 +37,9 @@ from drivers.link import LinkConfig  # noqa: E402
 from drivers.shuffler.driver import ShufflerDriver  # noqa: E402
 from drivers.shuffler.events import PileDealt  # noqa: E402
 from drivers.shuffler.msgtypes import ShufflerMsg  # noqa: E402
-from simulators.device_link import (  # noqa: E402
-    DeviceIdentity,
-    DeviceLink,
-    DeviceLinkConfig,
-    PtyChannel,
-    SimulatorRunner,
-)
+from simulators.channels import PtyChannel  # noqa: E402
+from simulators.device_link import DeviceLink, DeviceLinkConfig  # noqa: E402
+from simulators.runner import SimulatorRunner  # noqa: E402
 
 PILE_BODY = struct.pack(">IBB", 1, 1, 7) + b"7h5d9s4cTh4d2s"
 

@@ -23,14 +23,9 @@ from collections.abc import Callable, Iterable
 
 import structlog
 
-from simulators.device_link import (
-    DeviceIdentity,
-    DeviceLink,
-    DeviceLinkConfig,
-    PtyChannel,
-    SimulatorRunner,
-    SocketChannel,
-)
+from simulators.channels import PtyChannel, SocketChannel
+from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
+from simulators.runner import SimulatorRunner
 from simulators.faults import DICE_SHAKER_FAULTS, LINK_FAULTS, Fault, LinkFaultInjector, parse_faults
 
 from .model import ROLL, DiceShakerModel, UnknownCommandError

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 import structlog
 
-from ..device_link import DeviceLinkConfig, PtyChannel, SocketChannel
+from ..channels import PtyChannel, SocketChannel
+from ..device_link import DeviceLinkConfig
 from ..faults import SHUFFLER_FAULTS, UnknownFaultError, parse_faults
 from ..stop_signals import StopSignals
 from .simulator import ShufflerSimulator

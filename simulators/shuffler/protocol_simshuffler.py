@@ -19,7 +19,8 @@ import urllib.parse
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
-from ..device_link import DeviceLinkConfig, MemoryChannel
+from ..channels import MemoryChannel
+from ..device_link import DeviceLinkConfig
 from .simulator import SCHEME, ShufflerSimulator, find_simulator
 
 _OPTIONS = {"seed", "fault", "jokers", "pile_interval", "cut", "fast"}

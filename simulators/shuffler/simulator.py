@@ -20,16 +20,9 @@ from collections.abc import Iterable
 
 from drivers.shuffler.msgtypes import ShufflerMsg
 
-from ..device_link import (
-    DeviceChannel,
-    DeviceIdentity,
-    DeviceLink,
-    DeviceLinkConfig,
-    MemoryChannel,
-    PtyChannel,
-    SimulatorRunner,
-    SocketChannel,
-)
+from ..channels import DeviceChannel, MemoryChannel, PtyChannel, SocketChannel
+from ..device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
+from ..runner import SimulatorRunner
 from ..faults import LINK_FAULTS, SHUFFLER_FAULTS, Fault, LinkFaultInjector, parse_faults
 from . import model as shuffler_model
 

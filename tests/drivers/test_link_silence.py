@@ -21,7 +21,8 @@ from drivers.errors import DriverTimeoutError
 from drivers.link import LinkConfig
 from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import Shuffled
-from simulators.device_link import DeviceLinkConfig, PtyChannel
+from simulators.channels import PtyChannel
+from simulators.device_link import DeviceLinkConfig
 from simulators.shuffler import ShufflerSimulator
 
 URL_PACKAGES = ("simulators.shuffler",)

@@ -38,7 +38,8 @@ from drivers.shuffler.events import (
     ShufflerStatus,
     UnusedCards,
 )
-from simulators.device_link import DeviceLinkConfig, PtyChannel
+from simulators.channels import PtyChannel
+from simulators.device_link import DeviceLinkConfig
 from simulators.shuffler import ShufflerSimulator
 
 HARDWARE_ENV = "TABLE_SHUFFLER_PORT"

@@ -16,7 +16,8 @@ from drivers.link import LinkConfig
 from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import FaultKind, PileDealt, ShufflerFault, UnusedCards
 from simulators.__main__ import main as simulators_main
-from simulators.device_link import DeviceLinkConfig, SocketChannel
+from simulators.channels import SocketChannel
+from simulators.device_link import DeviceLinkConfig
 from simulators.shuffler import ShufflerSimulator
 from simulators.shuffler.protocol_simshuffler import simulator_from_url
 
@@ -147,7 +148,7 @@ def test_cut_link_refuses_to_open_the_port_until_restored(url_handler):
 
 
 def test_url_of_a_pty_simulator_is_a_type_error():
-    from simulators.device_link import PtyChannel
+    from simulators.channels import PtyChannel
 
     sim = ShufflerSimulator(channel=PtyChannel())
     try:
