@@ -35,7 +35,7 @@ import structlog  # noqa: E402
 from drivers.framing import FrameDecoder, encode_frame  # noqa: E402
 from drivers.link import LinkConfig  # noqa: E402
 from drivers.shuffler.driver import ShufflerDriver  # noqa: E402
-from drivers.shuffler.events import PileDealt  # noqa: E402
+from drivers.shuffler.events import PileRead  # noqa: E402
 from drivers.shuffler.msgtypes import ShufflerMsg  # noqa: E402
 from simulators.channels import PtyChannel  # noqa: E402
 from simulators.device_link import DeviceLink, DeviceLinkConfig  # noqa: E402
@@ -141,7 +141,7 @@ async def driver_over_pty(frames: int) -> float:
                     link.send_event(ShufflerMsg.PILE, PILE_BODY)
             received = 0
             async for event in driver.events():
-                if isinstance(event, PileDealt):
+                if isinstance(event, PileRead):
                     received += 1
                     if received == frames:
                         break

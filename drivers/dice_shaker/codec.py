@@ -18,13 +18,13 @@ from .events import (
     DiceFault,
     DiceFaultCleared,
     DiceFaultKind,
-    DiceRolled,
+    DiceRead,
     DiceStatus,
     RefusalReason,
     ShakeRefused,
 )
 
-DiceEvent = DiceRolled | DiceFault | DiceFaultCleared | ShakeRefused | DiceStatus
+DiceEvent = DiceRead | DiceFault | DiceFaultCleared | ShakeRefused | DiceStatus
 
 
 class UnusableAnswerError(ProtocolError):
@@ -127,14 +127,14 @@ def _nonzero(reader: PayloadReader, value: int, what: str) -> int:
     return value
 
 
-def _decode_roll(reader: PayloadReader, event_id: int) -> DiceRolled:
+def _decode_roll(reader: PayloadReader, event_id: int) -> DiceRead:
     roll_id = _nonzero(reader, reader.u32(), "roll id")
     command_id = _nonzero(reader, reader.u32(), "shake command id")
     faces = tuple(reader.u8() for _ in range(DICE))
     for position, face in enumerate(faces, start=1):
         if face not in FACES:
             raise reader.error(f"die {position} shows {face}, a die shows 1..6")
-    return DiceRolled(device=DEVICE, event_id=event_id, roll_id=roll_id, command_id=command_id,
+    return DiceRead(device=DEVICE, event_id=event_id, roll_id=roll_id, command_id=command_id,
                       faces=faces)  # type: ignore[arg-type]
 
 

@@ -30,7 +30,7 @@ from ..transport import SerialTransport
 from ..usb_transport import UsbConfig, UsbTransport
 from . import codec
 from .codec import DiceMsg, UnusableAnswerError
-from .events import DEVICE, DiceFault, DiceRolled, ShakeRefused
+from .events import DEVICE, DiceFault, DiceRead, ShakeRefused
 from .roll import DiceRoll, DiceSourceKind
 
 log = structlog.get_logger()
@@ -76,7 +76,7 @@ class DiceShakerDriver(Driver):
             raise ValueError(f"roll_timeout must be > 0, got {roll_timeout!r}")
         self.roll_timeout = roll_timeout
         self._pending_lock = threading.Lock()
-        self._pending: dict[int, asyncio.Future[DiceRolled]] = {}
+        self._pending: dict[int, asyncio.Future[DiceRead]] = {}
 
     # -- construction from configuration ----------------------------------------------------
 
@@ -107,7 +107,7 @@ class DiceShakerDriver(Driver):
         self._require_queue()
         if not self.running:
             raise DriverIOError(f"{self.name} driver is not running")
-        future: asyncio.Future[DiceRolled] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[DiceRead] = asyncio.get_running_loop().create_future()
         with self._pending_lock:  # registered before the reader thread can see an answer
             command_id = self.shake()
             self._pending[command_id] = future
@@ -126,7 +126,7 @@ class DiceShakerDriver(Driver):
 
     def decode_message(self, msg_type: int, msg_id: int, body: bytes, frame: Frame) -> Iterable[DriverEvent]:
         event = codec.decode(msg_type, msg_id, body, raw=frame.raw)
-        if isinstance(event, DiceRolled):
+        if isinstance(event, DiceRead):
             log.info("dice.rolled", roll_id=event.roll_id, faces=list(event.faces),
                      command_id=event.command_id)
         elif isinstance(event, DiceFault | ShakeRefused):
@@ -137,7 +137,7 @@ class DiceShakerDriver(Driver):
     def _post(self, item: object) -> None:
         """Queue the event, then settle the ``roll()`` waiting for it (reader thread)."""
         super()._post(item)
-        if isinstance(item, DiceRolled):
+        if isinstance(item, DiceRead):
             self._answer(item.command_id, result=item)
         elif isinstance(item, DiceFault) and item.command_id is not None:
             what = "void, re-shake" if item.needs_reshake else "void"
@@ -160,7 +160,7 @@ class DiceShakerDriver(Driver):
             for command_id in waiting:
                 self._answer(command_id, error=DriverIOError(f"{self.name} driver stopped"))
 
-    def _answer(self, command_id: int, *, result: DiceRolled | None = None,
+    def _answer(self, command_id: int, *, result: DiceRead | None = None,
                 error: BaseException | None = None) -> None:
         with self._pending_lock:
             future = self._pending.get(command_id)

@@ -42,7 +42,7 @@ class RefusalReason(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DiceRolled(DeviceEvent):
+class DiceRead(DeviceEvent):
     """Three dice read after a shake: ``roll_id`` (device-assigned, never reused) and the faces.
 
     ``command_id`` is the id of the SHAKE command this roll answers.

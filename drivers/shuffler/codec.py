@@ -19,7 +19,7 @@ from .events import (
     DealAborted,
     DeckChecked,
     FaultKind,
-    PileDealt,
+    PileRead,
     RejectReason,
     Shuffled,
     ShufflerFault,
@@ -142,14 +142,14 @@ def _shuffled(r: PayloadReader, event_id: int) -> Shuffled:
     return Shuffled(device=DEVICE, event_id=event_id, command_id=r.u32(), cards_counted=r.u8())
 
 
-def _pile(r: PayloadReader, event_id: int) -> PileDealt:
+def _pile(r: PayloadReader, event_id: int) -> PileRead:
     command_id, pile, count = r.u32(), r.u8(), r.u8()
     if not 1 <= pile <= PILES:
         raise r.error(f"pile {pile} out of 1..{PILES}")
     if count > CARDS_PER_PILE:
         raise r.error(f"{count} cards in pile {pile}, at most {CARDS_PER_PILE}")
     cards = _cards(r, count, unreadable_allowed=True)
-    return PileDealt(device=DEVICE, event_id=event_id, command_id=command_id, pile=pile, cards=cards)
+    return PileRead(device=DEVICE, event_id=event_id, command_id=command_id, pile=pile, cards=cards)
 
 
 def _unused(r: PayloadReader, event_id: int) -> UnusedCards:

@@ -53,7 +53,7 @@ class Shuffled(DeviceEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PileDealt(DeviceEvent):
+class PileRead(DeviceEvent):
     """One pile of a deal, cards in the order they fell (``None`` = unreadable card)."""
 
     command_id: int

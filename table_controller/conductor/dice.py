@@ -25,7 +25,7 @@ import structlog
 
 from drivers.base import DriverEvent
 from drivers.dice_shaker.driver import ShakeFailed
-from drivers.dice_shaker.events import DiceRolled as DeviceRoll
+from drivers.dice_shaker.events import DiceRead
 from drivers.dice_shaker.events import DiceStatus
 from drivers.dice_shaker.rng import RngDiceSource
 from drivers.errors import DriverIOError, DriverTimeoutError
@@ -97,7 +97,7 @@ class ShakerPort(DevicePort):
 
     def _heard(self, event: DriverEvent, round_id: str | None) -> None:
         """Reader thread, after the event is stored: keep the first roll of the open round."""
-        if isinstance(event, DeviceRoll) and round_id is not None:
+        if isinstance(event, DiceRead) and round_id is not None:
             hello = self.driver.hello
             serial = hello.serial_number if hello is not None else ""
             with self._lock:
@@ -133,7 +133,7 @@ class ShakerPort(DevicePort):
                 return
             if isinstance(event, DiceStatus) and event.command_id is None:
                 break
-            if isinstance(event, DeviceRoll):
+            if isinstance(event, DiceRead):
                 log.info("dice.roll_resent", roll_id=event.roll_id, faces=list(event.faces))
         self.queueing = False  # from here on rolls come through ``driver.roll()``; faults are observed
         reported = {fault for fault, active in (("cover_open", event.cover_open), ("tamper", event.tamper))

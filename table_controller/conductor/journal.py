@@ -11,7 +11,7 @@ What is stored (kind ``device.<device>.<what>``, actor ``device:<device>``, the 
 | event | what | fields besides the common ones |
 | --- | --- | --- |
 | Shuffled | ``shuffled`` | command_id, cards_counted |
-| PileDealt | ``pile-dealt`` | command_id, pile (1-7), cards (``null`` = unreadable) |
+| PileRead | ``pile-dealt`` | command_id, pile (1-7), cards (``null`` = unreadable) |
 | UnusedCards | ``unused-cards`` | command_id, cards |
 | DealAborted | ``deal-aborted`` | command_id, piles_dealt, reason |
 | DeckChecked | ``deck-checked`` | command_id, deck_size, scanned, unreadable, missing, duplicated |
@@ -19,7 +19,7 @@ What is stored (kind ``device.<device>.<what>``, actor ``device:<device>``, the 
 | ShufflerFault / DiceFault | ``fault`` | fault, and the device's details |
 | FaultCleared | ``fault-cleared`` | fault |
 | CommandRejected / ShakeRefused | ``command-rejected`` | command_id, reason |
-| DiceRolled | ``rolled`` | command_id, roll_id, faces |
+| DiceRead | ``rolled`` | command_id, roll_id, faces |
 | DiceStatus | ``status`` | command_id, cover_open, tamper, reshake_needed, shaking, last_roll_id |
 | ErrorEvent | ``protocol-error`` | error |
 
@@ -48,11 +48,11 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from drivers.base import CommandRejected, DeviceEvent, DriverEvent, ErrorEvent, FaultCleared
-from drivers.dice_shaker.events import DiceFault, DiceRolled, DiceStatus
+from drivers.dice_shaker.events import DiceFault, DiceRead, DiceStatus
 from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
-    PileDealt,
+    PileRead,
     Shuffled,
     ShufflerFault,
     ShufflerStatus,
@@ -77,7 +77,7 @@ def _fields(event: DriverEvent) -> tuple[str, dict[str, Any]]:
     """(what, fields) of one device event: the table in the module docstring."""
     if isinstance(event, Shuffled):
         return "shuffled", {"command_id": event.command_id, "cards_counted": event.cards_counted}
-    if isinstance(event, PileDealt):
+    if isinstance(event, PileRead):
         return "pile-dealt", {"command_id": event.command_id, "pile": event.pile, "cards": list(event.cards)}
     if isinstance(event, UnusedCards):
         return "unused-cards", {"command_id": event.command_id, "cards": list(event.cards)}
@@ -101,7 +101,7 @@ def _fields(event: DriverEvent) -> tuple[str, dict[str, Any]]:
         return "fault-cleared", {"fault": str(event.kind)}
     if isinstance(event, CommandRejected):
         return "command-rejected", {"command_id": event.command_id, "reason": str(event.reason)}
-    if isinstance(event, DiceRolled):
+    if isinstance(event, DiceRead):
         return "rolled", {"command_id": event.command_id, "roll_id": event.roll_id, "faces": list(event.faces)}
     if isinstance(event, DiceStatus):
         return "status", {"command_id": event.command_id, "cover_open": event.cover_open, "tamper": event.tamper,

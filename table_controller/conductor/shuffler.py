@@ -29,7 +29,7 @@ from drivers.errors import ProtocolError
 from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
-    PileDealt,
+    PileRead,
     RejectReason,
     Shuffled,
     ShufflerFault,
@@ -73,7 +73,7 @@ class Deal:
     def ended(self) -> bool:
         return self.unused is not None or self.interrupted is not None
 
-    def accepts(self, event: PileDealt | UnusedCards | DealAborted) -> bool:
+    def accepts(self, event: PileRead | UnusedCards | DealAborted) -> bool:
         """True for an event of this deal; a deal rebuilt without its command id adopts the first."""
         if self.ended:
             return False
@@ -81,8 +81,8 @@ class Deal:
             self.command_id = event.command_id
         return event.command_id == self.command_id
 
-    def take(self, event: PileDealt | UnusedCards | DealAborted) -> None:
-        if isinstance(event, PileDealt):
+    def take(self, event: PileRead | UnusedCards | DealAborted) -> None:
+        if isinstance(event, PileRead):
             if event.pile in self.piles and self.piles[event.pile] != tuple(event.cards):
                 self.interrupt(f"pile {event.pile} was reported twice with different cards")
                 return
@@ -211,7 +211,7 @@ class ShufflerPort(DevicePort):
 
     def _old_event(self, event: DriverEvent) -> None:
         deal = self.outstanding
-        if isinstance(event, PileDealt | UnusedCards | DealAborted):
+        if isinstance(event, PileRead | UnusedCards | DealAborted):
             if deal is not None and deal.accepts(event):
                 deal.take(event)
             else:
@@ -306,7 +306,7 @@ class ShufflerPort(DevicePort):
         """Take this deal's events until it ends; return the refusal if the DEAL was refused."""
         while not deal.ended:
             event = await self.next_event()
-            if isinstance(event, PileDealt | UnusedCards | DealAborted):
+            if isinstance(event, PileRead | UnusedCards | DealAborted):
                 if deal.accepts(event):
                     deal.take(event)
                 else:
@@ -336,7 +336,7 @@ class ShufflerPort(DevicePort):
                 return event
             if isinstance(event, CommandsDropped) and command_id in event.command_ids:
                 return event
-            if isinstance(event, PileDealt | UnusedCards | DealAborted):
+            if isinstance(event, PileRead | UnusedCards | DealAborted):
                 log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
 
     async def _after_refusal(self, answer: DriverEvent) -> None:

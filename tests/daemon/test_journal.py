@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from drivers.messages import Hello
-from drivers.shuffler.events import FaultKind, PileDealt, ShufflerFault
+from drivers.shuffler.events import FaultKind, PileRead, ShufflerFault
 from table_controller.conductor.journal import DeviceJournal, recent_device_events, round_device_events
 from table_controller.round.events import Wager
 from table_controller.service import TableService
@@ -45,7 +45,7 @@ def test_a_pile_is_stored_with_its_sessions_ids_cards_and_raw_frame(service, eng
     service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
     journal = DeviceJournal(service, "shuffler")
     journal.bind(_driver())
-    journal(PileDealt(device="shuffler", event_id=3, command_id=2, pile=2, cards=("Qs", "Ad", None)), RAW)
+    journal(PileRead(device="shuffler", event_id=3, command_id=2, pile=2, cards=("Qs", "Ad", None)), RAW)
     [(kind, payload)] = events(engine, "device.shuffler")
     assert kind == "device.shuffler.pile-dealt"
     assert payload == {"session": 77, "host_session": 5, "serial": "SIM0001", "event_id": 3, "command_id": 2,

@@ -17,7 +17,7 @@ from drivers.dice_shaker.events import (
     DiceFault,
     DiceFaultCleared,
     DiceFaultKind,
-    DiceRolled,
+    DiceRead,
     DiceStatus,
     RefusalReason,
     ShakeRefused,
@@ -87,7 +87,7 @@ def test_message_types_are_in_the_dice_range_and_split_by_direction():
 
 
 def test_roll_golden_frame():
-    assert decode_golden("roll_1042") == DiceRolled(
+    assert decode_golden("roll_1042") == DiceRead(
         device="dice-shaker", event_id=4, roll_id=1042, command_id=7, faces=(3, 5, 6))
     assert decode_golden("roll_1042").total == 14
 

@@ -24,7 +24,7 @@ from drivers.dice_shaker.driver import DiceShakerDriver, ShakeFailed
 from drivers.dice_shaker.events import (
     DiceFault,
     DiceFaultCleared,
-    DiceRolled,
+    DiceRead,
     DiceStatus,
     ShakeRefused,
 )
@@ -107,7 +107,7 @@ def assert_nothing_lost_or_duplicated(rig: Rig, events: list) -> None:
     device_events = of(events, DeviceEvent)
     assert [e.event_id for e in device_events] == list(range(1, len(device_events) + 1))
     assert len(device_events) == rig.sim.link.stats.events_sent  # every event the device sent, once
-    assert [(e.roll_id, e.faces) for e in of(events, DiceRolled)] == rig.sim.model.rolls
+    assert [(e.roll_id, e.faces) for e in of(events, DiceRead)] == rig.sim.model.rolls
 
 
 # -- the common suite: simulator over USB, over a pty, and real hardware ------------------------
@@ -135,8 +135,8 @@ async def test_roll_returns_the_roll_the_device_made(target):
         assert roll.source is DiceSourceKind.SHAKER
         assert roll.serial_number == rig.driver.hello.serial_number
         assert all(1 <= face <= 6 for face in roll.faces) and 3 <= roll.total <= 18
-        events = await collect(rig.driver, has(DiceRolled))
-        (rolled,) = of(events, DiceRolled)
+        events = await collect(rig.driver, has(DiceRead))
+        (rolled,) = of(events, DiceRead)
         assert (rolled.roll_id, rolled.faces) == (roll.roll_id, roll.faces)
         if rig.sim is not None:
             assert rig.sim.model.rolls == [(1, roll.faces)]
@@ -149,8 +149,8 @@ async def test_each_shake_has_the_next_roll_id(target):
         first = await rig.driver.roll()
         second = await rig.driver.roll()
         assert second.roll_id == first.roll_id + 1
-        events = await collect(rig.driver, has(DiceRolled, 2))
-        rolled = of(events, DiceRolled)
+        events = await collect(rig.driver, has(DiceRead, 2))
+        rolled = of(events, DiceRead)
         assert [e.roll_id for e in rolled] == [first.roll_id, second.roll_id]
         assert rolled[0].command_id < rolled[1].command_id
         if rig.sim is not None:
@@ -189,8 +189,8 @@ async def test_die_fault_voids_the_shake_and_the_reshake_rolls_once_with_a_new_i
         assert void.die in (1, 2, 3)
         roll = await rig.driver.roll()
         assert roll.roll_id == 2
-        events = await collect(rig.driver, has(DiceRolled))
-        assert [type(e) for e in events] == [LinkUp, DiceStatus, DiceFault, DiceFaultCleared, DiceRolled]
+        events = await collect(rig.driver, has(DiceRead))
+        assert [type(e) for e in events] == [LinkUp, DiceStatus, DiceFault, DiceFaultCleared, DiceRead]
         assert events[3].kind == kind
         assert events[4].command_id != void.command_id
         assert_nothing_lost_or_duplicated(rig, events)
@@ -210,7 +210,7 @@ async def test_cover_open_refuses_the_shake_until_it_closes(target):
             "cover_open", None, None, None)
         roll = await rig.driver.roll()
         assert roll.roll_id == 1  # the refused SHAKE was never an attempt
-        events += await collect(rig.driver, has(DiceRolled))
+        events += await collect(rig.driver, has(DiceRead))
         assert_nothing_lost_or_duplicated(rig, events)
 
 
@@ -228,7 +228,7 @@ async def test_tamper_is_latched_until_the_attendant_resets_it(target):
         assert events[2].kind == "tamper" and events[5].kind == "tamper"
         roll = await rig.driver.roll()
         assert roll.roll_id == 1
-        events += await collect(rig.driver, has(DiceRolled))
+        events += await collect(rig.driver, has(DiceRead))
         assert_nothing_lost_or_duplicated(rig, events)
 
 
@@ -253,10 +253,10 @@ async def test_a_shake_while_shaking_is_refused_as_busy(target):
     async with shaker(target, shake_duration=0.2) as rig:
         first = rig.driver.shake()
         second = rig.driver.shake()
-        events = await collect(rig.driver, has(DiceRolled))
+        events = await collect(rig.driver, has(DiceRead))
         refused = of(events, ShakeRefused)
         assert [(e.command_id, e.reason) for e in refused] == [(second, "busy")]
-        assert [(e.command_id, e.roll_id) for e in of(events, DiceRolled)] == [(first, 1)]
+        assert [(e.command_id, e.roll_id) for e in of(events, DiceRead)] == [(first, 1)]
 
 
 # -- link fault scenarios -------------------------------------------------------------------------
@@ -267,8 +267,8 @@ async def test_a_shake_while_shaking_is_refused_as_busy(target):
 async def test_link_fault_on_the_roll_still_delivers_it_exactly_once(target, fault):
     async with shaker(target, faults=[fault]) as rig:
         roll = await rig.driver.roll()
-        events = await collect(rig.driver, has(DiceRolled))
-        assert [type(e) for e in events] == [LinkUp, DiceStatus, DiceRolled]
+        events = await collect(rig.driver, has(DiceRead))
+        assert [type(e) for e in events] == [LinkUp, DiceStatus, DiceRead]
         assert rig.sim.model.rolls == [(roll.roll_id, roll.faces)]
         assert_nothing_lost_or_duplicated(rig, events)
         stats, device = rig.driver.stats, rig.sim.link.stats
@@ -288,10 +288,10 @@ async def test_link_cut_after_the_roll_reconnects_and_delivers_it_exactly_once(t
         kinds = [type(e) for e in events]
         if target == "usb":
             # unplugging lost the ROLL in the endpoint buffer: it is re-sent after the reconnect
-            assert kinds == [LinkUp, DiceStatus, LinkLost, LinkRestored, DiceRolled, DiceStatus]
+            assert kinds == [LinkUp, DiceStatus, LinkLost, LinkRestored, DiceRead, DiceStatus]
         else:
             # the ROLL reached the host, the ACK was lost in the cut: the re-sent copy is dropped
-            assert kinds == [LinkUp, DiceStatus, DiceRolled, LinkLost, LinkRestored, DiceStatus]
+            assert kinds == [LinkUp, DiceStatus, DiceRead, LinkLost, LinkRestored, DiceStatus]
             assert rig.driver.stats.duplicates_dropped == 1
         assert of(events, LinkRestored)[0].device_restarted is False
         assert rig.sim.model.rolls == [(roll.roll_id, roll.faces)]
@@ -320,7 +320,7 @@ async def test_a_bad_face_from_the_device_is_an_error_event_and_the_link_carries
         assert isinstance(error.error, ProtocolError) and "die 3 shows 7" in str(error.error)
         assert error.error.raw is not None and error.error.raw[3] == 0x50
         assert error.error.raw[8:19] == bytes.fromhex("00000009 00000001 010207")
-        assert of(events, DiceRolled) == []
+        assert of(events, DiceRead) == []
         roll = await rig.driver.roll()
         assert roll.roll_id == 1
 
@@ -330,8 +330,8 @@ async def test_roll_times_out_when_the_device_does_not_answer_in_time(target):
     async with shaker(target, shake_duration=0.4) as rig:
         with pytest.raises(DriverTimeoutError, match="no answer to SHAKE"):
             await rig.driver.roll(timeout=0.1)
-        events = await collect(rig.driver, has(DiceRolled))  # the late roll is still an event
-        assert len(of(events, DiceRolled)) == 1
+        events = await collect(rig.driver, has(DiceRead))  # the late roll is still an event
+        assert len(of(events, DiceRead)) == 1
 
 
 @pytest.mark.parametrize("target", SIMULATED)

@@ -8,7 +8,7 @@ import threading
 
 from drivers.link import LinkConfig
 from drivers.shuffler.driver import ShufflerDriver
-from drivers.shuffler.events import PileDealt, Shuffled, UnusedCards
+from drivers.shuffler.events import PileRead, Shuffled, UnusedCards
 from simulators.device_link import DeviceLinkConfig
 from simulators.shuffler import ShufflerSimulator
 
@@ -27,7 +27,7 @@ class FlakyJournal:
 
     def __call__(self, event: object, raw: bytes) -> None:
         with self.lock:
-            if isinstance(event, PileDealt) and event.pile == 3 and not self.refused:
+            if isinstance(event, PileRead) and event.pile == 3 and not self.refused:
                 self.refused += 1
                 raise OSError("disk busy")
             # the device still holds the event in its outbox: no ACK has been sent for it yet
@@ -51,11 +51,11 @@ async def test_journal_runs_before_the_ack_and_a_failure_makes_the_device_resend
             while not isinstance(e := await driver.next_event(4.0), UnusedCards):
                 events.append(e)
             events.append(e)
-            piles = [e for e in events if isinstance(e, PileDealt)]
+            piles = [e for e in events if isinstance(e, PileRead)]
             assert [p.pile for p in piles] == [1, 2, 3, 4, 5, 6, 7]  # pile 3 once, after the resend
             assert journal.refused == 1
             assert driver.link.stats.journal_failures == 1
             assert sim.runner.link.stats.retransmissions >= 1
-            recorded_piles = [e for e in journal.recorded if isinstance(e, PileDealt)]
+            recorded_piles = [e for e in journal.recorded if isinstance(e, PileRead)]
             assert recorded_piles == piles  # every queued event was journalled, in the same order
             assert all(journal.unacked_when_recorded)

@@ -13,7 +13,7 @@ from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
     FaultKind,
-    PileDealt,
+    PileRead,
     RejectReason,
     Shuffled,
     ShufflerFault,
@@ -44,10 +44,10 @@ EVENTS = [
     pytest.param("A5 09 02 21 00 00 00 01 00 00 00 01 35 7A B8",
                  Shuffled(device=S, event_id=1, command_id=1, cards_counted=53), id="shuffled"),
     pytest.param("A5 18 04 22 00 00 00 02 00 00 00 02 01 07 37 68 35 64 39 73 34 63 54 68 34 64 32 73 80 8C",
-                 PileDealt(device=S, event_id=2, command_id=2, pile=1,
+                 PileRead(device=S, event_id=2, command_id=2, pile=1,
                            cards=("7h", "5d", "9s", "4c", "Th", "4d", "2s")), id="pile"),
     pytest.param("A5 18 06 22 00 00 00 03 00 00 00 02 02 07 51 73 41 64 36 73 3F 3F 36 68 34 73 4A 63 AA 64",
-                 PileDealt(device=S, event_id=3, command_id=2, pile=2,
+                 PileRead(device=S, event_id=3, command_id=2, pile=2,
                            cards=("Qs", "Ad", "6s", None, "6h", "4s", "Jc")), id="pile-unreadable"),
     pytest.param("A5 11 0C 23 00 00 00 09 00 00 00 02 04 51 68 38 68 34 68 37 73 C4 A0",
                  UnusedCards(device=S, event_id=9, command_id=2, cards=("Qh", "8h", "4h", "7s")),
@@ -95,7 +95,7 @@ def test_golden_event_frames_decode_to_typed_events(text, expected):
 
 
 def test_unreadable_positions_and_deck_check_completeness():
-    pile = PileDealt(device=S, event_id=1, command_id=1, pile=2,
+    pile = PileRead(device=S, event_id=1, command_id=1, pile=2,
                      cards=("Qs", None, "6s", None, "6h", "4s", "Jc"))
     assert pile.unreadable == (2, 4)
     full = DeckChecked(device=S, event_id=1, command_id=1, deck_size=53, scanned=53, unreadable=0, missing=(),

@@ -31,7 +31,7 @@ from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
-    PileDealt,
+    PileRead,
     RejectReason,
     Shuffled,
     ShufflerState,
@@ -180,7 +180,7 @@ async def test_deal_reports_seven_piles_of_seven_in_order_then_the_unused_cards(
     async with rig(kind) as r:
         await r.next()
         deal_id, events = await r.deal(53)
-        piles = [e for e in events if isinstance(e, PileDealt)]
+        piles = [e for e in events if isinstance(e, PileRead)]
         unused = events[-1]
         assert [p.pile for p in piles] == [1, 2, 3, 4, 5, 6, 7]
         assert all(p.command_id == deal_id and len(p.cards) == 7 for p in piles)
@@ -235,7 +235,7 @@ async def test_double_joker_deck_leaves_five_unused_cards(kind):
         _, events = await r.deal(54)
         unused = events[-1]
         assert isinstance(unused, UnusedCards) and len(unused.cards) == 5
-        seen = [card for e in events if isinstance(e, PileDealt) for card in e.cards] + list(unused.cards)
+        seen = [card for e in events if isinstance(e, PileRead) for card in e.cards] + list(unused.cards)
         assert sorted(seen) == sorted(documented_deck(2))
         expected_piles, expected_unused = expected_deal(SEED, jokers=2)
         assert list(unused.cards) == expected_unused
@@ -248,7 +248,7 @@ async def test_two_deals_in_a_row_reuse_the_deck(kind):
         _, first = await r.deal()
         _, second = await r.deal()
         for events in (first, second):
-            assert [type(e).__name__ for e in events].count("PileDealt") == 7
+            assert [type(e).__name__ for e in events].count("PileRead") == 7
         assert r.driver.stats.duplicates_dropped == 0
 
 

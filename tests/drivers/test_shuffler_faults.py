@@ -24,7 +24,7 @@ from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
     FaultKind,
-    PileDealt,
+    PileRead,
     RejectReason,
     Shuffled,
     ShufflerFault,
@@ -38,7 +38,7 @@ S = "shuffler"
 
 
 def piles_of(events):
-    return [e for e in events if isinstance(e, PileDealt)]
+    return [e for e in events if isinstance(e, PileRead)]
 
 
 def assert_exactly_once_in_order(events, seed=SEED):
@@ -338,7 +338,7 @@ async def test_private_simulator_from_the_url_query():
         driver.shuffle(53)
         driver.deal()
         events = [await driver.next_event(2) for _ in range(6)]
-        assert [type(e).__name__ for e in events] == ["Shuffled", "PileDealt", "PileDealt", "PileDealt",
+        assert [type(e).__name__ for e in events] == ["Shuffled", "PileRead", "PileRead", "PileRead",
                                                       "ShufflerFault", "DealAborted"]
 
 

@@ -14,7 +14,7 @@ import serial
 from drivers.base import LinkUp
 from drivers.link import LinkConfig
 from drivers.shuffler.driver import ShufflerDriver
-from drivers.shuffler.events import FaultKind, PileDealt, ShufflerFault, UnusedCards
+from drivers.shuffler.events import FaultKind, PileRead, ShufflerFault, UnusedCards
 from simulators.__main__ import main as simulators_main
 from simulators.channels import SocketChannel
 from simulators.device_link import DeviceLinkConfig
@@ -78,7 +78,7 @@ async def test_listen_serves_the_driver_over_a_socket_and_obeys_stdin():
             driver.shuffle(53)
             driver.deal()
             events = [await driver.next_event(2) for _ in range(9)]
-            assert [type(e) for e in events[1:]] == [PileDealt] * 7 + [UnusedCards]
+            assert [type(e) for e in events[1:]] == [PileRead] * 7 + [UnusedCards]
             process.stdin.write("open-door\n")
             process.stdin.flush()
             fault = await driver.next_event(2)
