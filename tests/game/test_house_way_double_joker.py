@@ -39,7 +39,8 @@ EXAMPLES = [
     ("Kh Ks 9h 9s 5h JK JK", "JK JK", "Kh Ks 9h 9s 5h", "flush.pair.three-pairs", (), ()),
     # DJ6: 5 6 8 and two jokers: 4-8 or 5-9, same natural cards, jokers at the bottom (4-8);
     # the non-straights K and 2
-    ("5c 6d 8h JK JK Kc 2s", "Kc 2s", "5c 6d 8h JK JK", "straight.three-of-a-kind.5-card", ("straight.pair.any-other-pair",), ()),
+    # Readings G7: 2-6 (jokers at 3 and 4) puts K-8 up, 4-8 only K-2
+    ("5c 6d 8h JK JK Kc 2s", "8h Kc", "5c 6d JK JK 2s", "straight.three-of-a-kind.5-card", ("straight.pair.any-other-pair",), ()),
     # DJ6: 3 4 JK 6 7 JK 9: a 7-card straight with a joker in the sixth place: that joker and the 9
     (
         "3c 4d 6h 7s 9c JK JK", "JK 9c", "3c 4d 6h 7s JK", "straight.three-of-a-kind.7-card-joker-sixth",

@@ -34,6 +34,9 @@ EXAMPLES = [
     # G7. Straights.
     ("G7", "5c 6h 7s 8d 9s Td 2c", "Td 2c", "5c 6h 7s 8d 9s", "straight.three-of-a-kind.6-card-any-other", ("straight.no-pair",), ()),
     ("G7", "3c 4d 5h 6s 7c 8d JK", "JK 8d", "3c 4d 5h 6s 7c", "straight.three-of-a-kind.7-card-joker-first", ("straight.no-pair",), ()),
+    # G7 as amended: the run that leaves the highest two-card hand in front (not the higher run)
+    ("G7", "3c 5d 6d 7s 9h JK Qc", "Qc 9h", "3c JK 5d 6d 7s", "straight.three-of-a-kind.5-card", ("straight.no-pair",), ()),
+    ("G7", "5c 7h 8c 9h Ts Qs JK", "Qs Ts", "5c JK 7h 8c 9h", "straight.three-of-a-kind.6-card-any-other", ("straight.no-pair",), ()),
     # G8. Flush size.
     ("G8", "Kh Jh 9h 7h 5h 3h Qs", "Kh Qs", "Jh 9h 7h 5h 3h", "flush.three-of-a-kind.6-card-without-joker", ("flush.otherwise",), ()),
     ("G8", "Kh 9h 7h 5h 3h 2h JK", "JK Kh", "9h 7h 5h 3h 2h", "flush.three-of-a-kind.7-card-with-joker", ("flush.otherwise",), ()),
@@ -135,11 +138,11 @@ def way():
 
 
 def test_every_readings_example_is_here():
-    """62 example hands in house-way-readings.md (counted by hand: G1 2, G2 2, G3 1, G4 2,
-    G5 2, G7 2, G8 2, G9 1, G10 2, five of a kind 2, R1 2, R2 2, S1 2, S2 2, Q1 1, Q2 2,
+    """64 example hands in house-way-readings.md (counted by hand: G1 2, G2 2, G3 1, G4 2,
+    G5 2, G7 4, G8 2, G9 1, G10 2, five of a kind 2, R1 2, R2 2, S1 2, S2 2, Q1 1, Q2 2,
     H1 2, F1 1, F2 2, F3 2, F4 2, F5 6, F6 2, T1 2, T2 2, T3 3, T4 2, T5 2, K1 2, K2 1, C1 2)."""
-    assert len(EXAMPLES) == 62
-    assert len({hand for _, hand, *_ in EXAMPLES}) == 62
+    assert len(EXAMPLES) == 64
+    assert len({hand for _, hand, *_ in EXAMPLES}) == 64
 
 
 @pytest.mark.parametrize(("reading", "hand", "low", "high", "rule_id", "via", "skipped"), EXAMPLES, ids=IDS)

@@ -30,8 +30,8 @@ from table_controller.game.cards import (
 )
 from table_controller.game.evaluator import RankingRules, Wheel
 from table_controller.game.house_way import load_house_way
-from table_controller.game.house_way.reference import longest_run, reference_set
-from table_controller.game.house_way.straights import rank_mask, straight_window
+from table_controller.game.house_way.reference import longest_run, longest_runs, reference_set
+from table_controller.game.house_way.straights import rank_mask, straight_window, straight_windows
 
 WAYS = ["house-way-002", "strong-004"]
 RANKINGS = [
@@ -124,6 +124,7 @@ def test_every_example_hand_is_set_as_the_reference_sets_it(name):
 )
 def test_the_plain_straight_is_the_fast_one(ranks, jokers, nevada):
     assert longest_run(ranks, jokers, nevada) == straight_window(rank_mask(ranks), jokers, nevada)
+    assert longest_runs(ranks, jokers, nevada) == straight_windows(rank_mask(ranks), jokers, nevada)
 
 
 @pytest.mark.parametrize("name", WAYS)

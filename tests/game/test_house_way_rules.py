@@ -378,13 +378,37 @@ def test_never_applying_rows_never_decide_in_random_hands(hand):
 # -- choices where the readings are silent (docs/house-way.md, "Choices") ---------------------
 
 
-def test_choice_runs_of_equal_length_the_higher_straight_is_used(way):
-    """3 5 6 7 9 and a joker make 3-7 or 5-9; the straight that ranks higher (G5) stays
-    behind, so the 3 and the King are the non-straights."""
+def test_choice_runs_of_equal_length_the_highest_front_is_used(way):
+    """3 5 6 7 9 and a joker make 3-7 or 5-9; Readings G7 (amended) uses the run that leaves
+    the highest two-card hand in front: 3-7 puts K-9 up, 5-9 only K-3."""
     result = way.set(parse_cards("3c 5d 6h 7s 9d JK Kc"))
     assert (result.rule_id, result.via) == ("straight.three-of-a-kind.5-card", ("straight.no-pair",))
-    assert _multiset(result.setting.low) == _multiset(parse_cards("3c Kc"))
-    assert _multiset(result.setting.high) == _multiset(parse_cards("5d 6h 7s 9d JK"))
+    assert _multiset(result.setting.low) == _multiset(parse_cards("9d Kc"))
+    assert _multiset(result.setting.high) == _multiset(parse_cards("3c 5d 6h 7s JK"))
+
+
+@pytest.mark.parametrize("name", ["house-way-002", "strong-004"])
+@pytest.mark.parametrize(
+    ("hand", "low"),
+    [("3c 5d 6d 7s 9h JK Qc", "Qc 9h"), ("5c 7h 8c 9h Ts Qs JK", "Qs Ts")],
+)
+def test_g7_amended_examples_in_both_ways_and_both_games(name, hand, low):
+    """Readings G7: the required examples, in both ways, in the 53- and 54-card games."""
+    result = load_house_way(name).set(parse_cards(hand), max_jokers=1)
+    assert _multiset(result.setting.low) == _multiset(parse_cards(low))
+    cards = parse_cards(hand)
+    assert _multiset(result.setting.high) == _multiset(c for c in cards if c not in parse_cards(low))
+    assert load_house_way(name).set(cards, max_jokers=2) == result
+
+
+def test_g7_the_runs_are_tried_the_higher_first_and_equal_fronts_keep_it(way):
+    """Readings G7: the runs of the longest length, the higher first (kept when the fronts are
+    equal); with a pair of 9s the row puts the pair up under either run."""
+    from table_controller.game.house_way.straights import rank_mask, straight_windows
+
+    assert straight_windows(rank_mask([3, 5, 6, 7, 9]), 1) == [(5, 5), (3, 5)]
+    result = way.set(parse_cards("3c 5d 6h 7s 9d 9h JK"))
+    assert _multiset(result.setting.low) == _multiset(parse_cards("9d 9h"))
 
 
 def test_choice_the_wheel_rule_decides_between_a_wheel_and_another_run():

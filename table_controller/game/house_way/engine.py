@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import Any
 
 from ..cards import Card, codes
-from ..evaluator import DEFAULT_RULES, RankingRules
+from ..evaluator import DEFAULT_RULES, RankingRules, rank_low
 from ..setting import Setting
 from .errors import NoLegalSettingError
 from .facts import (
@@ -390,6 +390,30 @@ class HouseWay:
         """Set seven cards by this way. Raises a CardError for a bad hand (size, duplicates,
         more than ``max_jokers`` jokers) and NoLegalSettingError if the way has a gap."""
         facts = HandFacts(cards, ranking, max_jokers)
+        result = self._set(facts)
+        if facts.jokers and facts.run_asked():
+            return self._best_run(cards, ranking, max_jokers, facts, result)
+        return result
+
+    def _best_run(
+        self, cards: Sequence[Card], ranking: RankingRules, max_jokers: int, facts: HandFacts, result: HouseWayResult
+    ) -> HouseWayResult:
+        """Readings G7: when the joker can fill different gaps, giving more than one run of the
+        longest length, the run that leaves the highest two-card hand in front under the row
+        that applies; equal, the higher run (the one already used)."""
+        windows = facts.run_windows()
+        best, best_low = result, rank_low(result.setting.low, ranking)
+        for window in windows[1:]:
+            other = HandFacts(cards, ranking, max_jokers)
+            other.run_kind = facts.run_kind
+            other.force_run(window)
+            candidate = self._set(other)
+            low = rank_low(candidate.setting.low, ranking)
+            if low > best_low:
+                best, best_low = candidate, low
+        return best
+
+    def _set(self, facts: HandFacts) -> HouseWayResult:
         plan = self._plans.get(facts.signature)
         if plan is None:
             section, blocks = self._section_of(facts)

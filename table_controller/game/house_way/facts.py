@@ -40,6 +40,8 @@ from .straights import (
     NIBBLE,
     five_card_windows,
     presence,
+    spread,
+    straight_windows,
     straight_possible,
     straight_window_of_ranks,
 )
@@ -531,6 +533,27 @@ class HandFacts:
         run = None if window is None else self._build_run(window, suit)
         self._run = (kind, run)
         return run
+
+    def run_asked(self) -> bool:
+        """Did a row ask for the straight used, and is there one?"""
+        found = self._run
+        return found is not _UNSET and found[1] is not None  # type: ignore[index]
+
+    def run_windows(self) -> list[tuple[int, int]]:
+        """Every run of the longest length the section's rows could use, the higher first
+        (straights.straight_windows; the first is the one run() builds)."""
+        if self.run_kind == "straight-flush":
+            if self.flush_suit is None:
+                return []
+            ranks = self._flush_ranks()
+        else:
+            ranks = self._present | self._present >> 13 & 2  # an Ace plays low too
+        return straight_windows(spread(ranks), len(self.jokers), self.nevada)
+
+    def force_run(self, window: tuple[int, int]) -> None:
+        """Use this run as the straight (Readings G7: the engine tries each of run_windows)."""
+        suit = self.flush_suit if self.run_kind == "straight-flush" else None
+        self._run = (self.run_kind, self._build_run(window, suit))
 
     def _build_run(self, window: tuple[int, int], suit: str | None) -> Run:
         low, length = window

@@ -17,6 +17,9 @@ The steps (docs/house-way.md, Readings):
    the strongest low hand, then the fewest jokers in front; still equal, the first.
 4. G4: a row whose every choice fouls is skipped (recorded) and the next one is tried.
 5. No row: the way's last resort, else NoLegalSettingError.
+6. G7: when the joker can fill different gaps, giving more than one run of the longest
+   length, steps 2-5 are taken with each; the run whose front is the highest two-card hand
+   is used, equal, the higher run.
 """
 
 from __future__ import annotations
@@ -67,10 +70,10 @@ def _how_high(low: int, length: int, nevada: bool) -> int:
     return top
 
 
-def longest_run(ranks: Sequence[int], jokers: int, nevada: bool) -> tuple[int, int] | None:
-    """``(lowest rank, length)`` of the straight used, or None: the longest run the natural
-    ``ranks`` and ``jokers`` make; among runs of that length made of different natural cards,
-    the highest; the same natural cards placed lowest (the jokers at the bottom)."""
+def longest_runs(ranks: Sequence[int], jokers: int, nevada: bool) -> list[tuple[int, int]]:
+    """``(lowest rank, length)`` of every run of the longest length the natural ``ranks`` and
+    ``jokers`` make, one per set of natural cards used, placed lowest (the jokers at the
+    bottom); the highest first."""
     held = _held(ranks)
     for length in (7, 6, 5):
         runs: dict[frozenset[int], list[int]] = {}  # natural ranks used -> the starts that use them
@@ -79,9 +82,17 @@ def longest_run(ranks: Sequence[int], jokers: int, nevada: bool) -> tuple[int, i
             if length - len(used) <= jokers:
                 runs.setdefault(used, []).append(low)
         if runs:
-            best = max(runs.values(), key=lambda starts: max(_how_high(low, length, nevada) for low in starts))
-            return min(best), length
-    return None
+            ordered = sorted(
+                runs.values(), key=lambda starts: (max(_how_high(low, length, nevada) for low in starts), min(starts))
+            )
+            return [(min(starts), length) for starts in reversed(ordered)]
+    return []
+
+
+def longest_run(ranks: Sequence[int], jokers: int, nevada: bool) -> tuple[int, int] | None:
+    """The higher of the longest runs (longest_runs), or None below five cards."""
+    runs = longest_runs(ranks, jokers, nevada)
+    return runs[0] if runs else None
 
 
 # -- the facts of a hand, plainly ----------------------------------------------------------------
@@ -95,6 +106,7 @@ class PlainFacts:
         self.cards = tuple(cards)
         self.ranking = ranking
         self.run_kind = "straight"
+        self.forced_run: tuple[int, int] | None = None  # Readings G7: the run tried
         self.memo: dict[Any, Any] = {}
         self.jokers = [i for i, card in enumerate(self.cards) if card.is_joker]
         # G2: in groups of ranks a joker is an Ace
@@ -165,14 +177,22 @@ class PlainFacts:
         ranks = [self.grank[i] for i in range(7) if self.suits[i] == self.flush_suit]
         return longest_run(ranks, len(self.jokers), self.nevada)
 
+    def runs(self) -> list[tuple[int, int]]:
+        """Every run of the longest length the section's rows could use, the highest first."""
+        if self.run_kind == "straight-flush":
+            if self.flush_suit is None:
+                return []
+            ranks = [self.grank[i] for i in range(7) if self.suits[i] == self.flush_suit]
+            return longest_runs(ranks, len(self.jokers), self.nevada)
+        return longest_runs(*self._naturals(range(7)), self.nevada)
+
     def run(self) -> Run | None:
         """The straight used by the section being read (the straight flush's in Straight
         Flush), from its lowest card up: each rank's last natural copy in hand order, a joker
-        where none (G7)."""
-        if self.run_kind == "straight-flush":
-            window, suit = self.straight_flush_window(), self.flush_suit
-        else:
-            window, suit = self.run_window_of(range(7)), None
+        where none (G7). The run tried (``forced_run``), else the highest."""
+        suit = self.flush_suit if self.run_kind == "straight-flush" else None
+        runs = self.runs()
+        window = self.forced_run or (runs[0] if runs else None)
         if window is None:
             return None
         low, length = window
@@ -296,6 +316,24 @@ def reference_set(
     facts = PlainFacts(cards, ranking)
     section = section_of(way, facts)
     facts.run_kind = section.run
+    runs = facts.runs()
+    if len(runs) <= 1:
+        return _set(way, section, facts)
+    # Readings G7: the run that leaves the highest two-card hand in front under the row that
+    # applies; equal, the higher run (the first)
+    best, best_low = None, -1
+    for window in runs:
+        tried = PlainFacts(cards, ranking)
+        tried.run_kind = section.run
+        tried.forced_run = window
+        result = _set(way, section, tried)
+        low = rank_low(result.setting.low, ranking)
+        if low > best_low:
+            best, best_low = result, low
+    return best  # type: ignore[return-value]
+
+
+def _set(way: HouseWay, section: Section, facts: PlainFacts) -> HouseWayResult:
     skipped: list[str] = []
     rules = [rule for rule in way.rules if rule.section == section.id]
     found = _walk(way, rules, facts, skipped, (), steps=False)

@@ -6,10 +6,11 @@ bit ``4 * r``, and an Ace is also bit 4 (rank 1), since it may play low (A-2-3..
 the hand's rank counters.) Jokers fill gaps or extend the run (002_08ea07f9e4b504bc.txt:
 the joker completes a straight).
 
-Choice of run (docs/house-way.md, Readings G7 and "Choices"): the longest; among runs of
-that length made of different natural cards, the one whose best straight ranks highest
-(A-2-3-4-5 per the table's wheel rule); among placements of the same natural cards, the
-jokers go at the bottom ("When the joker could stand at either end, it goes at the bottom").
+Runs (docs/house-way.md, Readings G7 and "Choices"): the longest; among runs of that
+length made of different natural cards, ``straight_window`` gives the one whose best
+straight ranks highest (A-2-3-4-5 per the table's wheel rule) and ``straight_windows`` all of
+them, that one first (the engine keeps the one leaving the highest front, ties to the
+first); among placements of the same natural cards, the jokers go at the bottom.
 
 Speed (docs/house-way.md, "Speed"): the ranks held in every window of a length are counted at once, each window's count
 in its own nibble (the mask plus its shifts), and the windows a run can fill are read from
@@ -142,6 +143,27 @@ def straight_window(mask: int, jokers: int, nevada: bool = True) -> tuple[int, i
         return (starts.bit_length() - 4) // NIBBLE, length
     windows = _WINDOW_AT[length]
     return _choose([(low, mask & windows[low]) for low in _starts(starts)], length, nevada)
+
+
+def straight_windows(mask: int, jokers: int, nevada: bool = True) -> list[tuple[int, int]]:
+    """Every run of the longest length made of different natural cards, each placed lowest
+    (the jokers at the bottom), the higher first: the first is ``straight_window``'s. More
+    than one only when a joker can fill different gaps; docs/house-way.md, Readings G7, then
+    uses the one that leaves the highest two-card hand in front (engine.py)."""
+    mask &= _ONES
+    for length in (7, 6, 5):
+        found = [(low, mask & window) for low, window in _WINDOWS[length] if length - (mask & window).bit_count() <= jokers]
+        if found:
+            break
+    else:
+        return []
+    best: dict[int, list[int]] = {}  # natural cards of the run -> [value, lowest start]
+    for low, naturals in found:
+        value = _value(low, length, nevada)
+        entry = best.setdefault(naturals, [value, low])
+        entry[0] = max(entry[0], value)
+        entry[1] = min(entry[1], low)
+    return [(low, length) for _, low in sorted(best.values(), reverse=True)]
 
 
 # a byte of a rank mask -> the same bits, one per nibble (a presence mask's layout)
