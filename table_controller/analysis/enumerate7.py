@@ -25,7 +25,7 @@ from math import comb
 
 from ..game.cards import Game
 from ..game.evaluator import HighCategory, SevenCardCategory
-from .patterns import RANKS, SUITS, best_five, big_hand, rank_multisets, suit_ways, unsuited_category
+from .patterns import RANKS, SUITS, big_hand, rank_multisets, suit_ways, suited_category, unsuited_category
 
 Progress = Callable[[int, int], None]  # (steps done, steps in all)
 
@@ -52,6 +52,7 @@ def count_seven_card_hands(game: Game, progress: Progress | None = None) -> Seve
     high: Counter[HighCategory] = Counter()
     big: Counter[SevenCardCategory] = Counter()
     by_jokers: dict[int, int] = {}
+    plain_of: dict[tuple[int, ...], tuple[HighCategory, SevenCardCategory]] = {}  # pass 1, reused by pass 2
     steps = [(j, None) for j in range(deck_jokers + 1)]
     steps += [(j, case) for j in range(deck_jokers + 1) for case in _flush_cases(7 - j, j)]
     for done, (jokers, case) in enumerate(steps):
@@ -62,21 +63,30 @@ def count_seven_card_hands(game: Game, progress: Progress | None = None) -> Seve
             for counts in rank_multisets(naturals, SUITS):
                 ways = weight * suit_ways(counts)
                 hands += ways
-                high[unsuited_category(counts, jokers)] += ways
-                big[big_hand(counts, jokers)] += ways
+                plain = unsuited_category(counts, jokers)
+                plain_big = big_hand(counts, jokers, 0, plain)
+                plain_of[counts] = plain, plain_big
+                high[plain] += ways
+                big[plain_big] += ways
             by_jokers[jokers] = hands
         else:
             size, rest = case
             others = [(m, suit_ways(m, SUITS - 1)) for m in rank_multisets(rest, SUITS - 1)]
             for flush in combinations(range(RANKS), size):
                 flush_mask = sum(1 << r for r in flush)
+                suited = suited_category(flush_mask, jokers)
                 for extra, extra_ways in others:
                     counts = tuple(c + (flush_mask >> r & 1) for r, c in enumerate(extra))
                     ways = weight * SUITS * extra_ways
-                    high[best_five(counts, jokers, flush_mask)] += ways
-                    high[unsuited_category(counts, jokers)] -= ways
-                    big[big_hand(counts, jokers, flush_mask)] += ways
-                    big[big_hand(counts, jokers)] -= ways
+                    plain, as_plain = plain_of[counts]
+                    best = max(plain, suited)
+                    if best != plain:
+                        high[best] += ways
+                        high[plain] -= ways
+                    real = big_hand(counts, jokers, flush_mask, best)
+                    if real != as_plain:
+                        big[real] += ways
+                        big[as_plain] -= ways
         if progress is not None:
             progress(done + 1, len(steps))
     total = comb(52 + deck_jokers, 7)

@@ -64,6 +64,12 @@ def masks_of_ids(ids: np.ndarray) -> np.ndarray:
     return np.bitwise_or.reduce(BIT_OF_ID[ids], axis=-1)
 
 
+def ids_of_mask(mask: int) -> list[int]:
+    """The card ids of one hand mask, ascending."""
+    mask = int(mask)
+    return [i for i in range(54) if mask >> i & 1]
+
+
 def keys_of_masks(masks: np.ndarray) -> np.ndarray:
     """Pattern keys of hand masks (``pattern_key`` layout), int64."""
     joker_bits = masks >> 52
@@ -328,6 +334,7 @@ __all__ = [
     "get_lookup",
     "build_hash",
     "hand_keys",
+    "ids_of_mask",
     "keys_of_masks",
     "masks_of_ids",
     "highest_low_settings",

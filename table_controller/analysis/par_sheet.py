@@ -128,15 +128,14 @@ def big_hand_math(counts: SevenCardCounts, table: PayTable) -> BonusMath:
     return _bonus_math(Bonus.BIG_HAND, table, combos, counts.total, BIG_HAND_READING)
 
 
-def joker_bonus_combinations(deck_jokers: int) -> dict[tuple[int, int], int]:
+def joker_bonus_combinations(deck_jokers: int, naturals: int = 52, hand: int = 7) -> dict[tuple[int, int], int]:
     """(player jokers, dealer jokers) -> ordered (player hand, dealer hand) pairs, exact."""
-    naturals = 52
     combos: dict[tuple[int, int], int] = {}
-    for player in range(min(deck_jokers, 7) + 1):
-        player_hands = comb(deck_jokers, player) * comb(naturals, 7 - player)
-        left_jokers, left_naturals = deck_jokers - player, naturals - (7 - player)
-        for dealer in range(left_jokers + 1):
-            combos[(player, dealer)] = player_hands * comb(left_jokers, dealer) * comb(left_naturals, 7 - dealer)
+    for player in range(min(deck_jokers, hand) + 1):
+        player_hands = comb(deck_jokers, player) * comb(naturals, hand - player)
+        left_jokers, left_naturals = deck_jokers - player, naturals - (hand - player)
+        for dealer in range(min(left_jokers, hand) + 1):
+            combos[(player, dealer)] = player_hands * comb(left_jokers, dealer) * comb(left_naturals, hand - dealer)
     return combos
 
 

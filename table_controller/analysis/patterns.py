@@ -108,8 +108,13 @@ def best_five(counts: tuple[int, ...], jokers: int, flush_ranks: int = 0) -> Hig
     return best
 
 
-def big_hand(counts: tuple[int, ...], jokers: int, flush_ranks: int = 0) -> SevenCardCategory:
-    """Big Hand Bonus category of a seven-card pattern, in ``seven_card_category``'s order (003)."""
+def big_hand(
+    counts: tuple[int, ...], jokers: int, flush_ranks: int = 0, best: HighCategory | None = None
+) -> SevenCardCategory:
+    """Big Hand Bonus category of a seven-card pattern, in ``seven_card_category``'s order (003).
+
+    ``best``: the pattern's ``best_five``, when the caller has it already.
+    """
     naturals = sum(counts)
     if flush_ranks and flush_ranks.bit_count() == naturals:
         if any(flush_ranks & run == flush_ranks for run in SEVEN_CARD_RUNS):
@@ -120,7 +125,9 @@ def big_hand(counts: tuple[int, ...], jokers: int, flush_ranks: int = 0) -> Seve
             )
     if counts[ACE_INDEX] + jokers >= 6:
         return SevenCardCategory.SIX_ACES
-    return _BIG_HAND_OF_HIGH.get(best_five(counts, jokers, flush_ranks), SevenCardCategory.NOTHING)
+    if best is None:
+        best = best_five(counts, jokers, flush_ranks)
+    return _BIG_HAND_OF_HIGH.get(best, SevenCardCategory.NOTHING)
 
 
 def rank_multisets(size: int, most: int) -> Iterator[tuple[int, ...]]:

@@ -1,0 +1,155 @@
+"""``table-controller analyze``: the table's own math (docs/math.md).
+
+- ``par-sheet``: exact enumeration of every seven-card hand of the table's deck: the best
+  five-card hand distribution, the Big Hand Bonus and Joker Bonus pay tables priced (003).
+- ``house-edge``: the main game by simulation, the dealer by the house way against a
+  player by the house way and by the "highest legal low hand" strategy (004).
+
+Both read the configured table (``--config``, ``TABLE_`` variables) unless ``--game``,
+``--house-way`` or pay-table files are given; every result names the files it was computed
+for with their SHA-256. Output: rich tables, ``--json`` or ``--csv``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .analysis.lookup import get_lookup
+from .analysis.par_sheet import build_par_sheet
+from .analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
+from .analysis.simulate import STRATEGIES, sim_params, simulate
+from .analysis.table import analysed_table
+from .game.cards import Game
+from .game.house_way import load_house_way
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="The table's math: par sheets and house edge.")
+
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="table settings TOML (default: the shipped one)")]
+GameOption = Annotated[Optional[Game], typer.Option("--game", help="standard (53 cards) or double-joker (54)")]
+WayOption = Annotated[Optional[str], typer.Option("--house-way", help="a house way name (config/house_ways)")]
+BigHandOption = Annotated[Optional[Path], typer.Option("--big-hand", help="Big Hand Bonus pay table file")]
+JokerOption = Annotated[Optional[Path], typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
+JsonOption = Annotated[bool, typer.Option("--json", help="one JSON document on standard output")]
+CsvOption = Annotated[bool, typer.Option("--csv", help="CSV rows on standard output")]
+
+
+def _stderr() -> Console:
+    return Console(stderr=True)
+
+
+@contextmanager
+def _progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on a terminal (standard error); a callback (done, total)."""
+    if not enabled:
+        yield None
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=_stderr(), transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def _emit(document: Any, as_json: bool, as_csv: bool, tables: Callable[[], list[Any]], rows: Callable[[], Any]) -> None:
+    if as_json and as_csv:
+        raise typer.BadParameter("give --json or --csv, not both")
+    if as_json:
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif as_csv:
+        sys.stdout.write(to_csv(rows()))
+    else:
+        console = Console()
+        for table in tables():
+            console.print(table)
+
+
+@app.command("par-sheet")
+def par_sheet(
+    config: ConfigOption = None,
+    game: GameOption = None,
+    house_way: WayOption = None,
+    big_hand: BigHandOption = None,
+    joker_bonus: JokerOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """Exact par sheet of the table: every seven-card hand counted (docs/math.md)."""
+    table = analysed_table(config, game, house_way, big_hand, joker_bonus)
+    with _progress("enumerating", _stderr().is_terminal) as progress:
+        sheet = build_par_sheet(table.settings.game, table.provenance, table.big_hand, table.joker_bonus, progress)
+    document = sheet.as_dict()
+    _emit(document, as_json, as_csv, lambda: par_sheet_tables(document), lambda: par_sheet_rows(document))
+
+
+@app.command("house-edge")
+def house_edge(
+    config: ConfigOption = None,
+    game: GameOption = None,
+    house_way: WayOption = None,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="rounds per strategy")] = 20_000_000,
+    seed: Annotated[int, typer.Option("--seed", help="the same seed gives the same figures")] = 1,
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="processes (default: every core)")] = None,
+    strategy: Annotated[
+        list[str], typer.Option("--strategy", help=f"player strategy, repeatable: {', '.join(STRATEGIES)}")
+    ] = list(STRATEGIES),
+    wager: Annotated[int, typer.Option("--wager", min=1, help="main wager in cents (the commission rounds on it)")] = 2500,
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="lookup cache (default DATA_DIR/analysis)")] = None,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="rebuild the house-way lookup")] = False,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """House edge of the main game by simulation; Ctrl-C stops with the figures so far."""
+    for name in strategy:
+        if name not in STRATEGIES:
+            raise typer.BadParameter(f"unknown strategy {name!r}; one of {', '.join(STRATEGIES)}", param_hint="--strategy")
+    table = analysed_table(config, game, house_way)
+    err = _stderr()
+    way = load_house_way(table.house_way)
+    folder = cache_dir or (table.settings.data_dir / "analysis")
+    with _progress("building the house-way lookup", err.is_terminal) as progress:
+        loaded = get_lookup(way, table.provenance.house_way.sha256, table.rules.ranking, folder, rebuild, progress)
+    if loaded.built:
+        err.print(f"built the house-way lookup of {way.name} in {loaded.seconds:.1f} s: {loaded.path}")
+    lookup_info = {"path": str(loaded.path), "built": loaded.built, "seconds": round(loaded.seconds, 3), **loaded.lookup.meta}
+    results = []
+    for name in strategy:
+        params = sim_params(table.rules, wager, name)
+        with _progress(f"player by {name}", err.is_terminal) as progress:
+            done = [0]
+
+            def advance(count: int, progress: Callable[[int, int], None] | None = progress) -> None:
+                done[0] += count
+                if progress is not None:
+                    progress(done[0], rounds)
+
+            result = simulate(loaded.path, params, rounds, seed, workers, advance)
+        result.provenance = table.provenance.as_dict()
+        result.lookup = lookup_info
+        results.append(result.as_dict())
+        if result.interrupted:
+            err.print(f"interrupted: the figures of the {result.tally.rounds:,} rounds done")
+            break
+    if not results or not results[0]["rounds"]:
+        raise typer.Exit(1)
+    _emit(
+        results if len(results) > 1 else results[0],
+        as_json,
+        as_csv,
+        lambda: [house_edge_table(results)],
+        lambda: house_edge_rows(results),
+    )
+
+
+__all__ = ["app"]
