@@ -48,7 +48,7 @@ from simulators.device_link import DeviceLinkConfig  # noqa: E402
 from simulators.dice_shaker import DiceShakerSimulator  # noqa: E402
 from simulators.shuffler.simulator import ShufflerSimulator  # noqa: E402
 from table_controller.autodealer import AutoDealer  # noqa: E402
-from table_controller.conductor import Conductor, ShakerPort, ShufflerPort  # noqa: E402
+from table_controller.conductor import Conductor, ShakerAdapter, ShufflerAdapter  # noqa: E402
 from table_controller.game.cards import Game  # noqa: E402
 from table_controller.round.events import Wager  # noqa: E402
 from table_controller.service import TableService  # noqa: E402
@@ -207,12 +207,12 @@ async def play(engine, rounds: int) -> tuple[list[float], list[float]]:
     processing: list[float] = []
     bare: list[float] = []
     try:
-        shuffler = ShufflerPort(
+        shuffler = ShufflerAdapter(
             service, lambda journal: ShufflerDriver.from_url(
                 shuffler_sim.url, url_packages=("simulators.shuffler",), link_config=LinkConfig(),
                 journal=journal),
             stop=stop, deck_size=Game.STANDARD.deck_size)
-        dice = ShakerPort(service, lambda journal: DiceShakerDriver.over_usb(
+        dice = ShakerAdapter(service, lambda journal: DiceShakerDriver.over_usb(
             backend=backend, link_config=LinkConfig(), journal=journal), stop=stop)
         dealer = SixPositions(settings.auto_dealer, Game.STANDARD, settings.limits)
         conductor = Conductor(service, shuffler, dice, stop=stop, auto_dealer=dealer)

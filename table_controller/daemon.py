@@ -37,7 +37,7 @@ from drivers.link import LinkConfig
 from drivers.usb_transport import UsbConfig
 
 from .autodealer import AutoDealer
-from .conductor import Conductor, RngDice, ShakerPort, ShufflerPort, recent_device_events
+from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter, recent_device_events
 from .service import TableService
 from .settings import TableSettings
 from .storage import open_store, redacted
@@ -129,7 +129,7 @@ def start_simulators(settings: TableSettings) -> dict[str, SimulatorProcess]:
 
 
 @dataclass(frozen=True)
-class DevicePorts:
+class DeviceAddresses:
     """Where the devices are: a pyserial URL for the shuffler; the dice by URL, USB id or RNG."""
 
     shuffler_url: str
@@ -138,7 +138,7 @@ class DevicePorts:
     dice_usb: UsbConfig | None = None  # None with a shaker and no URL: the driver's own default id
 
     @classmethod
-    def from_settings(cls, settings: TableSettings, simulators: dict[str, SimulatorProcess]) -> DevicePorts:
+    def from_settings(cls, settings: TableSettings, simulators: dict[str, SimulatorProcess]) -> DeviceAddresses:
         if "shuffler" in simulators:
             shuffler_url = simulators["shuffler"].port
         elif settings.shuffler.url:
@@ -160,27 +160,27 @@ class DevicePorts:
 
 
 def build_conductor(
-    settings: TableSettings, service: TableService, ports: DevicePorts, stop: asyncio.Event
+    settings: TableSettings, service: TableService, addresses: DeviceAddresses, stop: asyncio.Event
 ) -> Conductor:
-    """The conductor with the drivers found by name in the registry (``drivers.DRIVERS``) on the
-    configured ports."""
+    """The conductor with the drivers found by name in the registry (``drivers.DRIVERS``) at the
+    devices' configured addresses."""
     link = LinkConfig()  # link.md 7: the documented timings (tests build their own drivers)
     known = recent_device_events(service.recorder.engine, settings.table_id)
     shuffler_driver, shaker_driver = load_driver("shuffler"), load_driver("dice-shaker")
-    shuffler = ShufflerPort(
+    shuffler = ShufflerAdapter(
         service,
-        lambda journal: shuffler_driver.from_url(ports.shuffler_url, link_config=link,  # type: ignore[attr-defined]
+        lambda journal: shuffler_driver.from_url(addresses.shuffler_url, link_config=link,  # type: ignore[attr-defined]
                                                  baudrate=settings.shuffler.baudrate, journal=journal),
         stop=stop, known=known, deck_size=settings.game.deck_size, answer_timeout=settings.device_timeout)
-    if ports.dice_source == "rng":
-        dice: RngDice | ShakerPort = RngDice()
-    elif ports.dice_url is not None:
-        dice = ShakerPort(service, lambda journal: shaker_driver.over_serial(  # type: ignore[attr-defined]
-            ports.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
+    if addresses.dice_source == "rng":
+        dice: RngDice | ShakerAdapter = RngDice()
+    elif addresses.dice_url is not None:
+        dice = ShakerAdapter(service, lambda journal: shaker_driver.over_serial(  # type: ignore[attr-defined]
+            addresses.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
             stop=stop, known=known, roll_timeout=settings.device_timeout)
     else:
-        usb = {} if ports.dice_usb is None else {"config": ports.dice_usb}
-        dice = ShakerPort(service, lambda journal: shaker_driver.over_usb(  # type: ignore[attr-defined]
+        usb = {} if addresses.dice_usb is None else {"config": addresses.dice_usb}
+        dice = ShakerAdapter(service, lambda journal: shaker_driver.over_usb(  # type: ignore[attr-defined]
             **usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
             stop=stop, known=known, roll_timeout=settings.device_timeout)
     auto = settings.auto_dealer
@@ -231,10 +231,10 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
     try:
         if simulate:
             simulators = start_simulators(settings)
-        ports = DevicePorts.from_settings(settings, simulators)
+        addresses = DeviceAddresses.from_settings(settings, simulators)
         service = TableService(settings, engine)
         install_table_context(service)
-        conductor = build_conductor(settings, service, ports, stop)
+        conductor = build_conductor(settings, service, addresses, stop)
         api = await start_api(settings, service, engine) if settings.api else None
         try:
             settled = await conductor.run(rounds)
@@ -303,5 +303,5 @@ def main(settings: TableSettings, *, simulate: bool = False, rounds: int | None 
     return 0
 
 
-__all__ = ["ConfigError", "DevicePorts", "SimulatorProcess", "build_conductor", "main", "run_table",
+__all__ = ["ConfigError", "DeviceAddresses", "SimulatorProcess", "build_conductor", "main", "run_table",
            "start_simulators"]

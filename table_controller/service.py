@@ -180,7 +180,7 @@ class TableService:
         self.round_rules: RoundRules | None = None
         self.held: str | None = None  # what failed inside the open round (it waits for a pit void)
         self.faults: dict[tuple[str, str], OpenFault] = {}
-        self.device_health = DeviceHealthRegistry()  # fed by the conductor's device ports, read by the API
+        self.device_health = DeviceHealthRegistry()  # fed by the conductor's device adapters, read by the API
         self.table_open = True
         self.hold: TableHold | None = None
         self.misdeals = 0  # misdeals in a row (a good deal ends the run)

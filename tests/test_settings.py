@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from drivers.dice_shaker.driver import DiceShakerDriver
-from table_controller.conductor.dice import ShakerPort
+from table_controller.conductor.dice import ShakerAdapter
 from table_controller.game.cards import Game
 from table_controller.game.table_rules import FoulRule
 from table_controller.settings import DEFAULT_CONFIG_FILE, TableSettings, load_settings
@@ -145,4 +145,4 @@ def test_the_device_timeout_is_the_documented_roll_timeout():
 
     assert TableSettings().device_timeout == documented
     assert inspect.signature(DiceShakerDriver.__init__).parameters["roll_timeout"].default == documented
-    assert inspect.signature(ShakerPort.__init__).parameters["roll_timeout"].default == documented
+    assert inspect.signature(ShakerAdapter.__init__).parameters["roll_timeout"].default == documented

@@ -36,8 +36,8 @@ from ..service import DeckCheck, RoundHeld, StoreOutage, TableRefused, TableServ
 from ..storage import next_round_number, read_snapshot
 from .dice import Roll
 from .journal import DeviceRecord, round_device_events
-from .port import OffLoop, Stopped, wait_or_stop
-from .shuffler import COUNT_FAULT, Deal, ShufflerPort
+from .adapter import OffLoop, Stopped, wait_or_stop
+from .shuffler import COUNT_FAULT, Deal, ShufflerAdapter
 
 log = structlog.get_logger()
 
@@ -64,7 +64,7 @@ class Conductor:
     def __init__(
         self,
         service: TableService,
-        shuffler: ShufflerPort,
+        shuffler: ShufflerAdapter,
         dice: Dice,
         *,
         stop: asyncio.Event,

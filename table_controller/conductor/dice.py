@@ -32,7 +32,7 @@ from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
 from .journal import DeviceRecord
-from .port import DevicePort, wait_or_stop
+from .adapter import DeviceAdapter, wait_or_stop
 
 log = structlog.get_logger()
 
@@ -79,7 +79,7 @@ class RngDice:
         return Roll(roll.faces, "rng", None)
 
 
-class ShakerPort(DevicePort):
+class ShakerAdapter(DeviceAdapter):
     """The electronic dice shaker (USB, or its serial variant)."""
 
     device = DEVICE
@@ -182,4 +182,4 @@ class ShakerPort(DevicePort):
                 await wait_or_stop(self.stop, self.retry_interval)
 
 
-__all__ = ["Roll", "RngDice", "ShakerPort"]
+__all__ = ["Roll", "RngDice", "ShakerAdapter"]

@@ -41,7 +41,7 @@ from drivers.shuffler.events import (
 from ..game.deal import PILES, UNREADABLE_CODE
 from ..round.events import PilesDealt
 from .journal import DeviceRecord
-from .port import DevicePort, wait_or_stop
+from .adapter import DeviceAdapter, wait_or_stop
 
 log = structlog.get_logger()
 
@@ -139,7 +139,7 @@ def rebuild_deal(round_id: str, records: Iterable[DeviceRecord]) -> Deal | None:
     return deal
 
 
-class ShufflerPort(DevicePort):
+class ShufflerAdapter(DeviceAdapter):
     """The shuffler with card reader, driven for one round at a time."""
 
     device = DEVICE
@@ -355,4 +355,4 @@ class ShufflerPort(DevicePort):
         await wait_or_stop(self.stop, self.poll_interval)
 
 
-__all__ = ["Deal", "ShufflerPort", "rebuild_deal"]
+__all__ = ["Deal", "ShufflerAdapter", "rebuild_deal"]

@@ -21,7 +21,7 @@ from simulators.device_link import DeviceLinkConfig
 from simulators.dice_shaker import DiceShakerSimulator
 from simulators.shuffler.simulator import ShufflerSimulator
 from table_controller.autodealer import AutoDealer
-from table_controller.conductor import Conductor, RngDice, ShakerPort, ShufflerPort, recent_device_events
+from table_controller.conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter, recent_device_events
 from table_controller.game.cards import Game
 from table_controller.service import TableService
 from table_controller.settings import AutoDealerSettings, TableSettings
@@ -79,7 +79,7 @@ def build(engine, devs: Devices, *, game: Game = Game.STANDARD, auto: bool = Tru
     service = TableService(table_settings, engine)
     stop = asyncio.Event()
     known = recent_device_events(engine, TABLE)
-    shuffler = ShufflerPort(
+    shuffler = ShufflerAdapter(
         service,
         lambda journal: ShufflerDriver.from_url(devs.shuffler.url, url_packages=("simulators.shuffler",),
                                                 link_config=HOST_LINK, journal=journal),
@@ -87,7 +87,7 @@ def build(engine, devs: Devices, *, game: Game = Game.STANDARD, auto: bool = Tru
     if devs.shaker is None:
         dice = RngDice()
     else:
-        dice = ShakerPort(
+        dice = ShakerAdapter(
             service,
             lambda journal: DiceShakerDriver.over_usb(backend=devs.backend, link_config=HOST_LINK,
                                                       journal=journal),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from drivers.dice_shaker.driver import DiceShakerDriver
-from table_controller.conductor import ShakerPort
+from table_controller.conductor import ShakerAdapter
 
 from .rig import HOST_LINK, alerts, build, devices, events, running, until
 
@@ -20,7 +20,7 @@ LONG_TIMEOUT = 30.0  # the answer timeout the vendor saw the controller wait out
 
 def with_long_roll_timeout(table, devs):
     """The rig's table, its shaker port waiting ``LONG_TIMEOUT`` for an answer."""
-    port = ShakerPort(
+    port = ShakerAdapter(
         table.service,
         lambda journal: DiceShakerDriver.over_usb(backend=devs.backend, link_config=HOST_LINK, journal=journal,
                                                   roll_timeout=LONG_TIMEOUT),

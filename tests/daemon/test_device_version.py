@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from structlog.testing import capture_logs
 
-from table_controller.conductor import port as port_module
+from table_controller.conductor import adapter as adapter_module
 
 from .rig import HOST_LINK, alerts, build, devices, running, until
 
@@ -20,13 +20,13 @@ async def test_a_device_of_another_major_gets_backoff_one_alert_and_few_log_line
     with devs.shuffler.lock:
         devs.shuffler.link.protocol = (2, 0)
     waits: list[float] = []
-    real_wait = port_module.wait_or_stop
+    real_wait = adapter_module.wait_or_stop
 
     async def recording_wait(stop, seconds):
         waits.append(seconds)
         await real_wait(stop, seconds)
 
-    monkeypatch.setattr(port_module, "wait_or_stop", recording_wait)
+    monkeypatch.setattr(adapter_module, "wait_or_stop", recording_wait)
     try:
         table = build(engine, devs)
         with capture_logs() as logs:

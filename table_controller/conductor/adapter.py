@@ -1,12 +1,13 @@
-"""One device as the conductor sees it: its driver, its journal, its faults, its events.
+"""One device as the conductor sees it (an adapter; "port" is the serial port's word): its driver,
+its journal, its faults, its events.
 
-A port starts its driver (retrying while the device does not answer, with a ``link-lost``
+An adapter starts its driver (retrying while the device does not answer, with a ``link-lost``
 fault open meanwhile), then a pump task reads every driver event: faults and link changes go
 to ``TableService.device_fault`` / ``fault_cleared`` at once (play stops while any is open:
 docs/round-lifecycle.md, "Faults and the link"), and every event is queued for the operation in progress (a shuffle, a deal, a
 shake). Operations read that queue with ``next_event``, which gives up when the daemon stops.
 
-The port also keeps the device's health in ``TableService.device_health`` (device_health.py):
+The adapter also keeps the device's health in ``TableService.device_health`` (device_health.py):
 the link's state and the device's HELLO as the events report them, and the link itself, from
 which the registry reads when the last frame came.
 """
@@ -63,7 +64,7 @@ async def wait_or_stop(stop: asyncio.Event, seconds: float) -> None:
         raise Stopped
 
 
-class DevicePort:
+class DeviceAdapter:
     """A started driver with its journal and its pump."""
 
     device: str = "device"
@@ -229,7 +230,7 @@ class DevicePort:
         log.info("device.faults_cleared", device=self.device)
 
 
-__all__ = ["LINK_LOST", "DevicePort", "OffLoop", "Stopped", "wait_or_stop"]
+__all__ = ["LINK_LOST", "DeviceAdapter", "OffLoop", "Stopped", "wait_or_stop"]
 
 
 class OffLoop:
