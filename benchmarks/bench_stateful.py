@@ -2,15 +2,14 @@
 tests/test_service_stateful.py for as many sequences and steps as asked.
 
     .venv/bin/python -m benchmarks.bench_stateful --examples 500 --steps 60 [--seed 1] [--db-url URL]
-                                                  [--batch 25] [--known-bugs] [--shrink]
+                                                  [--batch 25] [--shrink]
 
 Sequences run in batches of ``--batch`` (one Hypothesis run each, seeded from ``--seed`` and
 the batch number, so a run is repeatable); a batch stops at its first failure, which is
 counted and printed once (its sequence of commands), and the next batch goes on. The store
 is SQLite in a temporary folder, or a schema of its own in the PostgreSQL database at
-``--db-url`` (dropped after). ``--known-bugs`` also plays the commands that hit the bugs the
-suite marks as known (tests/test_service_stateful.py KNOWN_BUGS); ``--shrink`` lets Hypothesis
-shrink a failure to a minimal sequence (slow). Prints sequences and steps run, refusals by
+``--db-url`` (dropped after). ``--shrink`` lets Hypothesis shrink a failure to a minimal
+sequence (slow). Prints sequences and steps run, refusals by
 type, rounds settled and voided, failures, and the wall time.
 """
 
@@ -43,7 +42,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (the same seed, the same sequences)")
     parser.add_argument("--batch", type=int, default=25, help="sequences per Hypothesis run")
     parser.add_argument("--db-url", help="a PostgreSQL URL: the run uses a schema of its own, dropped after")
-    parser.add_argument("--known-bugs", action="store_true", help="also play the commands of the known bugs")
     parser.add_argument("--shrink", action="store_true", help="shrink a failure to a minimal sequence (slow)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
@@ -64,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 random.seed(f"{args.seed}:{batch}")  # Hypothesis draws its seed from here when not derandomized
                 before = stats.sequences
                 try:
-                    run_machine(engine, budget, stats, known_bugs=args.known_bugs)
+                    run_machine(engine, budget, stats)
                 except Exception as error:  # noqa: BLE001 - any failure: count it, keep the first one to show
                     failures += 1
                     if first_failure is None:
@@ -76,8 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             engine.dispose()
     wall = time.perf_counter() - started
-    print(f"store {engine.dialect.name}, seed {args.seed}, up to {args.steps} steps a sequence, "
-          f"known bugs {'played' if args.known_bugs else 'left out'}")
+    print(f"store {engine.dialect.name}, seed {args.seed}, up to {args.steps} steps a sequence")
     print(f"  sequences run: {stats.sequences}   steps run: {stats.steps}   "
           f"({stats.steps / max(wall, 1e-9):.0f} steps/s)")
     print(f"  rounds settled: {stats.settled}   voided: {stats.voided}   "

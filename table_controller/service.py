@@ -184,6 +184,7 @@ class TableService:
         self.table_open = True
         self.hold: TableHold | None = None
         self.misdeals = 0  # misdeals in a row (a good deal ends the run)
+        self._misdeal_run_from = 1  # the first round number the run counts from (after a cleared hold)
         self.outage: Outage | None = None
         self._pending: list[Note] = []  # notes the store could not take yet, in order
         self._stale_round = False  # a round write failed on an outage: re-read the round before the next
@@ -213,6 +214,7 @@ class TableService:
         record, opened, misdeals = self.recorder.table_record(self.settings.misdeal_hold_after)
         self.misdeals = misdeals
         if record is not None:
+            self._misdeal_run_from = int(record.get("misdeal_run_from", 1))
             self.table_open = bool(record["open"])
             self.hold = None if record.get("hold") is None else TableHold.from_payload(record["hold"])
             self.faults = {(f["device"], f["kind"]): OpenFault(f["device"], f["kind"], f.get("detail", ""), True)
@@ -380,8 +382,14 @@ class TableService:
             if not check.complete:
                 raise self._refuse("hold.clear", f"the last deck check was not clean ({check.words()}): "
                                    "fix the deck and ask for a new deck check")
-            self._commit_table_change(None, Note("table.hold_cleared", actor, {"reason": self.hold.reason}),
-                                      "hold.clear")
+            run_from = self._misdeal_run_from
+            self._misdeal_run_from = (self.round.opened.number if self.round is not None else 0) + 1
+            try:
+                self._commit_table_change(None, Note("table.hold_cleared", actor, {"reason": self.hold.reason}),
+                                          "hold.clear")
+            except Exception:
+                self._misdeal_run_from = run_from
+                raise
             self.misdeals = 0
             log.info("table.hold_cleared", actor=actor)
 
@@ -497,7 +505,7 @@ class TableService:
         assert self.round is not None
         self.held = what_failed
         self._notes([self._alert_note(HELD_ALERT, f"round {self.round.round_id} is held: {what_failed}; "
-                                      "the pit may void it", phase=self.round.phase.value)])
+                                      "the pit may void it", phase=self.round.phase.value, what_failed=what_failed)])
         log.error("round.held", round_id=self.round.round_id, phase=self.round.phase.value, what_failed=what_failed)
 
     def _hold_table(self, reason: str) -> None:
@@ -521,6 +529,7 @@ class TableService:
     def _state_note(self) -> Note:
         return Note(TABLE_STATE, "system", {
             "open": self.table_open,
+            "misdeal_run_from": self._misdeal_run_from,
             "hold": None if self.hold is None else self.hold.as_payload(),
             "faults": [{"device": f.device, "kind": f.kind, "detail": f.detail}
                        for f in sorted(self.faults.values(), key=lambda f: (f.device, f.kind))],

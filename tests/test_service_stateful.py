@@ -121,17 +121,14 @@ def _outage(*args: Any, **kwargs: Any) -> Any:
 class TableMachine(RuleBasedStateMachine):
     """Every command on one table, with the table's rules as the model of what must be refused."""
 
-    def __init__(self, engine: Engine, stats: Stats | None = None, known_bugs: bool = False) -> None:
+    def __init__(self, engine: Engine, stats: Stats | None = None) -> None:
         super().__init__()
         self.engine = engine
-        self.known_bugs = known_bugs  # also play the commands that hit the bugs KNOWN_BUGS names
         self.stats = stats if stats is not None else Stats()
         self.service: TableService | None = None
         self.down = False  # the store refuses every write (the recorder is patched)
         self.results: dict[str, dict[str, Any]] = {}  # round id -> the result settle() returned
         self.checked: set[str] = set()  # settled rounds whose money was checked
-        self.cleared_since_misdeal = False  # the pit cleared a hold after the last misdeal
-        self.misdeal_run_unknown = False  # a restart hit a known bug of the misdeal run (KNOWN_BUGS)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -304,8 +301,6 @@ class TableMachine(RuleBasedStateMachine):
         state = self.attempt("deal", self.round_refusal(Phase.DEALING), self.svc.record_deal, event)
         if state is not None and not isinstance(state, Exception):
             assert bool(state.misdeal) == (how != "good"), f"a {how} deal judged misdeal={bool(state.misdeal)}"
-            if state.misdeal:
-                self.cleared_since_misdeal = False
 
     @rule(position=st.integers(2, 7), kind=st.sampled_from(["legal", "legal", "foul", "split", "wrong", "duplicate"]),
           pick=st.integers(0, 10_000), actor=st.sampled_from(ACTORS))
@@ -437,7 +432,6 @@ class TableMachine(RuleBasedStateMachine):
         self.attempt("hold.clear", expected, s.clear_hold, actor)
         if expected is None and not self.down:
             assert s.hold is None and s.misdeals == 0
-            self.cleared_since_misdeal = True
 
     # -- restarts and outages -------------------------------------------------------------------
 
@@ -455,15 +449,9 @@ class TableMachine(RuleBasedStateMachine):
         held = before.held if before.in_progress else None
         assert (again.held is None) == (held is None), f"held {held!r} restored as {again.held!r}"
         if held is not None:
-            assert again.held is not None and before.held in again.held
-        dealt_open = before.in_progress and before.round is not None and before.round.required is not None
-        if not self.known_bugs and (self.cleared_since_misdeal or dealt_open):
-            # two KNOWN_BUGS "misdeal-run-...": this restart may restore a wrong run, which the
-            # restored service then carries on with; the run is not compared for the rest of the sequence
-            self.misdeal_run_unknown = True
-        if not self.misdeal_run_unknown:
-            assert again.misdeals == before.misdeals, (
-                f"the restored count of misdeals in a row is {again.misdeals}, it was {before.misdeals}")
+            assert again.held == before.held, f"held {before.held!r} restored as {again.held!r}"
+        assert again.misdeals == before.misdeals, (
+            f"the restored count of misdeals in a row is {again.misdeals}, it was {before.misdeals}")
         self.service = again
 
     @rule(action=st.sampled_from(["away", "retry", "back"]))
@@ -632,17 +620,6 @@ class TableMachine(RuleBasedStateMachine):
         self.the_table_is_whole()
 
 
-# Bugs the machine found, each with its own minimal test below (xfail, strict): the machine
-# leaves their commands out unless asked (``known_bugs=True``, ``bench_stateful --known-bugs``).
-KNOWN_BUGS = {
-    "misdeal-run-survives-the-clear": "after the pit clears a misdeal hold, a restart restores the run of "
-    "misdeals from the rounds before the clear (recorder.table_record -> trailing_misdeals ignores "
-    "table.hold_cleared): the count is the limit again, so the next single misdeal holds the table",
-    "misdeal-run-survives-a-good-deal": "a restart while the open round has had a good deal restores the run of "
-    "misdeals before it (trailing_misdeals counts closed rounds only; the service reset the run at the good "
-    "deal): after it settles, one more misdeal counts as two in a row and holds the table",
-}
-
 # The suite's budget: fixed and derandomized, a few seconds per backend. The long run is
 # ``python -m benchmarks.bench_stateful``.
 SUITE_BUDGET = settings(
@@ -656,11 +633,10 @@ SUITE_BUDGET = settings(
 )
 
 
-def run_machine(engine: Engine, budget: settings = SUITE_BUDGET, stats: Stats | None = None,
-                known_bugs: bool = False) -> Stats:
+def run_machine(engine: Engine, budget: settings = SUITE_BUDGET, stats: Stats | None = None) -> Stats:
     stats = stats if stats is not None else Stats()
     with capture_logs():  # thousands of log lines, none of them read here
-        run_state_machine_as_test(lambda: TableMachine(engine, stats, known_bugs), settings=budget)
+        run_state_machine_as_test(lambda: TableMachine(engine, stats), settings=budget)
     return stats
 
 
@@ -670,7 +646,7 @@ def test_no_command_sequence_breaks_the_table(engine):
     assert stats.settled > 0 and stats.refused  # the budget reaches settlement and refusals
 
 
-# -- the bugs the machine found, each as its minimal sequence ---------------------------------------
+# -- the bugs the machine found (fixed), each as its minimal sequence ---------------------------------------
 
 
 def test_a_player_foul_by_card_count_is_recorded_not_held(engine):
@@ -685,7 +661,6 @@ def test_a_player_foul_by_card_count_is_recorded_not_held(engine):
     assert state.phase is Phase.DEALER_SETTING and service.held is None
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["misdeal-run-survives-the-clear"])
 def test_a_cleared_hold_stays_cleared_after_a_restart(engine):
     settings_ = TableSettings(table_id="t1", misdeal_hold_after=2)
     service = TableService(settings_, engine)
@@ -703,7 +678,6 @@ def test_a_cleared_hold_stays_cleared_after_a_restart(engine):
     assert again.misdeals == 0  # restored as 2: one more misdeal holds the table again
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["misdeal-run-survives-a-good-deal"])
 def test_a_good_deal_ends_the_misdeal_run_across_a_restart(engine):
     settings_ = TableSettings(table_id="t1", misdeal_hold_after=2)
     service = TableService(settings_, engine)

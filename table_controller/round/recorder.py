@@ -168,7 +168,7 @@ class RoundRecorder:
             if event.kind == "alert.raised":
                 payload = json_payload(event.payload)
                 if payload.get("alert") == HELD_ALERT:
-                    held = str(payload.get("detail", ""))
+                    held = str(payload.get("what_failed", payload.get("detail", "")))
         events = [e for e in stored if e.kind in ROUND_EVENT_KINDS]
         if not events or events[0].kind != "round.opened":
             raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
@@ -189,13 +189,15 @@ class RoundRecorder:
     def table_record(self, misdeal_limit: int) -> tuple[dict[str, Any] | None, bool | None, int]:
         """What a restart restores of the table: its last ``table.state`` (or None), the last
         ``table.opened`` / ``table.closed`` (True, False, or None when never said; records
-        older than ``table.state`` have only these), and the misdeals in a row up to now."""
+        older than ``table.state`` have only these), and the misdeals in a row up to now,
+        counted from the round the last cleared hold left off at (``misdeal_run_from``)."""
         with read_snapshot(self.engine) as session:
-            state = last_event(session, table_id=self.table_id, kinds=[TABLE_STATE])
+            stored = last_event(session, table_id=self.table_id, kinds=[TABLE_STATE])
+            state = None if stored is None else json_payload(stored.payload)
             opened = last_event(session, table_id=self.table_id, kinds=["table.opened", "table.closed"])
-            misdeals = trailing_misdeals(session, table_id=self.table_id, limit=misdeal_limit)
-        return (None if state is None else json_payload(state.payload),
-                None if opened is None else opened.kind == "table.opened", misdeals)
+            misdeals = trailing_misdeals(session, table_id=self.table_id, limit=misdeal_limit,
+                                         from_number=int((state or {}).get("misdeal_run_from", 1)))
+        return state, None if opened is None else opened.kind == "table.opened", misdeals
 
 
 def json_payload(payload: Any) -> dict[str, Any]:

@@ -137,27 +137,27 @@ def find_open_round(session: Session, *, table_id: str) -> RoundPublic | None:
     return RoundPublic.model_validate(row, from_attributes=True)
 
 
-def trailing_misdeals(session: Session, *, table_id: str, limit: int) -> int:
-    """How many of the table's newest closed rounds (at most ``limit``) were misdeals in a row.
+def trailing_misdeals(session: Session, *, table_id: str, limit: int, from_number: int = 1) -> int:
+    """How many of the table's newest rounds (numbered ``from_number`` on) were misdeals in a row,
+    counting at most ``limit``.
 
-    A round voided by the pit before its deal neither counts nor breaks the run; a round
-    whose deal was good ends it."""
+    A round without a deal yet, or voided before a good deal, neither counts nor breaks the run;
+    a good deal (the round has the house way's setting of the banker's hand) ends it, whether
+    that round is still open or not."""
     check_table_id(table_id)
     rows = session.exec(
-        select(Round.misdeal, Round.voided, Round.house_way_rule_id)
-        .where(Round.table_id == table_id, col(Round.closed_at).is_not(None))
+        select(Round.misdeal, Round.house_way_rule_id)
+        .where(Round.table_id == table_id, Round.number >= from_number)
         .order_by(col(Round.number).desc())
         .limit(max(limit, 1) * 4)
     )
     count = 0
-    for misdeal, voided, dealt_rule in rows:
+    for misdeal, dealt_rule in rows:
         if misdeal:
             count += 1
             if count >= limit:
                 break
-        elif voided and dealt_rule is None:  # voided before a good deal: says nothing of the deck
-            continue
-        else:
+        elif dealt_rule is not None:  # a good deal
             break
     return count
 

@@ -46,8 +46,8 @@ JOKER_BONUS_003 = {
 }
 
 
-def test_config_files_sit_next_to_the_package():
-    assert paytables_dir() == Path(__file__).resolve().parents[2] / "table_controller" / "config" / "paytables"
+def test_config_files_are_in_the_top_level_config_folder():
+    assert paytables_dir() == Path(__file__).resolve().parents[2] / "config" / "paytables"
     assert (paytables_dir() / "big-hand-003.toml").is_file()
     assert (paytables_dir() / "joker-bonus-003.toml").is_file()
 
