@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from functools import reduce
 from operator import or_
 
-from ..cards import Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
+from ..cards import ACE, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
 from ..evaluator import RankingRules, Wheel, rank_high, rank_low
 from .straights import (
     NIBBLE,
@@ -46,7 +46,6 @@ from .straights import (
     straight_window_of_ranks,
 )
 
-ACE = 14
 SUITS = "shdc"
 MAX_JOKERS = 2  # the most any deck holds (003)
 

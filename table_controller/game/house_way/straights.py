@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-ACE = 14
+from ..cards import ACE
+
 NIBBLE = 4
 ACE_LOW = 1 << NIBBLE  # rank 1: the Ace played low
 ACE_HIGH = 1 << (NIBBLE * ACE)
