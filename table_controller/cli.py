@@ -4,6 +4,7 @@
   (table_controller/daemon.py, docs/round-lifecycle.md).
 - ``audit verify [--data-dir DIR | --db-url URL]``: check the audit chain (docs/audit-chain.md).
 - ``round void --reason TEXT --as NAME``: the pit's void when the API is down (round_cli.py).
+- ``analyze par-sheet | house-edge``: the table's math (analysis_cli.py, docs/math.md).
 
 The game questions asked at the table (and in batch by tests and audits):
 
@@ -173,6 +174,15 @@ def _round_app() -> typer.Typer:
 
 
 app.add_typer(_round_app(), name="round", help="The table's open round without the API (void it).")
+
+
+def _analyze_app() -> typer.Typer:
+    from .analysis_cli import app as analyze_app
+
+    return analyze_app
+
+
+app.add_typer(_analyze_app(), name="analyze", help="The table's math: par sheets and the house edge.")
 
 
 def _settings_error(error: Exception) -> str:
