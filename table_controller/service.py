@@ -36,7 +36,7 @@ from .round.events import (
     Wager,
 )
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
-from .round.recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
+from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
 from .storage.errors import StoreUnavailableError, is_outage

@@ -51,9 +51,10 @@ from structlog.testing import capture_logs
 from table_controller.game.cards import Card, Game, codes, parse_cards
 from table_controller.game.setting import Setting, all_settings, is_legal, same_values
 from table_controller.round.events import ROUND_EVENT_KINDS, DiceRolled, PilesDealt, Wager, event_from_payload
-from table_controller.round.machine import BANKER, TransitionRefused, replay
+from table_controller.game.deal import BANKER_POSITION
+from table_controller.round.machine import TransitionRefused, replay
 from table_controller.round.phases import Phase
-from table_controller.round.recorder import json_payload
+from table_controller.recorder import json_payload
 from table_controller.service import (
     DeckCheck,
     RoundHeld,
@@ -323,7 +324,7 @@ class TableMachine(RuleBasedStateMachine):
     def dealer_sets(self, kind: str, pick: int, actor: str) -> None:
         s = self.svc
         required = None if s.round is None or s.round.required is None else s.round.required.setting
-        high, low, made = self.setting_of(self.hand(BANKER), kind, pick, required)
+        high, low, made = self.setting_of(self.hand(BANKER_POSITION), kind, pick, required)
         expected = self.round_refusal(Phase.DEALER_SETTING)
         if expected is None and made != "required":
             expected = made  # a deviation, a foul, wrong cards: refused (only a pit override may let a deviation stand)
@@ -334,7 +335,7 @@ class TableMachine(RuleBasedStateMachine):
     def pit_overrides(self, kind: str, pick: int, reason: str) -> None:
         s = self.svc
         required = None if s.round is None or s.round.required is None else s.round.required.setting
-        high, low, made = self.setting_of(self.hand(BANKER), kind, pick, required)
+        high, low, made = self.setting_of(self.hand(BANKER_POSITION), kind, pick, required)
         expected = self.round_refusal(Phase.DEALER_SETTING)
         if expected is None and made in ("foul", "wrong"):
             expected = made  # the banker's hand is never a foul, in any path
@@ -584,7 +585,7 @@ class TableMachine(RuleBasedStateMachine):
             totals["commission"], totals["bonuses_paid"], totals["house_result"]), f"round {round_id}: totals"
         assert totals["house_result"] == -sum(p["net"] for p in result["positions"])
         positions = {p.position: p for p in get_positions(session, round_id=round_id)}
-        assert set(positions) == {BANKER, *state.wagers}
+        assert set(positions) == {BANKER_POSITION, *state.wagers}
         for record in result["positions"]:
             row_p = positions[record["position"]]
             bonus_paid = sum(max(b["net"], 0) for b in record["bonuses"])

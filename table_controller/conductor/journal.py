@@ -59,7 +59,7 @@ from drivers.shuffler.events import (
     UnusedCards,
 )
 
-from ..round.recorder import json_payload
+from ..recorder import json_payload
 from ..storage import head_of_chain, list_events, read_snapshot
 
 if TYPE_CHECKING:

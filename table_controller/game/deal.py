@@ -19,8 +19,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from .cards import JOKER, Card, CardError, Game, codes, parse_card
+
+BANKER_POSITION: Final = 1  # positions are numbered from the banker's (000, 003, 004)
 
 POSITIONS = tuple(range(1, 8))
 PILES = 7

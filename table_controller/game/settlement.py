@@ -27,6 +27,7 @@ from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, Final
 
 from .cards import Card, Game, codes
+from .deal import BANKER_POSITION
 from .evaluator import HighCategory, RankingRules, best_five_category, compare, rank_high, rank_low
 from .money import Cents, InvalidAmountError, MoneyError, check_amount
 from .paytables import Bonus, big_hand_line, joker_bonus_line
@@ -39,7 +40,6 @@ R002: Final = "002_08ea07f9e4b504bc.txt"
 R003: Final = "003_4dcc2fceebc6e4af.txt"
 R004: Final = "004_60e2fc6346e3399b.txt"
 
-BANKER_POSITION: Final = 1
 PLAYER_POSITIONS: Final = range(2, 8)
 
 HouseWayReset = Callable[[tuple[Card, ...]], Setting]
@@ -610,7 +610,6 @@ def settle_round(
 
 
 __all__ = [
-    "BANKER_POSITION",
     "BONUS_CITES",
     "BankerHand",
     "BankerHandError",

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from ..game.cards import Card, Game, parse_cards
-from ..game.deal import Discrepancy, check_deal, start_position
+from ..game.deal import BANKER_POSITION, Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
 from ..game.evaluator import RankingRules
 from ..game.setting import Setting, check_setting, is_legal
@@ -36,7 +36,6 @@ from .events import (
 )
 from .phases import Phase
 
-BANKER = 1
 
 
 class TransitionRefused(ValueError):
@@ -162,9 +161,9 @@ def _deal(state: RoundState, event: PilesDealt, rules: RoundRules) -> RoundState
     piles = tuple(tuple(pile) for pile in event.piles)
     if check.is_misdeal:
         return replace(state, piles=piles, unused=tuple(event.unused), misdeal=check.discrepancies)
-    keep = (BANKER, *state.playing_positions)
+    keep = (BANKER_POSITION, *state.playing_positions)
     hands = MappingProxyType({p: cards for p, cards in check.hands.items() if p in keep})
-    required = rules.required_setting(hands[BANKER])
+    required = rules.required_setting(hands[BANKER_POSITION])
     return replace(state, piles=piles, unused=tuple(event.unused), hands=hands, required=required)
 
 
@@ -213,7 +212,7 @@ def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> S
     every position is settled against: a fouled banker hand cannot be settled, so it is
     refused in every path, the dealer's setting and the pit's override alike."""
     try:
-        setting = check_setting(state.hands[BANKER], parse_cards(event.high), parse_cards(event.low))
+        setting = check_setting(state.hands[BANKER_POSITION], parse_cards(event.high), parse_cards(event.low))
     except ValueError as error:
         raise TransitionRefused(state.phase, event.kind, str(error)) from error
     if not is_legal(setting, rules.ranking):

@@ -17,7 +17,8 @@ from ..game.house_way import HouseWay, load_house_way
 from ..game.setting import Setting, same_values
 from ..game.settlement import BankerHand, PositionHand, settle_round
 from ..game.table_rules import TableRules
-from .machine import BANKER, RoundState
+from ..game.deal import BANKER_POSITION
+from .machine import RoundState
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class GameRoundRules:
             )
         result = settle_round(
             self.table,
-            BankerHand(cards=state.hands[BANKER], setting=state.dealer_setting),
+            BankerHand(cards=state.hands[BANKER_POSITION], setting=state.dealer_setting),
             hands,
             reset_by_house_way=self._reset,
         )

@@ -43,6 +43,7 @@ from sqlalchemy import (
 from sqlmodel import Field, SQLModel
 
 from ..game.cards import Card, Game, codes, parse_cards
+from ..game.deal import BANKER_POSITION
 from ..game.evaluator import HighCategory, LowCategory, SevenCardCategory
 from ..game.money import StrictCents
 from .chain import (
@@ -61,7 +62,6 @@ from .chain import (
 from .errors import InvalidFieldError
 
 POSITIONS = range(1, 8)  # seven positions, banker = 1 (003)
-BANKER_POSITION = 1
 PHASE_MAX = 32
 RULE_ID_MAX = 64
 REASON_MAX = 500

@@ -33,7 +33,8 @@ from table_controller.api.server import serving
 from table_controller.game.cards import codes, parse_cards
 from table_controller.game.setting import all_settings, is_legal
 from table_controller.round.events import DiceRolled, PilesDealt
-from table_controller.round.machine import BANKER, TransitionRefused
+from table_controller.game.deal import BANKER_POSITION
+from table_controller.round.machine import TransitionRefused
 from table_controller.round.phases import Phase as RoundPhase
 from table_controller.service import DeckCheck, StoreOutage, TableRefused, TableService
 from table_controller.settings import TableSettings
@@ -168,12 +169,12 @@ class ApiMachine(RuleBasedStateMachine):
         elif kind == "bad":
             payload = MALFORMED[pick % len(MALFORMED)]
         else:
-            payload = self.a_setting(BANKER, pick)
+            payload = self.a_setting(BANKER_POSITION, pick)
         self.post("/api/round/dealer/setting", role, PLAY, payload, kind == "bad")
 
     @rule(role=people, pick=st.integers(0, 100), reason=st.sampled_from(["approved misread", "  ", "ok\u0002", ""]))
     def override(self, role: str | None, pick: int, reason: str) -> None:
-        payload = {**self.a_setting(BANKER, pick, legal=pick % 4 != 0), "reason": reason}
+        payload = {**self.a_setting(BANKER_POSITION, pick, legal=pick % 4 != 0), "reason": reason}
         self.post("/api/round/dealer/override", role, PIT, payload, reason != "approved misread")
 
     @rule(role=people, reason=st.sampled_from(["wagers placed late", "  ", "x"]))

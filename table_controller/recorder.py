@@ -17,9 +17,9 @@ from typing import Any
 import structlog
 from sqlalchemy.engine import Engine
 
-from ..game.cards import codes, parse_cards
-from ..game.evaluator import RankingRules, high_category, low_category, rank_high, rank_low, seven_card_category
-from ..storage import (
+from .game.cards import codes, parse_cards
+from .game.evaluator import RankingRules, high_category, low_category, rank_high, rank_low, seven_card_category
+from .storage import (
     BANKER_POSITION,
     RoundCreate,
     RoundPositionCreate,
@@ -36,8 +36,8 @@ from ..storage import (
     update_position,
     update_round,
 )
-from ..storage.session import read_snapshot
-from .events import (
+from .storage.session import read_snapshot
+from .round.events import (
     ROUND_EVENT_KINDS,
     DealerOverride,
     DealerSet,
@@ -50,8 +50,8 @@ from .events import (
     Wager,
     event_from_payload,
 )
-from .machine import BANKER, RoundRules, RoundState, apply, open_round
-from .phases import Phase
+from .round.machine import RoundRules, RoundState, apply, open_round
+from .round.phases import Phase
 
 log = structlog.get_logger()
 
@@ -228,7 +228,7 @@ def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules)
             for position, cards in state.hands.items():
                 update_position(session, round_id=round_id, position=position, changes=RoundPositionUpdate(
                     cards=_hand_text(cards), seven_card_category=seven_card_category(cards).label,
-                    house_way_rule_id=state.required.rule_id if position == BANKER else None))
+                    house_way_rule_id=state.required.rule_id if position == BANKER_POSITION else None))
     elif isinstance(event, PlayerSet):
         high, low = parse_cards(event.high), parse_cards(event.low)
         update_position(session, round_id=round_id, position=event.position, changes=RoundPositionUpdate(
@@ -237,7 +237,7 @@ def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules)
         setting = state.dealer_setting
         assert setting is not None
         override = isinstance(event, DealerOverride)
-        update_position(session, round_id=round_id, position=BANKER, changes=RoundPositionUpdate(
+        update_position(session, round_id=round_id, position=BANKER_POSITION, changes=RoundPositionUpdate(
             high=_hand_text(setting.high), low=_hand_text(setting.low), override=override,
             **_categories(setting.high, setting.low, ranking)))
         if override:

@@ -8,13 +8,13 @@ import pytest
 from table_controller.round.events import DealerSet, DiceRolled, PilesDealt, PlayerSet, RoundSettled, Wager
 from table_controller.round.machine import HouseWayDeviation
 from table_controller.round.phases import Phase
-from table_controller.round.recorder import RoundRecorder
+from table_controller.recorder import RoundRecorder
 from table_controller.round.rules import GameRoundRules
 from table_controller.game.cards import Game
 from table_controller.storage import get_positions, get_round, list_events, verify_chain
 from table_controller.storage.session import read_snapshot
 
-from .tables import BANKER, POSITION_3, POSITION_5, deal, game_rules
+from .round.tables import BANKER, POSITION_3, POSITION_5, deal, game_rules
 
 RULES = game_rules()
 
@@ -106,7 +106,7 @@ def test_a_misdeal_is_stored_void_with_the_discrepancy(recorder, engine):
 def test_a_failure_inside_the_step_leaves_nothing_half_written(recorder, engine, monkeypatch):
     state, rules = recorder.open(game=Game.STANDARD, rules=RULES.snapshot(), wagers={3: Wager(main=2500)},
                                  actor="dealer-ann")
-    import table_controller.round.recorder as module
+    import table_controller.recorder as module
 
     def broken_projection(*args, **kwargs):
         raise RuntimeError("disk full")
