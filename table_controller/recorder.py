@@ -243,15 +243,15 @@ def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules)
         if override:
             changes["override"] = True
     elif isinstance(event, RoundSettled):
-        assert state.result is not None
-        for record in state.result["positions"]:
-            bonus_paid = sum(max(b["net"], 0) for b in record["bonuses"])
-            update_position(session, round_id=round_id, position=record["position"], changes=RoundPositionUpdate(
-                outcome=_OUTCOMES[record["outcome"]], fouled=record["foul"] is not None, win_cents=record["win"],
-                commission_cents=record["commission"], bonus_paid_cents=bonus_paid, net_cents=record["net"]))
-        totals = state.result["totals"]
-        changes.update(commission_cents=totals["commission"], bonuses_paid_cents=totals["bonuses_paid"],
-                       house_result_cents=totals["house_result"], closed_at=_now())
+        result = state.result
+        assert result is not None
+        for record in result.positions:
+            update_position(session, round_id=round_id, position=record.position, changes=RoundPositionUpdate(
+                outcome=_OUTCOMES[record.outcome.value], fouled=record.foul is not None, win_cents=record.win,
+                commission_cents=record.commission, bonus_paid_cents=sum(b.won for b in record.bonuses),
+                net_cents=record.net))
+        changes.update(commission_cents=result.commission, bonuses_paid_cents=result.bonuses_paid,
+                       house_result_cents=result.house_result, closed_at=_now())
     elif isinstance(event, RoundVoided):
         changes.update(voided=True, void_reason=event.reason, closed_at=_now())
     update_round(session, round_id=round_id, changes=RoundUpdate(**changes))

@@ -311,11 +311,11 @@ class TableService:
 
     def settle(self) -> RoundState:
         state = self._record(RoundSettled())
-        assert state.result is not None
-        totals = state.result["totals"]
-        log.info("round.settled", positions=len(state.result["positions"]), wagered_cents=totals["total_wagered"],
-                 commission_cents=totals["commission"], bonuses_paid_cents=totals["bonuses_paid"],
-                 house_result_cents=totals["house_result"])
+        result = state.result
+        assert result is not None
+        log.info("round.settled", positions=len(result.positions), wagered_cents=result.total_wagered,
+                 commission_cents=result.commission, bonuses_paid_cents=result.bonuses_paid,
+                 house_result_cents=result.house_result)
         self._round_done(state)
         return state
 

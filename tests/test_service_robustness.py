@@ -318,5 +318,5 @@ def test_a_player_setting_of_the_wrong_split_is_a_foul_settled_not_a_held_round(
     service.set_dealer("Ac 9h 5c 3d 2h".split(), ["Qd", "7s"], actor="dealer-ann")
     state = service.settle()
     assert service.held is None and state.phase is Phase.CLOSED
-    [position] = [p for p in state.result["positions"] if p["position"] == 3]
+    [position] = [p for p in state.result.as_dict()["positions"] if p["position"] == 3]
     assert position["foul"] is not None and position["net"] == -2500  # the table's foul rule: forfeit

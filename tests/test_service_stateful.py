@@ -573,9 +573,9 @@ class TableMachine(RuleBasedStateMachine):
         """The projections' money is the game core's settlement replayed from the stored inputs."""
         state = replay([event_from_payload(json_payload(e.payload)) for e in round_events], rules_for)
         assert state.phase is Phase.CLOSED and state.result is not None
-        result = state.result
         if round_id in self.results:
-            assert self.results[round_id] == result, f"round {round_id}: settled and replayed results differ"
+            assert self.results[round_id] == state.result, f"round {round_id}: settled and replayed results differ"
+        result = state.result.as_dict()
         totals = result["totals"]
         row = get_round(session, round_id=round_id)
         assert row.phase == Phase.CLOSED.value and not row.voided

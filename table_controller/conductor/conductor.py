@@ -349,9 +349,9 @@ class Conductor:
 
 def summary(state: RoundState) -> dict[str, object]:
     """The one line a settled round leaves in the log: who played, what was won, by whom."""
-    assert state.result is not None and state.dice is not None
-    totals = state.result["totals"]
-    outcomes = Counter(record["outcome"] for record in state.result["positions"])
+    result = state.result
+    assert result is not None and state.dice is not None
+    outcomes = Counter(record.outcome.value for record in result.positions)
     return {
         "round_id": state.round_id,
         "number": state.opened.number,
@@ -363,11 +363,11 @@ def summary(state: RoundState) -> dict[str, object]:
         "house_way_rule": state.required.rule_id if state.required else None,
         "override": state.override is not None,
         "outcomes": dict(sorted(outcomes.items())),
-        "fouls": sum(1 for record in state.result["positions"] if record["foul"] is not None),
-        "wagered": totals["total_wagered"],
-        "commission": totals["commission"],
-        "bonuses_paid": totals["bonuses_paid"],
-        "house_result": totals["house_result"],
+        "fouls": sum(1 for record in result.positions if record.foul is not None),
+        "wagered_cents": result.total_wagered,
+        "commission_cents": result.commission,
+        "bonuses_paid_cents": result.bonuses_paid,
+        "house_result_cents": result.house_result,
     }
 
 

@@ -23,6 +23,7 @@ from ..game.deal import BANKER_POSITION, Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
 from ..game.evaluator import RankingRules
 from ..game.setting import Setting, check_setting, is_legal
+from ..game.settlement import RoundSettlement
 from .events import (
     DealerOverride,
     DealerSet,
@@ -73,7 +74,7 @@ class RoundRules(Protocol):
 
     def matches(self, proposed: Setting, required: RequiredSetting) -> bool: ...
 
-    def settle(self, state: RoundState) -> dict[str, Any]: ...
+    def settle(self, state: RoundState) -> RoundSettlement: ...
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ class RoundState:
     dealer_setting: Setting | None = None
     override: DealerOverride | None = None
     player_settings: Mapping[int, PlayerSet] = field(default_factory=lambda: MappingProxyType({}))
-    result: dict[str, Any] | None = None
+    result: RoundSettlement | None = None  # the game core's settlement, typed (``as_dict`` for the record)
     void_reason: str | None = None
     events: int = 1
 
@@ -242,7 +243,7 @@ def _dealer_set(state: RoundState, event: DealerSet, rules: RoundRules) -> Round
 
 def _settle(state: RoundState, event: RoundSettled, rules: RoundRules) -> RoundState:
     result = rules.settle(state)
-    if event.result is not None and event.result != result:
+    if event.result is not None and event.result != result.as_dict():
         raise TransitionRefused(
             state.phase, event.kind, "stored settlement differs from the game core's: the record is not trusted"
         )

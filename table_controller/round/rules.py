@@ -15,7 +15,7 @@ from ..game.dealer import RequiredSetting, required_setting
 from ..game.evaluator import RankingRules
 from ..game.house_way import HouseWay, load_house_way
 from ..game.setting import Setting, same_values
-from ..game.settlement import BankerHand, PositionHand, settle_round
+from ..game.settlement import BankerHand, PositionHand, RoundSettlement, settle_round
 from ..game.table_rules import TableRules
 from ..game.deal import BANKER_POSITION
 from .machine import RoundState
@@ -51,7 +51,7 @@ class GameRoundRules:
     def _reset(self, cards: tuple[Card, ...]) -> Setting:
         return self.way.set(cards, self.table.ranking).setting
 
-    def settle(self, state: RoundState) -> dict[str, Any]:
+    def settle(self, state: RoundState) -> RoundSettlement:
         assert state.dealer_setting is not None
         hands = []
         for position, wager in sorted(state.wagers.items()):
@@ -73,4 +73,4 @@ class GameRoundRules:
             hands,
             reset_by_house_way=self._reset,
         )
-        return result.as_dict()
+        return result

@@ -53,12 +53,12 @@ def test_a_standard_round_goes_open_dealing_players_dealer_settling_closed():
     assert state.phase is Phase.SETTLING and state.override is None
     state = apply(state, RoundSettled(), RULES)
     assert state.phase is Phase.CLOSED
-    by_position = {p["position"]: p for p in state.result["positions"]}
+    by_position = {p["position"]: p for p in state.result.as_dict()["positions"]}
     # Position 3 wins both hands: even money less 5% of $25 = $1.25 (002): net +$23.75.
     assert (by_position[3]["outcome"], by_position[3]["commission"], by_position[3]["net"]) == ("win", 125, 2375)
     # Position 5 loses the high (K-high v A-high) and wins the low (Q-J v Q-7): a push.
     assert (by_position[5]["outcome"], by_position[5]["net"]) == ("push", 0)
-    assert state.result["totals"]["house_result"] == -2375
+    assert state.result.as_dict()["totals"]["house_result"] == -2375
 
 
 def test_double_joker_dealer_sets_first_then_players():
@@ -72,7 +72,7 @@ def test_double_joker_dealer_sets_first_then_players():
     state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), rules)
     state = apply(state, PlayerSet(position=5, high="Kc 8d 6s 4h 3c".split(), low=["Qh", "Jd"]), rules)
     state = apply(state, RoundSettled(), rules)
-    positions = {p["position"]: p for p in state.result["positions"]}
+    positions = {p["position"]: p for p in state.result.as_dict()["positions"]}
     # 003: the banker's Ace-high pai gow hand does not qualify: every main wager pushes.
     assert positions[3]["outcome"] == positions[5]["outcome"] == "not-qualified"
     assert positions[3]["net"] == 0
@@ -93,7 +93,7 @@ def test_a_dealer_setting_off_the_house_way_is_refused_naming_the_rule_then_a_pi
     assert state.phase is Phase.SETTLING and state.override.actor == "pit-bob"
     state = apply(state, RoundSettled(), RULES)
     # Against Q-9 in front, position 5's Q-J still wins the low: a push; position 3 still wins.
-    assert [p["outcome"] for p in state.result["positions"]] == ["win", "push"]
+    assert [p["outcome"] for p in state.result.as_dict()["positions"]] == ["win", "push"]
 
 
 def test_an_override_must_still_be_the_bankers_seven_cards():
@@ -128,7 +128,7 @@ def test_a_player_setting_of_other_cards_is_refused_a_wrong_split_is_a_foul():
     state = apply(state, PlayerSet(position=5, high="Kc 8d 6s 4h 3c".split(), low=["Qh", "Jd"]), RULES)
     state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), RULES)
     state = apply(state, RoundSettled(), RULES)
-    fouled, pushed = state.result["positions"]
+    fouled, pushed = state.result.as_dict()["positions"]
     assert (fouled["outcome"], fouled["rule"], fouled["net"]) == ("lose", "foul-forfeit", -2500)
     assert (pushed["outcome"], pushed["net"]) == ("push", 0)
 
@@ -181,7 +181,7 @@ def test_a_stored_settlement_that_differs_from_the_game_core_is_not_trusted():
     state, _ = dealt_round(wagers={3: 2500}, hands={1: BANKER, 3: POSITION_3})
     state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
     state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), RULES)
-    honest = apply(state, RoundSettled(), RULES).result
+    honest = apply(state, RoundSettled(), RULES).result.as_dict()
     forged = {**honest, "totals": {**honest["totals"], "house_result": 0}}
     with pytest.raises(TransitionRefused, match="not trusted"):
         apply(state, RoundSettled(result=forged), RULES)

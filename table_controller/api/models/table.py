@@ -260,6 +260,6 @@ def round_state_view(state: RoundState) -> RoundStatePublic:
             reason=state.override.reason),
         misdeal=[DiscrepancyPublic(kind=d.kind, detail=d.detail, cards=list(d.cards), pile=d.pile)
                  for d in state.misdeal],
-        settlement=None if state.result is None else SettlementPublic.model_validate(state.result),
+        settlement=None if state.result is None else SettlementPublic.model_validate(state.result.as_dict()),
         void_reason=state.void_reason,
     )
