@@ -28,10 +28,10 @@ def _chunk_masks(seed: int, rounds: int, chunk_size: int, deck_size: int) -> np.
     return np.concatenate(masks, axis=1)
 
 
-def _lookup_for(masks: np.ndarray, tmp_path, name: str = "lookup.npz"):
+def _lookup_for(masks: np.ndarray, tmp_path, name: str = "lookup.npz", way: str = WAY):
     """The real house way's lookup, built for the patterns of these hands only (fast)."""
     keys = np.unique(keys_of_masks(masks.ravel()))
-    lookup = build_lookup(load_house_way(WAY), pattern_list=[pattern_of_key(k) for k in keys])
+    lookup = build_lookup(load_house_way(way), pattern_list=[pattern_of_key(k) for k in keys])
     path = tmp_path / name
     lookup.save(path)
     return lookup, path
@@ -69,6 +69,32 @@ def test_every_round_is_settled_as_the_game_core_settles_it(rules: TableRules, t
         assert tally.commission == position.commission
         expected += position.net
     assert settle_masks(lookup, params, masks[0], masks[1]).net == expected
+
+
+@pytest.mark.parametrize("way_name", ["house-way-002", "strong-004"])
+def test_a_larger_sample_wins_pushes_and_losses_as_the_game_core(way_name: str, tmp_path) -> None:
+    """docs/math.md "House way 002 against the published range": 6,000 standard rounds of
+    each way, every round's net and the win / push / loss / copy counts as settle_round's
+    (copies to the banker, 000; commission on wins only, 002; the joker as 001 and 002)."""
+    rules, wager, rounds = TableRules(), 2500, 6000
+    masks = deal(np.random.Generator(np.random.SFC64(11)), rounds, rules.game.deck_size)
+    lookup, _ = _lookup_for(masks, tmp_path, way=way_name)
+    way = load_house_way(way_name)
+    params = sim_params(rules, wager, "house-way")
+    nets, outcomes, copies = [], {"win": 0, "push": 0, "lose": 0}, 0
+    for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist()):
+        player, dealer = _cards(player_mask), _cards(dealer_mask)
+        banker = required_setting(dealer, rules.game, way, rules.ranking, rules.overqualifier).setting
+        position = settle_round(rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, wager)]).positions[0]
+        nets.append(position.net)
+        outcomes[position.outcome.value] += 1
+        copies += "copy" in position.rule or "copied" in position.rule
+    per_round = [settle_masks(lookup, params, np.array([p]), np.array([d])).net for p, d in zip(masks[0].tolist(), masks[1].tolist())]
+    assert per_round == nets
+    tally = settle_masks(lookup, params, masks[0], masks[1])
+    assert (tally.wins, tally.pushes, tally.losses) == (outcomes["win"], outcomes["push"], outcomes["lose"])
+    assert tally.net == sum(nets)
+    assert tally.any_copy == copies  # every pair with a copy has a rule naming it (settlement.md 2)
 
 
 def test_the_deal_is_seven_distinct_cards_a_hand(tmp_path) -> None:
