@@ -332,6 +332,9 @@ class RoundFields(SQLModel):
     house_result_cents: int = Field(default=0, sa_type=BigInteger)  # + house won, - house lost
     house_way_rule_id: str | None = Field(default=None, max_length=RULE_ID_MAX)
     override: bool = False
+    # the house's expected win on the round's wagers and its variance (docs/math.md); None: not known
+    theoretical_win_cents: int | None = Field(default=None, sa_type=BigInteger)
+    theoretical_variance: int | None = Field(default=None, sa_type=BigInteger)  # cents squared
 
 
 class _RoundKey(SQLModel):
@@ -391,6 +394,8 @@ class RoundUpdate(SQLModel):
     house_result_cents: StrictCents | None = None
     house_way_rule_id: RuleIdText | None = None
     override: bool | None = None
+    theoretical_win_cents: StrictCents | None = None
+    theoretical_variance: Annotated[StrictCents, Field(ge=0)] | None = None
 
     model_config = ConfigDict(extra="forbid")
 
