@@ -3,15 +3,21 @@
 A round belongs to the period in which it was opened (``ix_rounds_table_opened_at``). Money is
 summed over settled rounds only (a voided round, a misdeal included, returns its wagers);
 rounds still running are counted as in progress. Integer cents throughout, no rounding.
+
+Theoretical win (docs/math.md, "Theoretical win and hold"): summed over the settled rounds that
+carry one; a group where none does has None (missing), never 0. The band compares the actual
+result of those same rounds (``covered_house_result_cents``) with theoretical ± 1.96 sqrt(sum of
+variances): ``band`` (pure) and ``band_check`` (the day so far).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, literal, null, select
 from sqlmodel import Session
 
 from .models import BANKER_POSITION, Round, RoundPosition
@@ -20,6 +26,10 @@ ROUNDS = Round.__table__  # type: ignore[attr-defined]
 POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
 GAME_FIELDS = ("game", "rounds", "settled", "voided", "in_progress", "wagered_cents", "bonus_wagered_cents",
                "commission_cents", "bonuses_paid_cents", "house_result_cents")
+THEORY_FIELDS = ("theoretical_rounds", "covered_wagered_cents", "covered_house_result_cents",
+                 "theoretical_win_cents", "theoretical_variance")  # the last two None when no round has one
+DEALER_FIELDS = ("dealer", *GAME_FIELDS[1:])
+Z_95 = Decimal("1.96")
 POSITION_FIELDS = ("position", "rounds", "wins", "pushes", "losses", "wagered_cents", "bonus_wagered_cents",
                    "commission_cents", "bonuses_paid_cents", "net_cents")
 
@@ -28,8 +38,9 @@ POSITION_FIELDS = ("position", "rounds", "wins", "pushes", "losses", "wagered_ce
 class PeriodSums:
     """Per game and per player position, the counts and sums of one table's period."""
 
-    per_game: list[dict[str, Any]]  # GAME_FIELDS, plus wins / pushes / losses of its positions
+    per_game: list[dict[str, Any]]  # GAME_FIELDS and THEORY_FIELDS, plus wins / pushes / losses of its positions
     per_position: list[dict[str, Any]]  # POSITION_FIELDS
+    per_dealer: list[dict[str, Any]]  # DEALER_FIELDS and THEORY_FIELDS, plus wins / pushes / losses
 
 
 def _sum(expression: object) -> object:
@@ -44,25 +55,54 @@ def _count(condition: object) -> object:
     return _sum(case((condition, 1), else_=0))
 
 
-def period_sums(session: Session, *, table_id: str, start: datetime, end: datetime) -> PeriodSums:
-    """Three grouped SELECTs over the rounds opened in ``[start, end)``."""
+def _theory_columns() -> tuple[object, ...]:
+    """THEORY_FIELDS of settled rounds: SUM of a nullable column is NULL when every value is."""
+    c = ROUNDS.c
+    covered = (c.phase == "closed") & c.theoretical_win_cents.is_not(None)
+    return (
+        _count(covered), _sum(case((covered, c.wagered_cents + c.bonus_wagered_cents), else_=0)),
+        _sum(case((covered, c.house_result_cents), else_=0)),
+        func.sum(case((covered, c.theoretical_win_cents), else_=null())),
+        func.sum(case((covered, c.theoretical_variance), else_=null())),
+    )
+
+
+def _theory(values: tuple[Any, ...]) -> dict[str, Any]:
+    return {name: None if value is None else int(value) for name, value in zip(THEORY_FIELDS, values)}
+
+
+def _grouped(session: Session, key: Any, in_period: tuple[Any, ...], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Counts, money and theoretical win of the rounds grouped by ``key`` (game or dealer)."""
     c, p = ROUNDS.c, POSITIONS.c
-    in_period = (c.table_id == table_id, c.opened_at >= start, c.opened_at < end)
-    per_game = [dict(zip(GAME_FIELDS, (row[0], *map(int, row[1:])))) for row in session.execute(
+    width = len(fields)
+    lines = []
+    for row in session.execute(
         select(
-            c.game, func.count(), _count(c.phase == "closed"), _count(c.voided), _count(c.closed_at.is_(None)),
+            key, func.count(), _count(c.phase == "closed"), _count(c.voided), _count(c.closed_at.is_(None)),
             _settled_only(c.wagered_cents), _settled_only(c.bonus_wagered_cents), _settled_only(c.commission_cents),
-            _settled_only(c.bonuses_paid_cents), _settled_only(c.house_result_cents),
-        ).where(*in_period).group_by(c.game).order_by(c.game)
-    ).all()]
+            _settled_only(c.bonuses_paid_cents), _settled_only(c.house_result_cents), *_theory_columns(),
+        ).where(*in_period).group_by(key).order_by(key)
+    ).all():
+        line = dict(zip(fields, (row[0], *map(int, row[1:width]))))
+        line.update(_theory(tuple(row[width:])))
+        lines.append(line)
     outcomes = {
-        game: {"wins": int(w), "pushes": int(pu), "losses": int(lo)} for game, w, pu, lo in session.execute(
-            select(c.game, _count(p.outcome == "win"), _count(p.outcome == "push"), _count(p.outcome == "loss"))
-            .join(POSITIONS, p.round_id == c.round_id).where(*in_period, c.phase == "closed").group_by(c.game)
+        name: {"wins": int(w), "pushes": int(pu), "losses": int(lo)} for name, w, pu, lo in session.execute(
+            select(key, _count(p.outcome == "win"), _count(p.outcome == "push"), _count(p.outcome == "loss"))
+            .join(POSITIONS, p.round_id == c.round_id).where(*in_period, c.phase == "closed").group_by(key)
         ).all()
     }
-    for line in per_game:
-        line.update(outcomes.get(line["game"], {"wins": 0, "pushes": 0, "losses": 0}))
+    for line in lines:
+        line.update(outcomes.get(line[fields[0]], {"wins": 0, "pushes": 0, "losses": 0}))
+    return lines
+
+
+def period_sums(session: Session, *, table_id: str, start: datetime, end: datetime) -> PeriodSums:
+    """Grouped SELECTs over the rounds opened in ``[start, end)``: per game, per dealer, per position."""
+    c, p = ROUNDS.c, POSITIONS.c
+    in_period = (c.table_id == table_id, c.opened_at >= start, c.opened_at < end)
+    per_game = _grouped(session, c.game, in_period, GAME_FIELDS)
+    per_dealer = _grouped(session, c.dealer, in_period, DEALER_FIELDS)
     per_position = [dict(zip(POSITION_FIELDS, map(int, row))) for row in session.execute(
         select(
             p.position, func.count(), _count(p.outcome == "win"), _count(p.outcome == "push"),
@@ -72,7 +112,70 @@ def period_sums(session: Session, *, table_id: str, start: datetime, end: dateti
         .where(*in_period, c.phase == "closed", p.position != BANKER_POSITION)
         .group_by(p.position).order_by(p.position)
     ).all()]
-    return PeriodSums(per_game, per_position)
+    return PeriodSums(per_game, per_position, per_dealer)
 
 
-__all__ = ["PeriodSums", "period_sums"]
+# --- the band of the actual result around the theoretical win ----------------------------------
+
+
+@dataclass(frozen=True)
+class Band:
+    """Actual against theoretical over the rounds that carry a theoretical win (integer cents)."""
+
+    rounds: int  # settled rounds with a theoretical win
+    actual_cents: int  # the house result of those rounds
+    theoretical_cents: int
+    variance: int  # cents squared
+    low_cents: int  # theoretical - 1.96 sqrt(variance), half-even to whole cents
+    high_cents: int
+
+    @property
+    def outside(self) -> bool:
+        return self.actual_cents < self.low_cents or self.actual_cents > self.high_cents
+
+
+def band(*, rounds: int, actual_cents: int, theoretical_cents: int, variance: int) -> Band:
+    """theoretical ± 1.96 sqrt(variance), in Decimal (no float), rounded half-even to cents."""
+    with localcontext() as context:
+        context.prec = 40
+        half = (Z_95 * Decimal(variance).sqrt()).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
+    return Band(rounds, actual_cents, theoretical_cents, variance, theoretical_cents - int(half),
+                theoretical_cents + int(half))
+
+
+def band_of(line: dict[str, Any]) -> Band | None:
+    """The band of a grouped line (THEORY_FIELDS); None when no round carries a theoretical win."""
+    if line.get("theoretical_win_cents") is None:
+        return None
+    return band(rounds=line["theoretical_rounds"], actual_cents=line["covered_house_result_cents"],
+                theoretical_cents=line["theoretical_win_cents"], variance=line["theoretical_variance"] or 0)
+
+
+def band_in(session: Session, *, table_id: str, start: datetime, end: datetime) -> Band | None:
+    """The table's band over the rounds opened in ``[start, end)`` (one SELECT)."""
+    c = ROUNDS.c
+    row = session.execute(
+        select(literal(1), *_theory_columns())
+        .where(c.table_id == table_id, c.opened_at >= start, c.opened_at < end)
+    ).one()
+    return band_of(_theory(tuple(row[1:])))
+
+
+def today_bounds(zone: tzinfo, now: datetime | None = None) -> tuple[datetime, datetime]:
+    """[start, end) in UTC of the day that ``now`` (default: this moment) falls on in ``zone``."""
+    local = (now or datetime.now(UTC)).astimezone(zone)
+    day: date = local.date()
+    start = datetime.combine(day, time(), zone)
+    end = datetime.combine(day + timedelta(days=1), time(), zone)
+    return start.astimezone(UTC), end.astimezone(UTC)
+
+
+def band_check(session: Session, *, table_id: str, zone: tzinfo, now: datetime | None = None) -> Band | None:
+    """Today (in ``zone``) so far: the band of the actual result around the theoretical win.
+    ``result.outside`` says whether the day is outside its 95% band; None when no round of the
+    day carries a theoretical win yet."""
+    start, end = today_bounds(zone, now)
+    return band_in(session, table_id=table_id, start=start, end=end)
+
+
+__all__ = ["Band", "PeriodSums", "band", "band_check", "band_in", "band_of", "period_sums", "today_bounds"]

@@ -61,6 +61,10 @@ EXPECTED_TOTAL = {
     "scope": "total", "game": None, "position": None, "rounds": 4, "settled": 2, "voided": 2, "in_progress": 0,
     "wins": 2, "pushes": 2, "losses": 0, "wagered_cents": 7000, "bonus_wagered_cents": 0,
     "commission_cents": 250, "bonuses_paid_cents": 0, "house_result_cents": -4750,
+    # hold: -4750 / 7000 = -67.857...% -> "-67.86"; no round carries a theoretical win: missing, not 0
+    "dealer": None, "hold_percent": "-67.86", "theoretical_rounds": 0, "theoretical_win_cents": None,
+    "theoretical_variance": None, "theoretical_hold_percent": None, "band_actual_cents": None,
+    "band_low_cents": None, "band_high_cents": None, "outside_band": None,
 }
 
 
@@ -76,19 +80,29 @@ def test_shift_report_per_game_and_per_position(four_rounds):
     assert report["total"] == EXPECTED_TOTAL
     assert report["per_game"] == [{**EXPECTED_TOTAL, "scope": "game", "game": "standard"}]
     assert [(p["position"], p["rounds"], p["wins"], p["pushes"], p["wagered_cents"], p["commission_cents"],
-             p["house_result_cents"]) for p in report["per_position"]] == [
-        (3, 2, 2, 0, 5000, 250, -4750),
-        (5, 2, 0, 2, 2000, 0, 0),
+             p["house_result_cents"], p["hold_percent"]) for p in report["per_position"]] == [
+        (3, 2, 2, 0, 5000, 250, -4750, "-95.00"),
+        (5, 2, 0, 2, 2000, 0, 0, "0.00"),
+    ]
+    # ann dealt t1-1, t1-2 (void) and t1-4; bob t1-3 (misdeal)
+    assert [(d["dealer"], d["rounds"], d["settled"], d["house_result_cents"], d["hold_percent"],
+             d["theoretical_win_cents"]) for d in report["per_dealer"]] == [
+        ("ann", 3, 2, -4750, "-67.86", None),
+        ("bob", 1, 0, 0, None, None),
     ]
     csv_answer = api.get("/api/reports/shift.csv", params=params)
     assert csv_answer.headers["content-type"].startswith("text/csv")
     assert csv_answer.text.splitlines() == [
         "scope,game,position,rounds,settled,voided,in_progress,wins,pushes,losses,wagered_cents,"
-        "bonus_wagered_cents,commission_cents,bonuses_paid_cents,house_result_cents",
-        "total,,,4,2,2,0,2,2,0,7000,0,250,0,-4750",
-        "game,standard,,4,2,2,0,2,2,0,7000,0,250,0,-4750",
-        "position,,3,2,2,0,0,2,0,0,5000,0,250,0,-4750",
-        "position,,5,2,2,0,0,0,2,0,2000,0,0,0,0",
+        "bonus_wagered_cents,commission_cents,bonuses_paid_cents,house_result_cents,dealer,hold_percent,"
+        "theoretical_rounds,theoretical_win_cents,theoretical_variance,theoretical_hold_percent,"
+        "band_actual_cents,band_low_cents,band_high_cents,outside_band",
+        "total,,,4,2,2,0,2,2,0,7000,0,250,0,-4750,,-67.86,0,,,,,,,",
+        "game,standard,,4,2,2,0,2,2,0,7000,0,250,0,-4750,,-67.86,0,,,,,,,",
+        "position,,3,2,2,0,0,2,0,0,5000,0,250,0,-4750,,-95.00,,,,,,,,",
+        "position,,5,2,2,0,0,0,2,0,2000,0,0,0,0,,0.00,,,,,,,,",
+        "dealer,,,3,2,1,0,2,2,0,7000,0,250,0,-4750,ann,-67.86,0,,,,,,,",
+        "dealer,,,1,0,1,0,0,0,0,0,0,0,0,0,bob,,0,,,,,,,",
     ]
     later = {"start": end.isoformat(), "end": (end + timedelta(hours=8)).isoformat()}
     assert api.get("/api/reports/shift", params=later).json()["total"]["rounds"] == 0
@@ -101,7 +115,7 @@ def test_day_report_runs_midnight_to_midnight_in_the_zone(four_rounds):
     assert day["start"].startswith(opened.date().isoformat()) and day["total"]["settled"] == 2
     assert api.get("/api/reports/day", params={"date": "2000-01-01"}).json()["total"]["rounds"] == 0
     assert api.get("/api/reports/day.csv", params={"date": "2000-01-01"}).text.splitlines()[1] == (
-        "total,,,0,0,0,0,0,0,0,0,0,0,0,0")
+        "total,,,0,0,0,0,0,0,0,0,0,0,0,0,,,0,,,,,,,")
 
 
 def test_the_calendars_ends_are_reports_too(api):
