@@ -235,7 +235,7 @@ def _paytable_ref(bonus: Bonus, table: PayTable | None) -> tuple[PayTable | None
     return table, ref
 
 
-def _table_provenance(settings: TableSettings, rules: TableRules) -> Provenance:
+def table_provenance(settings: TableSettings, rules: TableRules) -> Provenance:
     _, big_ref = _paytable_ref(Bonus.BIG_HAND, rules.big_hand)
     _, joker_ref = _paytable_ref(Bonus.JOKER, rules.joker_bonus)
     return provenance(settings.game, rules.ranking, settings.house_way, big_ref, joker_ref)
@@ -262,7 +262,7 @@ def table_math(
     """The table's math, read from the cache or computed (the lookup built if need be: about
     20 s; the simulation about 2 s per million rounds on one core) and cached."""
     rules = settings.table_rules()
-    prov = _table_provenance(settings, rules)
+    prov = table_provenance(settings, rules)
     folder = cache_dir or default_math_dir(settings)
     key = math_key(prov, rules, rounds, seed)
     path = folder / f"table-math-{key[:24]}.json"
@@ -301,4 +301,5 @@ __all__ = [
     "math_key",
     "round_theoretical",
     "table_math",
+    "table_provenance",
 ]

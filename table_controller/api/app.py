@@ -26,7 +26,7 @@ from .access_log import AccessLog
 from .deps import Store, route_permission
 from .errors import install_error_handlers
 from .roles import roles_for
-from .routers import admin, alerts, devices, me, reports, round, rounds, stream, table
+from .routers import admin, alerts, analysis, devices, me, reports, round, rounds, stream, table
 from .security_headers import SecurityHeaders
 from .stream import EventHub
 from .tokens import DEFAULT_TTL_SECONDS, TokenCache
@@ -50,7 +50,7 @@ round refuses now, 422 malformed request, 503 store unavailable; never a 500.
 
 
 ROUTERS = (table.router, round.router, rounds.router, alerts.router, reports.router, devices.router,
-           stream.router, admin.router, me.router)
+           stream.router, admin.router, me.router, analysis.router)
 
 
 def _document_roles(router: APIRouter) -> None:

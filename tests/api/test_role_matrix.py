@@ -48,6 +48,9 @@ MATRIX = {
     ("POST", "/api/users/{name}/token"): ({A}, {}),
     ("GET", "/api/config"): ({A}, {}),
     ("GET", "/api/me"): ({D, P, S, A}, {}),
+    ("GET", "/api/analysis/par-sheet"): (AUDIT, {}),
+    ("GET", "/api/analysis/house-edge"): (AUDIT, {"params": {"rounds": 10_000}}),
+    ("GET", "/api/analysis/today"): (AUDIT, {"params": {"tz": "America/Los_Angeles"}}),
 }
 # Operations every authenticated person may call: never a 403, and (no parameters) never a 422.
 ANY_ROLE = {("GET", "/api/me")}
