@@ -1,0 +1,31 @@
+"""The table's math through the API (docs/math.md): par sheet and house edge as the CLI prints
+them, computed once per configuration; today's band with nulls when nothing is known."""
+
+from __future__ import annotations
+
+
+def test_today_without_a_theoretical_win_is_null_not_zero(api) -> None:
+    found = api.get("/api/analysis/today", "pit", params={"tz": "America/Los_Angeles"})
+    assert found.status_code == 200, found.text
+    assert found.json() == {"time_zone": "America/Los_Angeles", "rounds": 0, "actual_cents": None,
+                            "theoretical_cents": None, "band_low_cents": None, "band_high_cents": None,
+                            "outside_band": None, "theoretical_variance": None}
+    assert api.get("/api/analysis/today", "pit", params={"tz": "Mars/Olympus"}).status_code == 422
+
+
+def test_the_par_sheet_is_the_clis_and_computed_once(api) -> None:
+    first = api.get("/api/analysis/par-sheet", "surveillance")
+    assert first.status_code == 200, first.text
+    sheet = first.json()
+    assert sheet["kind"] == "par-sheet" and sheet["hands"] == 154_143_080  # C(53, 7): the standard deck
+    assert sheet["provenance"]["house_way"]["name"] == "house-way-002"
+    assert api.get("/api/analysis/par-sheet", "pit").json() == sheet
+    assert len(api.client.app.state.analysis_answers.found) == 1  # type: ignore[attr-defined]
+
+
+def test_the_house_edge_budget_is_bounded(api) -> None:
+    assert api.get("/api/analysis/house-edge", "pit", params={"rounds": 50_000_001}).status_code == 422
+    found = api.get("/api/analysis/house-edge", "pit", params={"rounds": 20_000}).json()
+    assert found["rounds"] == 20_000 and found["seed"] == 1 and found["strategy"] == "house-way"
+    low, high = found["interval_95"]
+    assert low < 0.026 < high  # the long-run figure (docs/math.md), 20,000 rounds
