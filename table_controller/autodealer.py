@@ -26,11 +26,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .game.cards import Game, codes
-from .game.evaluator import RankingRules
-from .game.house_way import HouseWay
 from .game.setting import Setting, all_settings, is_legal
 from .round.events import Wager
-from .round.machine import RoundState
+from .round.machine import RoundRules, RoundState
 from .settings import AutoDealerSettings, Limits
 
 Choice = Literal["house-way", "other", "foul"]
@@ -85,11 +83,13 @@ class AutoDealer:
 
     # -- step 5: the players --------------------------------------------------------------------
 
-    def player_setting(self, state: RoundState, position: int, way: HouseWay, ranking: RankingRules) -> PlayerDecision:
-        """How the player at ``position`` sets the seven cards of the round ``state``."""
+    def player_setting(self, state: RoundState, position: int, rules: RoundRules) -> PlayerDecision:
+        """How the player at ``position`` sets the seven cards of the round ``state``, by the
+        rules the round was opened under."""
         cards = state.hands[position]
+        ranking = rules.ranking
         rng = self._rng("player", f"{state.round_id}:{position}")
-        house = way.set(cards, ranking).setting
+        house = rules.house_way_setting(cards)
         draw = rng.random()
         choice: Choice = "house-way"
         setting = house

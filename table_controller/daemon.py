@@ -37,7 +37,7 @@ from drivers.link import LinkConfig
 from drivers.usb_transport import UsbConfig
 
 from .autodealer import AutoDealer
-from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter, recent_device_events
+from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
 from .service import TableService
 from .settings import TableSettings
 from .storage import open_store, redacted
@@ -165,7 +165,7 @@ def build_conductor(
     """The conductor with the drivers found by name in the registry (``drivers.DRIVERS``) at the
     devices' configured addresses."""
     link = LinkConfig()  # link.md 7: the documented timings (tests build their own drivers)
-    known = recent_device_events(service.recorder.engine, settings.table_id)
+    known = service.recent_device_events()
     shuffler_driver, shaker_driver = load_driver("shuffler"), load_driver("dice-shaker")
     shuffler = ShufflerAdapter(
         service,

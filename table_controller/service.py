@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -39,6 +40,7 @@ from .round.machine import HouseWayDeviation, RoundRules, RoundState, Transition
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
+from .storage import next_round_number, read_snapshot
 from .storage.errors import StoreUnavailableError, is_outage
 
 log = structlog.get_logger()
@@ -176,19 +178,78 @@ class TableService:
         self.table_id = settings.table_id
         self.recorder = RoundRecorder(engine, settings.table_id, rules_for)
         self._rules = GameRoundRules(table=settings.table_rules(), way=load_house_way(settings.house_way))
-        self.round: RoundState | None = None
-        self.round_rules: RoundRules | None = None
-        self.held: str | None = None  # what failed inside the open round (it waits for a pit void)
-        self.faults: dict[tuple[str, str], OpenFault] = {}
+        self._round: RoundState | None = None
+        self._round_rules: RoundRules | None = None
+        self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
+        self._faults: Mapping[tuple[str, str], OpenFault] = MappingProxyType({})  # replaced, never changed
         self.device_health = DeviceHealthRegistry()  # fed by the conductor's device adapters, read by the API
-        self.table_open = True
-        self.hold: TableHold | None = None
-        self.misdeals = 0  # misdeals in a row (a good deal ends the run)
+        self._table_open = True
+        self._hold: TableHold | None = None
+        self._misdeals = 0  # misdeals in a row (a good deal ends the run)
         self._misdeal_run_from = 1  # the first round number the run counts from (after a cleared hold)
-        self.outage: Outage | None = None
+        self._outage: Outage | None = None
         self._pending: list[Note] = []  # notes the store could not take yet, in order
         self._stale_round = False  # a round write failed on an outage: re-read the round before the next
         self._lock = threading.RLock()  # the conductor, the journal thread and the API share it
+
+    # -- what the table is now: read-only snapshots --------------------------------------------------
+    # Each is an immutable value the service replaces (under its lock) when it changes, so a
+    # reader takes it without the lock: the API and the live stream never wait behind a commit
+    # the lock is held for (a 2 s commit must not stall them: tests/daemon/test_table_holds.py).
+
+    @property
+    def round(self) -> RoundState | None:
+        """The open (or last) round: an immutable snapshot."""
+        return self._round
+
+    @property
+    def round_rules(self) -> RoundRules | None:
+        return self._round_rules
+
+    @property
+    def held(self) -> str | None:
+        """What failed inside the open round, while it is held for the pit."""
+        return self._held
+
+    @property
+    def faults(self) -> Mapping[tuple[str, str], OpenFault]:
+        """The open device faults, by (device, kind)."""
+        return self._faults
+
+    @property
+    def table_open(self) -> bool:
+        return self._table_open
+
+    @property
+    def hold(self) -> TableHold | None:
+        return self._hold
+
+    @property
+    def misdeals(self) -> int:
+        """Misdeals in a row (a good deal ends the run)."""
+        return self._misdeals
+
+    @property
+    def outage(self) -> Outage | None:
+        return self._outage
+
+    # -- reads for the conductor: the store stays behind the service ------------------------------
+
+    def next_round_number(self) -> int:
+        with read_snapshot(self.recorder.engine) as session:
+            return next_round_number(session, table_id=self.table_id)
+
+    def round_device_events(self, round_id: str) -> list[Any]:
+        """The round's journalled device events and commands (conductor/journal.py)."""
+        from .conductor.journal import round_device_events
+
+        return round_device_events(self.recorder.engine, self.table_id, round_id)
+
+    def recent_device_events(self) -> list[Any]:
+        """The device events already stored, so a re-sent one is not stored twice (journal.py)."""
+        from .conductor.journal import recent_device_events
+
+        return recent_device_events(self.recorder.engine, self.table_id)
 
     # -- start ---------------------------------------------------------------------------------
 
@@ -201,66 +262,68 @@ class TableService:
             self._restore_table()
             found = self.recorder.resume()
             if found is None:
-                self.round, self.round_rules, self.held = None, None, None
+                self._round, self._round_rules, self._held = None, None, None
                 return None
-            self.round, self.round_rules, self.held = found.state, found.rules, found.held
-            log.info("round.restored", table_id=self.table_id, round_id=self.round.round_id,
-                     phase=self.round.phase.value, held=self.held)
-            if found.failure is not None and self.held is None:
+            self._round, self._round_rules, self._held = found.state, found.rules, found.held
+            log.info("round.restored", table_id=self.table_id, round_id=self._round.round_id,
+                     phase=self._round.phase.value, held=self._held)
+            if found.failure is not None and self._held is None:
                 self._hold_round(found.failure)
-            return self.round
+            return self._round
 
     def _restore_table(self) -> None:
         record, opened, misdeals = self.recorder.table_record(self.settings.misdeal_hold_after)
-        self.misdeals = misdeals
+        self._misdeals = misdeals
         if record is not None:
             self._misdeal_run_from = int(record.get("misdeal_run_from", 1))
-            self.table_open = bool(record["open"])
-            self.hold = None if record.get("hold") is None else TableHold.from_payload(record["hold"])
-            self.faults = {(f["device"], f["kind"]): OpenFault(f["device"], f["kind"], f.get("detail", ""), True)
-                           for f in record.get("faults", [])}
+            self._table_open = bool(record["open"])
+            self._hold = None if record.get("hold") is None else TableHold.from_payload(record["hold"])
+            self._faults = MappingProxyType({
+                (f["device"], f["kind"]): OpenFault(f["device"], f["kind"], f.get("detail", ""), True)
+                for f in record.get("faults", [])})
         elif opened is not None:  # a record older than table.state: the last open/close stands
-            self.table_open = opened
-        log.info("table.restored", open=self.table_open, hold=None if self.hold is None else self.hold.reason,
-                 faults=sorted(f"{d} {k}" for d, k in self.faults), misdeals_in_a_row=self.misdeals)
+            self._table_open = opened
+        log.info("table.restored", open=self._table_open, hold=None if self._hold is None else self._hold.reason,
+                 faults=sorted(f"{d} {k}" for d, k in self._faults), misdeals_in_a_row=self._misdeals)
 
     # -- the round's commands ------------------------------------------------------------------
 
     @property
     def in_progress(self) -> bool:
-        return self.round is not None and not self.round.phase.is_final
+        state = self.round
+        return state is not None and not state.phase.is_final
 
     def open_round(self, wagers: Mapping[int, Wager], actor: str) -> RoundState:
         with self._lock:
             self._writable("round.open")
-            if not self.table_open:
+            if not self._table_open:
                 raise self._refuse("round.open", "the table is closed")
-            if self.hold is not None:
-                raise self._refuse("round.open", f"the table is held: {self.hold.reason}; "
+            if self._hold is not None:
+                raise self._refuse("round.open", f"the table is held: {self._hold.reason}; "
                                    "the pit clears the hold after a clean deck check")
             if self.in_progress:
-                assert self.round is not None
-                raise self._refuse("round.open", f"round {self.round.round_id} is still in progress")
-            if self.faults:
-                open_faults = ", ".join(f"{f.device} {f.kind}" for f in self.faults.values())
+                assert self._round is not None
+                raise self._refuse("round.open", f"round {self._round.round_id} is still in progress")
+            if self._faults:
+                open_faults = ", ".join(f"{f.device} {f.kind}" for f in self._faults.values())
                 raise self._refuse("round.open", f"a device fault is open: {open_faults}")
             try:
                 check_wagers(self.settings.game, self.settings.limits, wagers)
             except TableRefused as error:
                 raise self._refuse("round.open", str(error)) from None
             try:
-                self.round, self.round_rules = self.recorder.open(
+                self._round, self._round_rules = self.recorder.open(
                     game=self.settings.game, rules=self._rules.snapshot(), wagers=wagers, actor=actor
                 )
             except Exception as error:
                 if is_outage(error):
                     raise self._store_lost("round.open", error) from error
                 raise
-            self.held = None
-            structlog.contextvars.bind_contextvars(table_id=self.table_id, round_id=self.round.round_id)
+            self._held = None
+            structlog.contextvars.bind_contextvars(table_id=self.table_id, round_id=self._round.round_id)
             log.info("round.opened", actor=actor, positions=sorted(wagers),
                      wagered_cents=sum(w.main for w in wagers.values()))
-            return self.round
+            return self._round
 
     def record_dice(self, event: DiceRolled) -> RoundState:
         state = self._record(event)
@@ -274,12 +337,12 @@ class TableService:
                 details = [d.detail for d in state.misdeal]
                 self.alert("misdeal", "; ".join(details), discrepancies=[d.kind for d in state.misdeal])
                 log.error("round.misdeal", discrepancies=details)
-                self.misdeals += 1
-                if self.misdeals >= self.settings.misdeal_hold_after and self.hold is None:
-                    self._hold_table(f"{self.misdeals} misdeals in a row (last: {'; '.join(details)})")
+                self._misdeals += 1
+                if self._misdeals >= self.settings.misdeal_hold_after and self._hold is None:
+                    self._hold_table(f"{self._misdeals} misdeals in a row (last: {'; '.join(details)})")
             else:
                 assert state.required is not None
-                self.misdeals = 0
+                self._misdeals = 0
                 log.info("deal.verified", house_way_rule=state.required.rule_id)
             self._round_done(state)
             return state
@@ -323,14 +386,14 @@ class TableService:
         with self._lock:
             state = self._record(RoundVoided(actor=actor, reason=reason))
             self.alert("void", f"{actor} voided the round: {reason}", actor=actor)
-            self.held = None
+            self._held = None
             self._round_done(state)
             return state
 
     def hold_round(self, what_failed: str) -> None:
         """Hold the open round: something failed inside it (the conductor, a device step)."""
         with self._lock:
-            if self.in_progress and self.held is None:
+            if self.in_progress and self._held is None:
                 self._hold_round(what_failed)
 
     # -- the table -----------------------------------------------------------------------------
@@ -338,13 +401,13 @@ class TableService:
     def set_table_open(self, is_open: bool, actor: str) -> None:
         with self._lock:
             self._writable("table.open" if is_open else "table.close")
-            before = self.table_open
-            self.table_open = is_open
+            before = self._table_open
+            self._table_open = is_open
             try:
                 self.recorder.notes([Note("table.opened" if is_open else "table.closed", actor, {}),
                                      self._state_note()])
             except Exception as error:
-                self.table_open = before
+                self._table_open = before
                 if is_outage(error):
                     raise self._store_lost("table.open" if is_open else "table.close", error) from error
                 raise
@@ -352,10 +415,10 @@ class TableService:
     def record_deck_check(self, check: DeckCheck) -> None:
         """The conductor's DECK_CHECK while the table is held: shown to the pit, chained."""
         with self._lock:
-            if self.hold is None:
+            if self._hold is None:
                 log.info("deck.checked_without_hold", words=check.words())
                 return
-            self.hold = replace(self.hold, deck_check=check, deck_check_wanted=False)
+            self._hold = replace(self._hold, deck_check=check, deck_check_wanted=False)
             self._notes([Note("deck.checked", "device:shuffler", check.as_payload()), self._state_note()])
             (log.info if check.complete else log.warning)("deck.checked", complete=check.complete,
                                                           words=check.words())
@@ -364,44 +427,45 @@ class TableService:
         """The pit asks for another DECK_CHECK (after fixing the deck) while the table is held."""
         with self._lock:
             self._writable("deck.check")
-            if self.hold is None:
+            if self._hold is None:
                 raise self._refuse("deck.check", "the table is not held")
-            self._commit_table_change(replace(self.hold, deck_check_wanted=True),
+            self._commit_table_change(replace(self._hold, deck_check_wanted=True),
                                       Note("deck.check_requested", actor, {}), "deck.check")
 
     def clear_hold(self, actor: str) -> None:
         """The pit lets play resume; refused while the last deck check was not clean."""
         with self._lock:
             self._writable("hold.clear")
-            if self.hold is None:
+            if self._hold is None:
                 raise self._refuse("hold.clear", "the table is not held")
-            check = self.hold.deck_check
-            if check is None or self.hold.deck_check_wanted:
+            check = self._hold.deck_check
+            if check is None or self._hold.deck_check_wanted:
                 raise self._refuse("hold.clear", "no deck check since the hold (or one was asked for and has "
                                    "not run yet): wait for its result")
             if not check.complete:
                 raise self._refuse("hold.clear", f"the last deck check was not clean ({check.words()}): "
                                    "fix the deck and ask for a new deck check")
             run_from = self._misdeal_run_from
-            self._misdeal_run_from = (self.round.opened.number if self.round is not None else 0) + 1
+            self._misdeal_run_from = (self._round.opened.number if self._round is not None else 0) + 1
             try:
-                self._commit_table_change(None, Note("table.hold_cleared", actor, {"reason": self.hold.reason}),
+                self._commit_table_change(None, Note("table.hold_cleared", actor, {"reason": self._hold.reason}),
                                           "hold.clear")
             except Exception:
                 self._misdeal_run_from = run_from
                 raise
-            self.misdeals = 0
+            self._misdeals = 0
             log.info("table.hold_cleared", actor=actor)
 
     def device_fault(self, device: str, kind: str, detail: str = "") -> None:
         """A fault or a lost link: play stops (no new round) until it clears."""
         with self._lock:
             key = (device, kind)
-            if key in self.faults:
-                if self.faults[key].restored:  # the device reports it again: no longer only from the record
-                    self.faults[key] = OpenFault(device, kind, self.faults[key].detail)
+            if key in self._faults:
+                if self._faults[key].restored:  # the device reports it again: no longer only from the record
+                    reported = OpenFault(device, kind, self._faults[key].detail)
+                    self._faults = MappingProxyType({**self._faults, key: reported})
                 return
-            self.faults[key] = OpenFault(device, kind, detail)
+            self._faults = MappingProxyType({**self._faults, key: OpenFault(device, kind, detail)})
             self._notes([self._alert_note("device-fault" if kind != "link-lost" else "link-loss",
                                           f"{device}: {kind} {detail}".strip(), device=device, fault=kind),
                          self._state_note()])
@@ -409,8 +473,9 @@ class TableService:
 
     def fault_cleared(self, device: str, kind: str, why: str = "") -> None:
         with self._lock:
-            if self.faults.pop((device, kind), None) is None:
+            if (device, kind) not in self._faults:
                 return
+            self._faults = MappingProxyType({k: f for k, f in self._faults.items() if k != (device, kind)})
             payload = {"device": device, "fault": kind, **({"why": why} if why else {})}
             self._notes([Note("device.fault.cleared", f"device:{device}", payload, self._round_id()),
                          self._state_note()])
@@ -420,7 +485,7 @@ class TableService:
         """The device's status at start lists its standing faults: a fault restored from the
         record that the device no longer reports is cleared (and the clear is chained)."""
         with self._lock:
-            for fault in [f for f in self.faults.values() if f.device == device and f.restored]:
+            for fault in [f for f in self._faults.values() if f.device == device and f.restored]:
                 if fault.kind not in reported and fault.kind != "link-lost":
                     self.fault_cleared(device, fault.kind, "not reported by the device at start")
 
@@ -441,9 +506,9 @@ class TableService:
         """Try the store again: write the notes kept meanwhile, re-read the open round, close
         the outage with an alert. True when the store answers (or never went away)."""
         with self._lock:
-            if self.outage is None:
+            if self._outage is None:
                 return True
-            outage = self.outage
+            outage = self._outage
             notes = [*self._pending,
                      self._alert_note("store-unavailable", f"the store did not answer from {outage.since} to "
                                       f"{_now()}: {outage.error}", since=outage.since)]
@@ -452,16 +517,16 @@ class TableService:
                 if self._stale_round:
                     found = self.recorder.resume()
                     if found is not None:
-                        self.round, self.round_rules = found.state, found.rules
-                    elif self.round is not None and not self.round.phase.is_final:
-                        self.round = None  # the store has no open round: the open never committed
+                        self._round, self._round_rules = found.state, found.rules
+                    elif self._round is not None and not self._round.phase.is_final:
+                        self._round = None  # the store has no open round: the open never committed
             except Exception as error:
                 if not is_outage(error):
                     raise
                 log.debug("store.still_unavailable", error=str(error))
                 return False
             self._pending.clear()
-            self.outage, self._stale_round = None, False
+            self._outage, self._stale_round = None, False
             log.warning("store.back", since=outage.since, notes_written=len(notes))
             return True
 
@@ -473,22 +538,22 @@ class TableService:
     # -- internals -----------------------------------------------------------------------------
 
     def _round_id(self) -> str | None:
-        return self.round.round_id if self.round is not None else None
+        return self._round.round_id if self._round is not None else None
 
     def _record(self, event: Any) -> RoundState:
         with self._lock:
             self._writable(event.kind)
-            if self.round is None or self.round_rules is None:
+            if self._round is None or self._round_rules is None:
                 raise self._refuse(event.kind, "no round is open")
-            if self.held is not None and not isinstance(event, RoundVoided):
-                raise self._refuse(event.kind, f"round {self.round.round_id} is held ({self.held}): "
+            if self._held is not None and not isinstance(event, RoundVoided):
+                raise self._refuse(event.kind, f"round {self._round.round_id} is held ({self._held}): "
                                    "only a pit void moves it on", RoundHeld)
             try:
-                self.round = self.recorder.record(self.round, event, self.round_rules)
+                self._round = self.recorder.record(self._round, event, self._round_rules)
             except TransitionRefused as refused:
                 self._notes([Note("round.refused", event.actor, {
                     "event": event.model_dump(mode="json"), "phase": refused.phase.value,
-                    "reason": refused.reason}, self.round.round_id)])
+                    "reason": refused.reason}, self._round.round_id)])
                 log.warning("round.refused", refused_event=event.kind, phase=refused.phase.value, reason=refused.reason,
                             actor=event.actor)
                 raise
@@ -498,41 +563,41 @@ class TableService:
                     raise self._store_lost(event.kind, error) from error
                 # a failure inside the round (the game core could not settle it...): hold it
                 self._hold_round(f"{event.kind}: {type(error).__name__}: {error}")
-                raise self._refuse(event.kind, f"round {self.round.round_id} is held: {error}", RoundHeld) from error
-            return self.round
+                raise self._refuse(event.kind, f"round {self._round.round_id} is held: {error}", RoundHeld) from error
+            return self._round
 
     def _hold_round(self, what_failed: str) -> None:
-        assert self.round is not None
-        self.held = what_failed
-        self._notes([self._alert_note(HELD_ALERT, f"round {self.round.round_id} is held: {what_failed}; "
-                                      "the pit may void it", phase=self.round.phase.value, what_failed=what_failed)])
-        log.error("round.held", round_id=self.round.round_id, phase=self.round.phase.value, what_failed=what_failed)
+        assert self._round is not None
+        self._held = what_failed
+        self._notes([self._alert_note(HELD_ALERT, f"round {self._round.round_id} is held: {what_failed}; "
+                                      "the pit may void it", phase=self._round.phase.value, what_failed=what_failed)])
+        log.error("round.held", round_id=self._round.round_id, phase=self._round.phase.value, what_failed=what_failed)
 
     def _hold_table(self, reason: str) -> None:
-        self.hold = TableHold(reason=reason, since=_now())
+        self._hold = TableHold(reason=reason, since=_now())
         self._notes([self._alert_note("table-held", f"the table is held: {reason}; a deck check runs, "
                                       "then the pit clears the hold"), self._state_note()])
         log.error("table.held", reason=reason)
 
     def _commit_table_change(self, hold: TableHold | None, note: Note, what: str) -> None:
         """Change the hold and chain it (with the table's new state) in one transaction."""
-        before = self.hold
-        self.hold = hold
+        before = self._hold
+        self._hold = hold
         try:
             self.recorder.notes([note, self._state_note()])
         except Exception as error:
-            self.hold = before
+            self._hold = before
             if is_outage(error):
                 raise self._store_lost(what, error) from error
             raise
 
     def _state_note(self) -> Note:
         return Note(TABLE_STATE, "system", {
-            "open": self.table_open,
+            "open": self._table_open,
             "misdeal_run_from": self._misdeal_run_from,
-            "hold": None if self.hold is None else self.hold.as_payload(),
+            "hold": None if self._hold is None else self._hold.as_payload(),
             "faults": [{"device": f.device, "kind": f.kind, "detail": f.detail}
-                       for f in sorted(self.faults.values(), key=lambda f: (f.device, f.kind))],
+                       for f in sorted(self._faults.values(), key=lambda f: (f.device, f.kind))],
         })
 
     def _alert_note(self, kind: str, detail: str, **data: Any) -> Note:
@@ -542,32 +607,32 @@ class TableService:
     def _notes(self, notes: list[Note]) -> None:
         """Notes the table raises itself (alerts, faults, its state): on an outage they are kept,
         in order, and written when the store is back (``retry_store``); never lost, never raised."""
-        if self.outage is None:
+        if self._outage is None:
             try:
                 self.recorder.notes(notes)
                 return
             except Exception as error:
                 if not is_outage(error):
                     raise
-                self._outage(error)
+                self._store_went_away(error)
         kept_at = _now()
         self._pending.extend(replace(n, payload={**n.payload, "kept_from": kept_at}) for n in notes)
         log.warning("store.note_kept", kinds=[n.kind for n in notes], kept=len(self._pending))
 
     def _writable(self, what: str) -> None:
         """A person's command during an outage: refused at once (503), nothing half-done."""
-        if self.outage is not None:
-            raise StoreOutage(f"{what} refused: the store is unavailable since {self.outage.since} "
-                              f"({self.outage.error}); play resumes when it answers")
+        if self._outage is not None:
+            raise StoreOutage(f"{what} refused: the store is unavailable since {self._outage.since} "
+                              f"({self._outage.error}); play resumes when it answers")
 
-    def _outage(self, error: BaseException) -> None:
-        if self.outage is None:
-            self.outage = Outage(since=_now(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
-            log.error("store.unavailable", error=self.outage.error)
+    def _store_went_away(self, error: BaseException) -> None:
+        if self._outage is None:
+            self._outage = Outage(since=_now(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
+            log.error("store.unavailable", error=self._outage.error)
 
     def _store_lost(self, what: str, error: BaseException) -> StoreOutage:
-        self._outage(error)
-        return StoreOutage(f"{what} not recorded: the store is unavailable ({self.outage.error if self.outage else error})")
+        self._store_went_away(error)
+        return StoreOutage(f"{what} not recorded: the store is unavailable ({self._outage.error if self._outage else error})")
 
     def _round_done(self, state: RoundState) -> None:
         """After the last line about a final round is logged: later lines are not the round's."""

@@ -33,9 +33,8 @@ from ..autodealer import AutoDealer
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
 from ..service import DeckCheck, RoundHeld, StoreOutage, TableRefused, TableService
-from ..storage import next_round_number, read_snapshot
 from .dice import Roll
-from .journal import DeviceRecord, round_device_events
+from .journal import DeviceRecord
 from .adapter import OffLoop, Stopped, wait_or_stop
 from .shuffler import COUNT_FAULT, Deal, ShufflerAdapter
 
@@ -145,8 +144,7 @@ class Conductor:
         records: list[DeviceRecord] = []
         if state is not None and not state.phase.is_final:
             structlog.contextvars.bind_contextvars(round_id=state.round_id)
-            records = await self._off_loop(
-                round_device_events, self.service.recorder.engine, self.service.table_id, state.round_id)
+            records = await self._off_loop(self.service.round_device_events, state.round_id)
             self.shuffler.recover(state.round_id, records)
             self.dice.recover(state.round_id, records)
             log.info("round.resuming", phase=state.phase.value, device_events=len(records))
@@ -173,7 +171,7 @@ class Conductor:
         await self.pace()
         if not self._ready():
             return
-        wagers = self.auto_dealer.wagers(await self._off_loop(self._next_number))
+        wagers = self.auto_dealer.wagers(await self._off_loop(self.service.next_round_number))
         try:
             state = await self._off_loop(self.service.open_round, wagers, actor=self.auto_dealer.actor)
         except TableRefused as refused:
@@ -219,10 +217,6 @@ class Conductor:
             check = DeckCheck(complete=answer.complete, scanned=answer.scanned, unreadable=answer.unreadable,
                               missing=tuple(answer.missing), duplicated=tuple(answer.duplicated))
         await self._off_loop(self.service.record_deck_check, check)
-
-    def _next_number(self) -> int:
-        with read_snapshot(self.service.recorder.engine) as session:
-            return next_round_number(session, table_id=self.service.table_id)
 
     # -- one round ------------------------------------------------------------------------------
 
@@ -290,7 +284,8 @@ class Conductor:
         if position is None:  # cannot happen: the machine leaves this phase once all are set
             raise RuntimeError(f"round {state.round_id}: players-setting with every position set")
         rules = self.service.round_rules
-        decision = self.auto_dealer.player_setting(state, position, rules.way, rules.ranking)
+        assert rules is not None
+        decision = self.auto_dealer.player_setting(state, position, rules)
         await self.pace()
         if self.service.round is state:
             await self._off_loop(self.service.set_player, position, decision.high, decision.low,

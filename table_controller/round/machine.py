@@ -74,6 +74,10 @@ class RoundRules(Protocol):
 
     def matches(self, proposed: Setting, required: RequiredSetting) -> bool: ...
 
+    def house_way_setting(self, cards: tuple[Card, ...]) -> Setting:
+        """How the house way sets any seven cards (a player's too: the auto-dealer, a foul's re-set)."""
+        ...
+
     def settle(self, state: RoundState) -> RoundSettlement: ...
 
 

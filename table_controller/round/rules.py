@@ -48,7 +48,7 @@ class GameRoundRules:
     def matches(self, proposed: Setting, required: RequiredSetting) -> bool:
         return same_values(proposed, required.setting, self.table.ranking)
 
-    def _reset(self, cards: tuple[Card, ...]) -> Setting:
+    def house_way_setting(self, cards: tuple[Card, ...]) -> Setting:
         return self.way.set(cards, self.table.ranking).setting
 
     def settle(self, state: RoundState) -> RoundSettlement:
@@ -71,6 +71,6 @@ class GameRoundRules:
             self.table,
             BankerHand(cards=state.hands[BANKER_POSITION], setting=state.dealer_setting),
             hands,
-            reset_by_house_way=self._reset,
+            reset_by_house_way=self.house_way_setting,
         )
         return result

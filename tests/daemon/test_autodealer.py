@@ -57,7 +57,7 @@ def test_the_same_seed_gives_the_same_table_and_another_seed_another():
 
 def test_with_no_deviation_rates_a_player_sets_by_the_house_way():
     state = _players_setting_round()
-    decision = _dealer(other_setting_rate=0, foul_rate=0).player_setting(state, 3, WAY, RULES.ranking)
+    decision = _dealer(other_setting_rate=0, foul_rate=0).player_setting(state, 3, RULES)
     # A-A and K-K (002, "Two pairs: the two cards will be the lowest pair"): K-K in front.
     assert (decision.choice, decision.high, sorted(decision.low)) == ("house-way", codes(parse_cards("As Ah 9c 8c 2c")),
                                                                       ["Kd", "Kh"])
@@ -65,7 +65,7 @@ def test_with_no_deviation_rates_a_player_sets_by_the_house_way():
 
 def test_a_player_told_to_foul_puts_a_low_hand_that_outranks_the_high_hand():
     state = _players_setting_round()
-    decision = _dealer(foul_rate=1, other_setting_rate=0).player_setting(state, 3, WAY, RULES.ranking)
+    decision = _dealer(foul_rate=1, other_setting_rate=0).player_setting(state, 3, RULES)
     setting = Setting(parse_cards(decision.high), parse_cards(decision.low))
     assert decision.choice == "foul" and not is_legal(setting, RULES.ranking)
     assert sorted(decision.high + decision.low) == sorted(POSITION_3.split())
@@ -73,7 +73,7 @@ def test_a_player_told_to_foul_puts_a_low_hand_that_outranks_the_high_hand():
 
 def test_a_player_told_to_deviate_sets_another_legal_way():
     state = _players_setting_round()
-    decision = _dealer(other_setting_rate=1, foul_rate=0).player_setting(state, 5, WAY, RULES.ranking)
+    decision = _dealer(other_setting_rate=1, foul_rate=0).player_setting(state, 5, RULES)
     setting = Setting(parse_cards(decision.high), parse_cards(decision.low))
     house = WAY.set(state.hands[5]).setting
     assert decision.choice == "other" and is_legal(setting, RULES.ranking)
