@@ -7,9 +7,26 @@ as a bound of a range it selects exactly the same rounds.
 
 from __future__ import annotations
 
+import enum
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Annotated
+from zoneinfo import ZoneInfo, available_timezones
+
+from fastapi import Query
 
 from .errors import ApiError
+
+TimeZone = enum.StrEnum("TimeZone", {name: name for name in sorted(available_timezones())})  # type: ignore[misc]
+"""The IANA time zones this machine knows (its tz database), listed in the OpenAPI document."""
+ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Las_Vegas)")]  # type: ignore[valid-type]
+
+
+def zone_of(name: str) -> ZoneInfo:
+    """The zone named ``name``; 422 for a name this machine does not know."""
+    try:
+        return ZoneInfo(str(name))
+    except Exception:  # ZoneInfoNotFoundError, or a name that is not a zone key
+        raise ApiError(422, f"unknown time zone {name!r}") from None
 
 FIRST = datetime.min.replace(tzinfo=UTC)
 LAST = datetime.max.replace(tzinfo=UTC)

@@ -29,6 +29,7 @@ from ...storage.reports import band_check
 from ..deps import AuditDep, ServiceDep, SettingsDep, StoreDep
 from ..errors import ApiError, responses
 from ..reports import percent
+from ..times import TimeZone, ZoneQuery, zone_of
 
 router = APIRouter(prefix="/api/analysis", tags=["analysis"])
 
@@ -116,14 +117,10 @@ def _today(session: Session, table_id: str, zone: ZoneInfo) -> dict[str, Any]:
 
 @router.get("/today", responses=responses())
 async def today(_: AuditDep, service: ServiceDep, store: StoreDep,
-                tz: Annotated[str, Query(description="IANA time zone of the gaming day")] = "UTC") -> dict[str, Any]:
+                tz: ZoneQuery = TimeZone("UTC")) -> dict[str, Any]:
     """Today so far (in ``tz``), over the settled rounds that carry a theoretical win: the actual
     result, the theoretical win, its 95% band and whether the actual lies outside it; nulls
     when no round carries one yet (missing, never 0). ``position_percent``: where the actual
     sits in the band, 0 = its low end, 100 = its high end."""
-    try:
-        zone = ZoneInfo(tz)
-    except Exception:  # ZoneInfoNotFoundError, or a name that is not a zone key
-        raise ApiError(422, f"unknown time zone {tz!r}") from None
-    answer: dict[str, Any] = await store.read(_today, service.table_id, zone)
-    return {"time_zone": tz, **answer}
+    answer: dict[str, Any] = await store.read(_today, service.table_id, zone_of(tz))
+    return {"time_zone": str(tz), **answer}

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import enum
 from datetime import date, datetime
 from typing import Annotated
-from zoneinfo import ZoneInfo, available_timezones
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -15,29 +13,19 @@ from ..deps import AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.reports import ReportPublic
 from ..reports import report, report_csv
-from ..times import aware_utc, day_bounds
+from ..times import TimeZone, ZoneQuery, aware_utc, day_bounds, zone_of
 
 router = APIRouter(prefix="/api/reports", tags=["reports"])
 _CSV = {200: {"description": "the report as CSV (header line, total, each game, each position)",
               "content": {"text/csv": {"schema": {"type": "string"}}}}}
 
 DayQuery = Annotated[date, Query(description="the gaming day, YYYY-MM-DD")]
-TimeZone = enum.StrEnum("TimeZone", {name: name for name in sorted(available_timezones())})  # type: ignore[misc]
-"""The IANA time zones this machine knows (its tz database), listed in the OpenAPI document."""
-ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Las_Vegas)")]  # type: ignore[valid-type]
 StartQuery = Annotated[datetime, Query(description="shift start, with a time zone")]
 EndQuery = Annotated[datetime, Query(description="shift end, with a time zone; after the start")]
 
 
-def _zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except Exception:  # ZoneInfoNotFoundError, or a name that is not a zone key
-        raise ApiError(422, f"unknown time zone {name!r}") from None
-
-
 def _day(session: Session, table_id: str, day: date, tz: str) -> ReportPublic:
-    start, end = day_bounds(day, _zone(str(tz)))
+    start, end = day_bounds(day, zone_of(tz))
     return report(session, table_id=table_id, kind="day", start=start, end=end, time_zone=str(tz))
 
 
