@@ -21,11 +21,15 @@ import asyncio
 import contextlib
 import ctypes
 import ctypes.util
+import multiprocessing
 import os
 import selectors
 import signal
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -213,6 +217,58 @@ def install_table_context(service: TableService) -> None:
     structlog.configure(processors=processors)
 
 
+# -- the table's math -------------------------------------------------------------------------------
+
+
+def _table_math(settings: TableSettings) -> Any:
+    from .analysis.lookup import default_cache_dir  # numpy and the house-way lookup: loaded here only
+    from .analysis.theoretical import table_math
+
+    # The machine's cache, keyed by the content of the way, rules and pay tables: a restart, or
+    # another table with the same configuration, reads it in milliseconds.
+    return table_math(settings, cache_dir=default_cache_dir())
+
+
+def _compute_table_math(values: dict[str, Any]) -> None:  # pragma: no cover - runs in the child
+    if sys.platform.startswith("linux"):
+        _die_with_parent()
+    _table_math(TableSettings(**values))
+
+
+def start_table_math(settings: TableSettings, service: TableService) -> Callable[[], None]:
+    """The table's math (theoretical win per round, docs/math.md), computed in a child process:
+    the first run builds the house-way lookup (about 20 s) and caches it on the machine, and a
+    build in a thread would hold the interpreter's lock against the devices and the API. Once
+    the child has written the cache, a thread reads it and hands it to the service. Until then
+    settled rounds carry no theoretical win (shown as missing). Returns the stopper."""
+    child = multiprocessing.get_context("spawn").Process(
+        target=_compute_table_math, args=(settings.model_dump(mode="json"),), name="table-math", daemon=True)
+    started = time.monotonic()
+    child.start()
+
+    def wait() -> None:
+        child.join()
+        if child.exitcode != 0:
+            if child.exitcode is not None and child.exitcode > 0:
+                log.error("table.math_failed", exit_code=child.exitcode)
+            return
+        try:
+            service.set_table_math(_table_math(settings))
+        except Exception:
+            log.exception("table.math_failed")
+            return
+        log.info("table.math_computed", seconds=round(time.monotonic() - started, 1))
+
+    threading.Thread(target=wait, name="table-math", daemon=True).start()
+
+    def stop() -> None:
+        if child.is_alive():
+            child.terminate()
+        child.join(5)
+
+    return stop
+
+
 # -- the run ----------------------------------------------------------------------------------------
 
 
@@ -228,12 +284,14 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
              step_delay=settings.step_delay)
     engine = open_store(settings.database_url)
     simulators: dict[str, SimulatorProcess] = {}
+    stack = contextlib.ExitStack()
     try:
         if simulate:
             simulators = start_simulators(settings)
         addresses = DeviceAddresses.from_settings(settings, simulators)
         service = TableService(settings, engine)
         install_table_context(service)
+        stack.callback(start_table_math(settings, service))
         conductor = build_conductor(settings, service, addresses, stop)
         api = await start_api(settings, service, engine) if settings.api else None
         try:
@@ -249,6 +307,7 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
             loop.remove_signal_handler(signum)
         for process in simulators.values():
             process.stop()
+        stack.close()
         engine.dispose()
 
 

@@ -126,13 +126,18 @@ class RoundRecorder:
                 bonus_wagered_cents=sum(w.big_hand + w.joker_bonus for w in event.wagers.values())))
         return open_round(event), self.rules_for(event)
 
-    def record(self, state: RoundState, event: Any, rules: RoundRules) -> RoundState:
-        """Apply ``event`` (refused events raise, nothing written), then store it and its projection."""
+    def record(self, state: RoundState, event: Any, rules: RoundRules,
+               theoretical: Callable[[RoundState], tuple[int, int] | None] | None = None) -> RoundState:
+        """Apply ``event`` (refused events raise, nothing written), then store it and its projection.
+
+        ``theoretical`` gives a settled round's theoretical win and its variance (cents, cents
+        squared) for the projection, or None when the table's math is not known (then missing)."""
         new = apply(state, event, rules)
         with unit_of_work(self.engine) as session:
             append_event(session, table_id=self.table_id, round_id=state.round_id, kind=event.kind,
                          actor=event.actor, payload=_payload(event))
-            _project(session, new, event, rules.ranking)
+            extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
+            _project(session, new, event, rules.ranking, extra)
         return new
 
     def note(self, *, kind: str, actor: str, payload: Mapping[str, Any], round_id: str | None = None) -> None:
@@ -212,7 +217,8 @@ def _hand_text(cards: Any) -> str:
     return " ".join(codes(cards))
 
 
-def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules) -> None:
+def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules,
+             theoretical: tuple[int, int] | None = None) -> None:
     round_id = state.round_id
     changes: dict[str, Any] = {"phase": state.phase.value}
     if isinstance(event, DiceRolled):
@@ -252,6 +258,8 @@ def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules)
                 net_cents=record.net))
         changes.update(commission_cents=result.commission, bonuses_paid_cents=result.bonuses_paid,
                        house_result_cents=result.house_result, closed_at=_now())
+        if theoretical is not None:  # else missing: shown as missing, never as 0 (docs/math.md)
+            changes.update(theoretical_win_cents=theoretical[0], theoretical_variance=theoretical[1])
     elif isinstance(event, RoundVoided):
         changes.update(voided=True, void_reason=event.reason, closed_at=_now())
     update_round(session, round_id=round_id, changes=RoundUpdate(**changes))

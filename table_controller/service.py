@@ -190,6 +190,8 @@ class TableService:
         self._outage: Outage | None = None
         self._pending: list[Note] = []  # notes the store could not take yet, in order
         self._stale_round = False  # a round write failed on an outage: re-read the round before the next
+        self._math: Any = None  # the table's math (analysis.theoretical.TableMath) once known
+        self._band_alerted: str | None = None  # the gaming day whose band alert was raised
         self._lock = threading.RLock()  # the conductor, the journal thread and the API share it
 
     # -- what the table is now: read-only snapshots --------------------------------------------------
@@ -232,6 +234,50 @@ class TableService:
     @property
     def outage(self) -> Outage | None:
         return self._outage
+
+    # -- the table's math: theoretical win on every settled round -------------------------------
+
+    def set_table_math(self, math: Any) -> None:
+        """The table's math (``analysis.theoretical.table_math``), computed off the daemon's start:
+        rounds settled before it is known carry no theoretical win (missing, never 0)."""
+        with self._lock:
+            self._math = math
+        log.info("table.math_ready", key=getattr(math, "key", None))
+
+    def _theoretical(self, state: RoundState) -> tuple[int, int] | None:
+        """A settled round's theoretical win and variance, when the table's math is known and the
+        round was played under the rules it was computed for."""
+        math = self._math
+        if math is None or state.opened.rules != self._rules.snapshot():
+            return None
+        from .analysis.theoretical import round_theoretical  # numpy: only once the math is there
+
+        found = round_theoretical(state.wagers, math)
+        return found.win_cents, found.variance_cents2
+
+    def _check_band(self) -> None:
+        """After a settlement: today's actual result against its 95% band; one alert a day when
+        it lies outside (docs/math.md)."""
+        from zoneinfo import ZoneInfo
+
+        from .storage.reports import band_check
+
+        try:
+            zone = ZoneInfo(self.settings.time_zone)
+            with read_snapshot(self.recorder.engine) as session:
+                found = band_check(session, table_id=self.table_id, zone=zone)
+            day = datetime.now(zone).date().isoformat()
+        except Exception:  # a report that cannot be read must not undo a settled round
+            log.exception("table.band_check_failed")
+            return
+        if found is None or not found.outside or self._band_alerted == day:
+            return
+        self._band_alerted = day
+        self.alert("outside-band", f"today's result {found.actual_cents} cents is outside its 95% band "
+                   f"{found.low_cents}..{found.high_cents} cents around the theoretical win "
+                   f"{found.theoretical_cents} cents ({found.rounds} rounds)", day=day,
+                   actual_cents=found.actual_cents, theoretical_cents=found.theoretical_cents,
+                   low_cents=found.low_cents, high_cents=found.high_cents)
 
     # -- reads for the conductor: the store stays behind the service ------------------------------
 
@@ -374,6 +420,8 @@ class TableService:
 
     def settle(self) -> RoundState:
         state = self._record(RoundSettled())
+        if self._math is not None:
+            self._check_band()
         result = state.result
         assert result is not None
         log.info("round.settled", positions=len(result.positions), wagered_cents=result.total_wagered,
@@ -549,7 +597,7 @@ class TableService:
                 raise self._refuse(event.kind, f"round {self._round.round_id} is held ({self._held}): "
                                    "only a pit void moves it on", RoundHeld)
             try:
-                self._round = self.recorder.record(self._round, event, self._round_rules)
+                self._round = self.recorder.record(self._round, event, self._round_rules, self._theoretical)
             except TransitionRefused as refused:
                 self._notes([Note("round.refused", event.actor, {
                     "event": event.model_dump(mode="json"), "phase": refused.phase.value,

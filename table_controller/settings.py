@@ -119,6 +119,7 @@ class TableSettings(BaseSettings):
     device_timeout: float = Field(default=10.0, gt=0, le=600)
     step_delay: float = Field(default=0.0, ge=0, le=60)  # seconds between the steps of a round (a human pace)
     misdeal_hold_after: int = Field(default=2, ge=1, le=20)  # consecutive misdeals that hold the table
+    time_zone: str = "UTC"  # IANA zone of the gaming day: today's band of actual against theoretical win
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
     simulator: SimulatorSettings = SimulatorSettings()
     api: bool = True  # serve the pit and surveillance API inside the daemon (docs/api.md)
@@ -145,6 +146,17 @@ class TableSettings(BaseSettings):
     def _table_id(cls, value: str) -> str:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}", value):
             raise ValueError("table_id: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit")
+        return value
+
+    @field_validator("time_zone")
+    @classmethod
+    def _time_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo
+
+        try:
+            ZoneInfo(value)
+        except Exception:  # ZoneInfoNotFoundError, or not a zone key at all
+            raise ValueError(f"unknown time zone {value!r}: an IANA name such as America/Las_Vegas") from None
         return value
 
     @field_validator("db_url")
