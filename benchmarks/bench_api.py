@@ -61,7 +61,6 @@ from sqlalchemy.engine import Engine, make_url
 
 from table_controller.api import create_app
 from table_controller.api.history import history_page, round_detail
-from table_controller.storage.history import HistoryFilter, history_statement
 from table_controller.api.server import serving
 from table_controller.game.cards import Game, codes
 from table_controller.game.deal import pile_positions, start_position
@@ -78,25 +77,80 @@ from table_controller.storage import (
     upgrade_to_head,
 )
 from table_controller.storage.engine import apply_postgres_session_settings
+from table_controller.storage.history import HistoryFilter, history_statement
 from table_controller.storage.models import PositionOutcome
 from table_controller.storage.session import read_snapshot
 
 TABLE = "t1"
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 DEALERS = [f"dealer-{n:02d}" for n in range(20)]
-RULES = ["high-card.second-and-fourth", "one-pair.pair-behind", "two-pair.split", "two-pair.both-behind",
-         "three-of-a-kind.behind", "straight.behind", "flush.behind", "full-house.split"]
-HIGH = [("high-card", 30), ("one-pair", 45), ("two-pair", 15), ("three-of-a-kind", 4), ("straight", 3),
-        ("flush", 2), ("full-house", 1)]
+RULES = [
+    "high-card.second-and-fourth",
+    "one-pair.pair-behind",
+    "two-pair.split",
+    "two-pair.both-behind",
+    "three-of-a-kind.behind",
+    "straight.behind",
+    "flush.behind",
+    "full-house.split",
+]
+HIGH = [
+    ("high-card", 30),
+    ("one-pair", 45),
+    ("two-pair", 15),
+    ("three-of-a-kind", 4),
+    ("straight", 3),
+    ("flush", 2),
+    ("full-house", 1),
+]
 RARE_HIGH = ["four-of-a-kind", "straight-flush", "royal-flush", "five-aces"]
 SEVEN = [("nothing", 90), ("flush", 5), ("full-house", 4), ("four-of-a-kind", 1)]
-ROUND_COLUMNS = ("round_id", "number", "table_id", "game", "dealer", "phase", "opened_at", "closed_at", "voided",
-                 "misdeal", "void_reason", "die_1", "die_2", "die_3", "dice_source", "start_position",
-                 "wagered_cents", "bonus_wagered_cents", "commission_cents", "bonuses_paid_cents",
-                 "house_result_cents", "house_way_rule_id", "override")
-POSITION_COLUMNS = ("round_id", "position", "wager_cents", "big_hand_bonus_cents", "joker_bonus_cents", "cards",
-                    "high", "low", "high_category", "low_category", "seven_card_category", "house_way_rule_id",
-                    "fouled", "outcome", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents", "override")
+ROUND_COLUMNS = (
+    "round_id",
+    "number",
+    "table_id",
+    "game",
+    "dealer",
+    "phase",
+    "opened_at",
+    "closed_at",
+    "voided",
+    "misdeal",
+    "void_reason",
+    "die_1",
+    "die_2",
+    "die_3",
+    "dice_source",
+    "start_position",
+    "wagered_cents",
+    "bonus_wagered_cents",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "house_result_cents",
+    "house_way_rule_id",
+    "override",
+)
+POSITION_COLUMNS = (
+    "round_id",
+    "position",
+    "wager_cents",
+    "big_hand_bonus_cents",
+    "joker_bonus_cents",
+    "cards",
+    "high",
+    "low",
+    "high_category",
+    "low_category",
+    "seven_card_category",
+    "house_way_rule_id",
+    "fouled",
+    "outcome",
+    "win_cents",
+    "commission_cents",
+    "bonus_paid_cents",
+    "net_cents",
+    "override",
+)
 
 
 def _weighted(pairs: list[tuple[str, int]]) -> Callable[[random.Random], str]:
@@ -136,7 +190,7 @@ def batches(rounds: int, start: datetime, seed: int = 5) -> Iterator[Rows]:
         rule = rng.choice(RULES)
         shuffled = deck[:]
         rng.shuffle(shuffled)
-        hands = {pos: shuffled[7 * k: 7 * k + 7] for k, pos in enumerate(pile_positions(first))}
+        hands = {pos: shuffled[7 * k : 7 * k + 7] for k, pos in enumerate(pile_positions(first))}
         wagered = commission = house = 0
         rows = [(1, 0, None, None, None, None)]
         for pos in playing:
@@ -152,24 +206,59 @@ def batches(rounds: int, start: datetime, seed: int = 5) -> Iterator[Rows]:
             commission += fee
             house -= net
             rows.append((pos, wager, outcome, win, fee, net))
-        batch_rounds.append((
-            round_id, number, TABLE, "standard", rng.choice(DEALERS), "void" if voided else "closed",
-            opened, opened + timedelta(seconds=50), voided, misdeal,
-            ("misdeal: duplicate card" if misdeal else "pit: late wager") if voided else None,
-            dice[0], dice[1], dice[2], "shaker", first, wagered, 0, commission, 0, house,
-            None if misdeal else rule, override,
-        ))
+        batch_rounds.append(
+            (
+                round_id,
+                number,
+                TABLE,
+                "standard",
+                rng.choice(DEALERS),
+                "void" if voided else "closed",
+                opened,
+                opened + timedelta(seconds=50),
+                voided,
+                misdeal,
+                ("misdeal: duplicate card" if misdeal else "pit: late wager") if voided else None,
+                dice[0],
+                dice[1],
+                dice[2],
+                "shaker",
+                first,
+                wagered,
+                0,
+                commission,
+                0,
+                house,
+                None if misdeal else rule,
+                override,
+            )
+        )
         for pos, wager, outcome, win, fee, net in rows:
             cards = None if misdeal else hands[pos]
             category = None if voided else rng.choice(RARE_HIGH) if rng.random() < 0.0005 else high(rng)
-            batch_positions.append((
-                round_id, pos, wager, 0, 0, " ".join(cards) if cards else None,
-                " ".join(cards[:5]) if cards and not voided else None,
-                " ".join(cards[5:]) if cards and not voided else None,
-                category, rng.choice(("high-card", "pair")) if category else None,
-                seven(rng) if cards else None, rule if pos == 1 and not misdeal else None,
-                False, outcome, win or 0, fee or 0, 0, net or 0, override and pos == 1,
-            ))
+            batch_positions.append(
+                (
+                    round_id,
+                    pos,
+                    wager,
+                    0,
+                    0,
+                    " ".join(cards) if cards else None,
+                    " ".join(cards[:5]) if cards and not voided else None,
+                    " ".join(cards[5:]) if cards and not voided else None,
+                    category,
+                    rng.choice(("high-card", "pair")) if category else None,
+                    seven(rng) if cards else None,
+                    rule if pos == 1 and not misdeal else None,
+                    False,
+                    outcome,
+                    win or 0,
+                    fee or 0,
+                    0,
+                    net or 0,
+                    override and pos == 1,
+                )
+            )
         if len(batch_rounds) >= BATCH:
             yield batch_rounds, batch_positions
             batch_rounds, batch_positions = [], []
@@ -184,12 +273,18 @@ def load_sqlite(path: Path, rounds: int, start: datetime) -> None:
     """Bulk-insert into the SQLite file (times as the text the store keeps)."""
     db = sqlite3.connect(path)
     db.execute("PRAGMA synchronous=OFF")
-    round_sql = f"INSERT INTO rounds ({', '.join(ROUND_COLUMNS)}) VALUES ({', '.join('?' * len(ROUND_COLUMNS))})"
-    position_sql = (f"INSERT INTO round_positions ({', '.join(POSITION_COLUMNS)})"
-                    f" VALUES ({', '.join('?' * len(POSITION_COLUMNS))})")
+    round_sql = (
+        f"INSERT INTO rounds ({', '.join(ROUND_COLUMNS)}) VALUES ({', '.join('?' * len(ROUND_COLUMNS))})"
+    )
+    position_sql = (
+        f"INSERT INTO round_positions ({', '.join(POSITION_COLUMNS)})"
+        f" VALUES ({', '.join('?' * len(POSITION_COLUMNS))})"
+    )
     for round_rows, position_rows in batches(rounds, start):
-        db.executemany(round_sql, [tuple(_sqlite_time(v) if i in _TIMES else v for i, v in enumerate(row))
-                                   for row in round_rows])
+        db.executemany(
+            round_sql,
+            [tuple(_sqlite_time(v) if i in _TIMES else v for i, v in enumerate(row)) for row in round_rows],
+        )
         db.executemany(position_sql, position_rows)
         db.commit()
     db.close()
@@ -265,8 +360,10 @@ class Bare:
         dialect = sqlite_dialect.dialect() if self.sqlite else postgresql_dialect.psycopg.dialect()
         state = statement.compile(dialect=dialect).construct_expanded_state(params)
         if self.sqlite:
-            return state.statement, [_sqlite_time(v) if isinstance(v, datetime) else v
-                                     for v in (state.parameters[name] for name in state.positiontup)]
+            return state.statement, [
+                _sqlite_time(v) if isinstance(v, datetime) else v
+                for v in (state.parameters[name] for name in state.positiontup)
+            ]
         return state.statement, dict(state.parameters)
 
     def placeholders(self, sql: str) -> str:
@@ -305,7 +402,9 @@ class Terminal:
         self.connection.close()
 
 
-def history_cases(first: datetime, rounds: int) -> list[tuple[str, dict[str, Any], HistoryFilter, int | None]]:
+def history_cases(
+    first: datetime, rounds: int
+) -> list[tuple[str, dict[str, Any], HistoryFilter, int | None]]:
     mid = first + timedelta(days=180)
     return [
         ("newest page", {}, HistoryFilter(), None),
@@ -313,18 +412,31 @@ def history_cases(first: datetime, rounds: int) -> list[tuple[str, dict[str, Any
         ("dealer", {"dealer": "dealer-07"}, HistoryFilter(dealer="dealer-07"), None),
         ("voided", {"voided": "true"}, HistoryFilter(voided=True), None),
         ("override", {"override": "true"}, HistoryFilter(override=True), None),
-        ("position 4 lost", {"position": 4, "outcome": "loss"},
-         HistoryFilter(position=4, outcome=PositionOutcome.LOSS), None),
+        (
+            "position 4 lost",
+            {"position": 4, "outcome": "loss"},
+            HistoryFilter(position=4, outcome=PositionOutcome.LOSS),
+            None,
+        ),
         ("card As at position 3", {"card": "As", "position": 3}, HistoryFilter(card="As", position=3), None),
-        ("one week in mid-year", {"opened_from": mid.isoformat(), "opened_to": (mid + timedelta(days=7)).isoformat()},
-         HistoryFilter(opened_from=mid, opened_to=mid + timedelta(days=7)), None),
-        ("high hand four of a kind (rare)", {"high_category": "four-of-a-kind"},
-         HistoryFilter(high_category="four-of-a-kind"), None),
+        (
+            "one week in mid-year",
+            {"opened_from": mid.isoformat(), "opened_to": (mid + timedelta(days=7)).isoformat()},
+            HistoryFilter(opened_from=mid, opened_to=mid + timedelta(days=7)),
+            None,
+        ),
+        (
+            "high hand four of a kind (rare)",
+            {"high_category": "four-of-a-kind"},
+            HistoryFilter(high_category="four-of-a-kind"),
+            None,
+        ),
     ]
 
 
-async def follow_stream(base: str, token: str, terminals: int, events: int,
-                        write: Callable[[int], None]) -> tuple[list[float], int]:
+async def follow_stream(
+    base: str, token: str, terminals: int, events: int, write: Callable[[int], None]
+) -> tuple[list[float], int]:
     """``terminals`` followers; ``events`` writes; latency of every delivery, and the count."""
     written: dict[int, float] = {}
     latencies: list[float] = []
@@ -425,8 +537,9 @@ def http_floor(token: str, repeat: int) -> tuple[float, float]:
     return results[0], results[1]
 
 
-def bench_queries(engine: Engine, bare: Bare, terminal: Terminal, first: datetime, rounds: int,
-                  round_id: str, repeat: int) -> None:
+def bench_queries(
+    engine: Engine, bare: Bare, terminal: Terminal, first: datetime, rounds: int, round_id: str, repeat: int
+) -> None:
     """History pages and one round's detail: bare SQL, the API's function, the HTTP request."""
     print(f"\nround history, page of 50 ({repeat} runs each, median ms)")
     print(f"{'query':34} {'bare SQL':>9} {'API fn':>9} {'HTTP':>9} {'fn/SQL':>7} {'HTTP/SQL':>9}")
@@ -438,33 +551,51 @@ def bench_queries(engine: Engine, bare: Bare, terminal: Terminal, first: datetim
             # the lookups the API made first (a time range's round numbers, a rare hand's rounds)
             # are part of the same query: the bare SQL runs them too
             lookups = [bare.compiled(statement, params) for statement, params in query.lookups]
-            base = timed(lambda sql=sql, values=values, lookups=lookups: [
-                bare.fetch(*lookup) for lookup in [*lookups, (sql, values)]], repeat)
-            function = timed(lambda where=where, cursor=cursor: history_page(session, TABLE, where, cursor=cursor,
-                                                                              limit=50), repeat)
+            base = timed(
+                lambda sql=sql, values=values, lookups=lookups: [
+                    bare.fetch(*lookup) for lookup in [*lookups, (sql, values)]
+                ],
+                repeat,
+            )
+            function = timed(
+                lambda where=where, cursor=cursor: history_page(
+                    session, TABLE, where, cursor=cursor, limit=50
+                ),
+                repeat,
+            )
             count = len(bare.fetch(sql, values))
             if query.ordered:
                 assert [row[0] for row in bare.fetch(sql, values)][:50] == [
-                    r.round_id for r in history_page(session, TABLE, where, cursor=cursor, limit=50)[0]]
+                    r.round_id for r in history_page(session, TABLE, where, cursor=cursor, limit=50)[0]
+                ]
         http = timed(lambda params=params: terminal.get("/api/rounds", {**params, "limit": 50}), repeat)
-        print(f"{name:34} {base * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
-              f" {function / base:7.1f} {http / base:9.1f}   ({count - 1 if count > 50 else count} rows)")
+        print(
+            f"{name:34} {base * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
+            f" {function / base:7.1f} {http / base:9.1f}   ({count - 1 if count > 50 else count} rows)"
+        )
 
     print(f"\nround detail ({repeat} runs each, median ms)")
     detail_sql = [
         (bare.placeholders("SELECT * FROM rounds WHERE round_id = ?"), [round_id]),
         (bare.placeholders("SELECT * FROM round_positions WHERE round_id = ? ORDER BY position"), [round_id]),
-        (bare.placeholders("SELECT * FROM events WHERE round_id = ? AND table_id = ? ORDER BY seq"), [round_id, TABLE]),
+        (
+            bare.placeholders("SELECT * FROM events WHERE round_id = ? AND table_id = ? ORDER BY seq"),
+            [round_id, TABLE],
+        ),
     ]
     base = timed(lambda: [bare.fetch(q, p) for q, p in detail_sql], repeat)
     with read_snapshot(engine) as session:
         function = timed(lambda: round_detail(session, TABLE, round_id), repeat)
     http = timed(lambda: terminal.get(f"/api/rounds/{round_id}"), repeat)
-    print(f"{'round ' + round_id:34} {base * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
-          f" {function / base:7.1f} {http / base:9.1f}")
+    print(
+        f"{'round ' + round_id:34} {base * 1e3:9.2f} {function * 1e3:9.2f} {http * 1e3:9.2f}"
+        f" {function / base:7.1f} {http / base:9.1f}"
+    )
 
 
-def bench_stream(engine: Any, service: TableService, base: str, token: str, terminals: int, events: int) -> None:
+def bench_stream(
+    engine: Any, service: TableService, base: str, token: str, terminals: int, events: int
+) -> None:
     print(f"\nlive stream: {terminals} terminals, {events} events")
 
     def write(n: int) -> int:
@@ -478,9 +609,11 @@ def bench_stream(engine: Any, service: TableService, base: str, token: str, term
     latencies, delivered = asyncio.run(follow_stream(base, token, terminals, events, write))
     elapsed = time.perf_counter() - began
     latencies.sort()
-    print(f"delivered {delivered:,} of {terminals * events:,} in {elapsed:.1f} s;"
-          f" write-to-terminal latency p50 {statistics.median(latencies) * 1e3:.0f} ms,"
-          f" p99 {latencies[int(len(latencies) * 0.99) - 1] * 1e3:.0f} ms, max {latencies[-1] * 1e3:.0f} ms")
+    print(
+        f"delivered {delivered:,} of {terminals * events:,} in {elapsed:.1f} s;"
+        f" write-to-terminal latency p50 {statistics.median(latencies) * 1e3:.0f} ms,"
+        f" p99 {latencies[int(len(latencies) * 0.99) - 1] * 1e3:.0f} ms, max {latencies[-1] * 1e3:.0f} ms"
+    )
 
 
 @contextmanager
@@ -490,8 +623,11 @@ def postgres_schema(url: str) -> Iterator[Engine]:
     admin = make_engine(url)
     with admin.begin() as connection:
         connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-    engine = make_engine(make_url(url).update_query_dict({"options": f"-csearch_path={schema}"})
-                         .render_as_string(hide_password=False))
+    engine = make_engine(
+        make_url(url)
+        .update_query_dict({"options": f"-csearch_path={schema}"})
+        .render_as_string(hide_password=False)
+    )
     try:
         upgrade_to_head(engine)
         yield engine
@@ -506,7 +642,7 @@ def run_backend(backend: str, args: argparse.Namespace, folder: Path) -> None:
     print(f"\n=== {backend} ===")
     rounds = 0 if args.stream_only else args.rounds
     start = datetime.now(UTC) - timedelta(days=365)
-    with (postgres_schema(args.postgres_url) if backend == "postgresql" else _sqlite_store(folder)) as engine:
+    with postgres_schema(args.postgres_url) if backend == "postgresql" else _sqlite_store(folder) as engine:
         began = time.perf_counter()
         if backend == "postgresql":
             load_postgres(engine, rounds, start)
@@ -525,8 +661,10 @@ def run_backend(backend: str, args: argparse.Namespace, folder: Path) -> None:
             try:
                 if not args.stream_only:
                     raw_http, empty_endpoint = http_floor(token, max(args.repeat, 100))
-                    print(f"\nHTTP floor (keep-alive, median ms): a fixed answer with no framework"
-                          f" {raw_http * 1e3:.2f}; an empty FastAPI endpoint {empty_endpoint * 1e3:.2f}")
+                    print(
+                        f"\nHTTP floor (keep-alive, median ms): a fixed answer with no framework"
+                        f" {raw_http * 1e3:.2f}; an empty FastAPI endpoint {empty_endpoint * 1e3:.2f}"
+                    )
                     bench_queries(engine, bare, terminal, start, rounds, played[-1], args.repeat)
                 if backend == "sqlite" and args.terminals:
                     bench_stream(engine, service, base, token, args.terminals, args.events)
@@ -545,7 +683,9 @@ def _sqlite_store(folder: Path) -> Iterator[Engine]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument("--postgres-url", default=DEFAULT_POSTGRES_URL)
     parser.add_argument("--rounds", type=int, default=1_000_000)

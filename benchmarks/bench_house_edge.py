@@ -26,14 +26,14 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_controller.analysis.lookup import get_lookup  # noqa: E402
-from table_controller.analysis.provenance import house_way_path, sha256_file  # noqa: E402
-from table_controller.analysis.simulate import sim_params, simulate  # noqa: E402
-from table_controller.game.cards import Game  # noqa: E402
-from table_controller.game.dealer import required_setting  # noqa: E402
-from table_controller.game.house_way import load_house_way  # noqa: E402
-from table_controller.game.settlement import BankerHand, PositionHand, settle_round  # noqa: E402
-from table_controller.game.table_rules import TableRules  # noqa: E402
+from table_controller.analysis.lookup import get_lookup
+from table_controller.analysis.provenance import house_way_path, sha256_file
+from table_controller.analysis.simulate import sim_params, simulate
+from table_controller.game.cards import Game
+from table_controller.game.dealer import required_setting
+from table_controller.game.house_way import load_house_way
+from table_controller.game.settlement import BankerHand, PositionHand, settle_round
+from table_controller.game.table_rules import TableRules
 
 GOAL = 2_000_000
 
@@ -66,14 +66,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     for cards in deals:
         player, dealer = tuple(cards[:7]), tuple(cards[7:])
         banker = required_setting(dealer, game, way, rules.ranking, rules.overqualifier).setting
-        settle_round(rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, 2500)])
+        settle_round(
+            rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, 2500)]
+        )
     hand_rate = len(deals) / (time.perf_counter() - start)
 
     figures = result.as_dict()
     print(f"house edge, {game.value}, {args.way}, {args.workers} workers, {result.tally.rounds:,} rounds")
-    print(f"  simulation : {sim_rate:14,.0f} rounds/s  (goal >= {GOAL:,})  edge {figures['house_edge']:.4%}"
-          f" +- {figures['standard_error']:.4%}")
-    print(f"  per hand   : {hand_rate:14,.0f} rounds/s  (engine + settle_round, one core, {len(deals):,} rounds)")
+    print(
+        f"  simulation : {sim_rate:14,.0f} rounds/s  (goal >= {GOAL:,})  edge {figures['house_edge']:.4%}"
+        f" +- {figures['standard_error']:.4%}"
+    )
+    print(
+        f"  per hand   : {hand_rate:14,.0f} rounds/s  (engine + settle_round, one core, {len(deals):,} rounds)"
+    )
     print(f"  ratio simulation / per hand: {sim_rate / hand_rate:,.0f}")
     return 0 if sim_rate >= GOAL else 1
 

@@ -29,11 +29,11 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from treys import Card as TreysCard  # noqa: E402
-from treys import Evaluator as TreysEvaluator  # noqa: E402
+from treys import Card as TreysCard
+from treys import Evaluator as TreysEvaluator
 
-from table_controller.game.cards import NATURAL_CARDS, Game  # noqa: E402
-from table_controller.game.house_way import load_house_way  # noqa: E402
+from table_controller.game.cards import NATURAL_CARDS, Game
+from table_controller.game.house_way import load_house_way
 
 GOAL_RATIO = 20.0
 
@@ -77,10 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"house way {args.way!r}, {args.deck} deck, {len(sevens)} hands, best of {args.repeats} passes")
     print(f"  house way : {1 / house_per_hand:12,.0f} hands/s   {house_per_hand * 1e6:8.2f} us/hand")
-    print(f"  treys     : {1 / treys_per_hand:12,.0f} hands/s   {treys_per_hand * 1e6:8.2f} us/hand (five cards)")
-    print(f"  ratio (house way / treys per hand): {ratio:.1f}   goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}")
-    print(f"  rows that set the hands: {len(rows)} distinct; most common: "
-          + ", ".join(f"{rule} {count / len(sevens):.0%}" for rule, count in rows.most_common(3)))
+    print(
+        f"  treys     : {1 / treys_per_hand:12,.0f} hands/s   {treys_per_hand * 1e6:8.2f} us/hand (five cards)"
+    )
+    print(
+        f"  ratio (house way / treys per hand): {ratio:.1f}   goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}"
+    )
+    print(
+        f"  rows that set the hands: {len(rows)} distinct; most common: "
+        + ", ".join(f"{rule} {count / len(sevens):.0%}" for rule, count in rows.most_common(3))
+    )
     return 0
 
 

@@ -30,16 +30,16 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import structlog  # noqa: E402
+import structlog
 
-from drivers.framing import FrameDecoder, encode_frame  # noqa: E402
-from drivers.link import LinkConfig  # noqa: E402
-from drivers.shuffler.driver import ShufflerDriver  # noqa: E402
-from drivers.shuffler.events import PileRead  # noqa: E402
-from drivers.shuffler.msgtypes import ShufflerMsg  # noqa: E402
-from simulators.channels import PtyChannel  # noqa: E402
-from simulators.device_link import DeviceLink, DeviceLinkConfig  # noqa: E402
-from simulators.runner import SimulatorRunner  # noqa: E402
+from drivers.framing import FrameDecoder, encode_frame
+from drivers.link import LinkConfig
+from drivers.shuffler.driver import ShufflerDriver
+from drivers.shuffler.events import PileRead
+from drivers.shuffler.msgtypes import ShufflerMsg
+from simulators.channels import PtyChannel
+from simulators.device_link import DeviceLink, DeviceLinkConfig
+from simulators.runner import SimulatorRunner
 
 PILE_BODY = struct.pack(">IBB", 1, 1, 7) + b"7h5d9s4cTh4d2s"
 
@@ -71,7 +71,7 @@ def raw_one_way(frames: int) -> float:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view[:4096]):]
+        view = view[os.write(fd, view[:4096]) :]
 
 
 def raw_ping_pong(frames: int) -> float:
@@ -116,7 +116,7 @@ def framer_only(frames: int) -> float:
     start = time.perf_counter()
     decoded = 0
     for offset in range(0, len(data), 4096):
-        decoded += len(decoder.feed(data[offset:offset + 4096]))
+        decoded += len(decoder.feed(data[offset : offset + 4096]))
     elapsed = time.perf_counter() - start
     assert decoded == frames
     return frames / elapsed
@@ -126,8 +126,9 @@ async def driver_over_pty(frames: int) -> float:
     """Events per second delivered by the driver, the device link sending them over a pty."""
     lock = threading.RLock()
     channel = PtyChannel()
-    link = DeviceLink(DeviceIdentity("BENCH", "0", "0"), lambda *_: None,
-                      config=DeviceLinkConfig(ack_timeout=0.5))
+    link = DeviceLink(
+        DeviceIdentity("BENCH", "0", "0"), lambda *_: None, config=DeviceLinkConfig(ack_timeout=0.5)
+    )
     runner = SimulatorRunner(link, channel, lock=lock, poll_interval=0.001, name="bench-device")
     runner.start()
     config = LinkConfig(heartbeat_interval=0.5, poll_interval=0.001, ack_timeout=0.5)

@@ -25,11 +25,11 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_controller.analysis.par_sheet import build_par_sheet  # noqa: E402
-from table_controller.analysis.provenance import provenance  # noqa: E402
-from table_controller.game.cards import Game  # noqa: E402
-from table_controller.game.evaluator import DEFAULT_RULES, seven_card_category  # noqa: E402
-from table_controller.game.paytables import Bonus, load_paytable  # noqa: E402
+from table_controller.analysis.par_sheet import build_par_sheet
+from table_controller.analysis.provenance import provenance
+from table_controller.game.cards import Game
+from table_controller.game.evaluator import DEFAULT_RULES, seven_card_category
+from table_controller.game.paytables import Bonus, load_paytable
 
 GOAL_SECONDS = 30.0
 
@@ -44,7 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     start = time.perf_counter()
     sheet = build_par_sheet(
-        game, provenance(game, DEFAULT_RULES, "house-way-002"), load_paytable(Bonus.BIG_HAND), load_paytable(Bonus.JOKER)
+        game,
+        provenance(game, DEFAULT_RULES, "house-way-002"),
+        load_paytable(Bonus.BIG_HAND),
+        load_paytable(Bonus.JOKER),
     )
     sheet_seconds = time.perf_counter() - start
 
@@ -60,8 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(f"par sheet, {game.value} deck ({game.deck_size} cards, {all_hands:,} hands)")
     print(f"  par sheet (patterns) : {sheet_seconds:10.2f} s  (goal <= {GOAL_SECONDS:.0f} s)")
-    print(f"  per hand (evaluator) : {extrapolated:10.0f} s  = {per_hand * 1e6:.2f} us/hand x {all_hands:,}"
-          f" (sample of {len(hands):,})")
+    print(
+        f"  per hand (evaluator) : {extrapolated:10.0f} s  = {per_hand * 1e6:.2f} us/hand x {all_hands:,}"
+        f" (sample of {len(hands):,})"
+    )
     print(f"  ratio per-hand / par sheet: {extrapolated / sheet_seconds:,.0f}")
     return 0 if sheet_seconds <= GOAL_SECONDS else 1
 

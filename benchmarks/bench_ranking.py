@@ -25,11 +25,11 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from treys import Card as TreysCard  # noqa: E402
-from treys import Evaluator as TreysEvaluator  # noqa: E402
+from treys import Card as TreysCard
+from treys import Evaluator as TreysEvaluator
 
-from table_controller.game.cards import NATURAL_CARDS, Game  # noqa: E402
-from table_controller.game.evaluator import (  # noqa: E402
+from table_controller.game.cards import NATURAL_CARDS, Game
+from table_controller.game.evaluator import (
     RankingRules,
     Wheel,
     card_ints,

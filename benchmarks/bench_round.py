@@ -38,22 +38,22 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import structlog  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
+import structlog
+from sqlalchemy.engine import make_url
 
-from drivers.dice_shaker.driver import DiceShakerDriver  # noqa: E402
-from drivers.link import LinkConfig  # noqa: E402
-from drivers.shuffler.driver import ShufflerDriver  # noqa: E402
-from simulators.device_link import DeviceLinkConfig  # noqa: E402
-from simulators.dice_shaker import DiceShakerSimulator  # noqa: E402
-from simulators.shuffler.simulator import ShufflerSimulator  # noqa: E402
-from table_controller.autodealer import AutoDealer  # noqa: E402
-from table_controller.conductor import Conductor, ShakerAdapter, ShufflerAdapter  # noqa: E402
-from table_controller.game.cards import Game  # noqa: E402
-from table_controller.round.events import Wager  # noqa: E402
-from table_controller.service import TableService  # noqa: E402
-from table_controller.settings import AutoDealerSettings, TableSettings  # noqa: E402
-from table_controller.storage import (  # noqa: E402
+from drivers.dice_shaker.driver import DiceShakerDriver
+from drivers.link import LinkConfig
+from drivers.shuffler.driver import ShufflerDriver
+from simulators.device_link import DeviceLinkConfig
+from simulators.dice_shaker import DiceShakerSimulator
+from simulators.shuffler.simulator import ShufflerSimulator
+from table_controller.autodealer import AutoDealer
+from table_controller.conductor import Conductor, ShakerAdapter, ShufflerAdapter
+from table_controller.game.cards import Game
+from table_controller.round.events import Wager
+from table_controller.service import TableService
+from table_controller.settings import AutoDealerSettings, TableSettings
+from table_controller.storage import (
     RoundCreate,
     RoundPositionCreate,
     RoundPositionUpdate,
@@ -118,8 +118,15 @@ class SixPositions(AutoDealer):
 # -- the bare commit of the same rows ---------------------------------------------------------------
 
 
-_ROUND_FIELDS = ("phase", "house_way_rule_id", "override", "commission_cents", "bonuses_paid_cents",
-                 "house_result_cents", "closed_at")
+_ROUND_FIELDS = (
+    "phase",
+    "house_way_rule_id",
+    "override",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "house_result_cents",
+    "closed_at",
+)
 _DEAL_FIELDS = ("cards", "seven_card_category", "house_way_rule_id")
 _SETTING_FIELDS = ("high", "low", "high_category", "low_category")
 _SETTLE_FIELDS = ("outcome", "fouled", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents")
@@ -137,35 +144,70 @@ def bare_commit(engine, round_id: str, number: int) -> float:
     stored, final, seats = round_rows(engine, round_id)
     by_position = {seat.position: seat for seat in seats}
     with unit_of_work(engine) as session:  # the round's opening is not part of either figure
-        row = create_round(session, data=RoundCreate(table_id=BARE_TABLE, game=Game(final.game), dealer=final.dealer,
-                                                     phase="dealing", opened_at=final.opened_at))
+        row = create_round(
+            session,
+            data=RoundCreate(
+                table_id=BARE_TABLE,
+                game=Game(final.game),
+                dealer=final.dealer,
+                phase="dealing",
+                opened_at=final.opened_at,
+            ),
+        )
         for seat in seats:
-            add_position(session, round_id=row.round_id, data=RoundPositionCreate(
-                position=seat.position, wager_cents=seat.wager_cents))
+            add_position(
+                session,
+                round_id=row.round_id,
+                data=RoundPositionCreate(position=seat.position, wager_cents=seat.wager_cents),
+            )
     bare_id = row.round_id
     phases = _phases(stored)
     start = time.perf_counter()
     for event, phase in zip(stored, phases, strict=True):
         with unit_of_work(engine) as session:
-            append_event(session, table_id=BARE_TABLE, round_id=bare_id, kind=event.kind, actor=event.actor,
-                         payload=json.loads(event.payload))
+            append_event(
+                session,
+                table_id=BARE_TABLE,
+                round_id=bare_id,
+                kind=event.kind,
+                actor=event.actor,
+                payload=json.loads(event.payload),
+            )
             changes: dict[str, Any] = {"phase": phase}
             if event.kind == "piles.dealt":
                 changes["house_way_rule_id"] = final.house_way_rule_id
                 for seat in seats:
-                    update_position(session, round_id=bare_id, position=seat.position,
-                                    changes=RoundPositionUpdate(**_pick(seat, _DEAL_FIELDS)))
+                    update_position(
+                        session,
+                        round_id=bare_id,
+                        position=seat.position,
+                        changes=RoundPositionUpdate(**_pick(seat, _DEAL_FIELDS)),
+                    )
             elif event.kind == "player.set":
                 position = json.loads(event.payload)["position"]
-                update_position(session, round_id=bare_id, position=position,
-                                changes=RoundPositionUpdate(**_pick(by_position[position], _SETTING_FIELDS)))
+                update_position(
+                    session,
+                    round_id=bare_id,
+                    position=position,
+                    changes=RoundPositionUpdate(**_pick(by_position[position], _SETTING_FIELDS)),
+                )
             elif event.kind in ("dealer.set", "dealer.override"):
-                update_position(session, round_id=bare_id, position=1, changes=RoundPositionUpdate(
-                    **_pick(by_position[1], _SETTING_FIELDS), override=by_position[1].override))
+                update_position(
+                    session,
+                    round_id=bare_id,
+                    position=1,
+                    changes=RoundPositionUpdate(
+                        **_pick(by_position[1], _SETTING_FIELDS), override=by_position[1].override
+                    ),
+                )
             else:
                 for seat in seats:
-                    update_position(session, round_id=bare_id, position=seat.position,
-                                    changes=RoundPositionUpdate(**_pick(seat, _SETTLE_FIELDS)))
+                    update_position(
+                        session,
+                        round_id=bare_id,
+                        position=seat.position,
+                        changes=RoundPositionUpdate(**_pick(seat, _SETTLE_FIELDS)),
+                    )
                 changes.update(_pick(final, _ROUND_FIELDS[3:]))
             update_round(session, round_id=bare_id, changes=RoundUpdate(**changes))
     return time.perf_counter() - start
@@ -197,8 +239,10 @@ def _pick(row: Any, names: Sequence[str]) -> dict[str, Any]:
 
 
 async def play(engine, rounds: int) -> tuple[list[float], list[float]]:
-    settings = TableSettings(table_id=TABLE, auto_dealer=AutoDealerSettings(enabled=True, seed=1,
-                                                                             other_setting_rate=0.1, foul_rate=0.02))
+    settings = TableSettings(
+        table_id=TABLE,
+        auto_dealer=AutoDealerSettings(enabled=True, seed=1, other_setting_rate=0.1, foul_rate=0.02),
+    )
     service = TimedService(settings, engine)
     shuffler_sim = ShufflerSimulator(seed=1, link_config=DeviceLinkConfig()).start()
     shaker_sim = DiceShakerSimulator(seed=1, link_config=DeviceLinkConfig())
@@ -208,12 +252,23 @@ async def play(engine, rounds: int) -> tuple[list[float], list[float]]:
     bare: list[float] = []
     try:
         shuffler = ShufflerAdapter(
-            service, lambda journal: ShufflerDriver.from_url(
-                shuffler_sim.url, url_packages=("simulators.shuffler",), link_config=LinkConfig(),
-                journal=journal),
-            stop=stop, deck_size=Game.STANDARD.deck_size)
-        dice = ShakerAdapter(service, lambda journal: DiceShakerDriver.over_usb(
-            backend=backend, link_config=LinkConfig(), journal=journal), stop=stop)
+            service,
+            lambda journal: ShufflerDriver.from_url(
+                shuffler_sim.url,
+                url_packages=("simulators.shuffler",),
+                link_config=LinkConfig(),
+                journal=journal,
+            ),
+            stop=stop,
+            deck_size=Game.STANDARD.deck_size,
+        )
+        dice = ShakerAdapter(
+            service,
+            lambda journal: DiceShakerDriver.over_usb(
+                backend=backend, link_config=LinkConfig(), journal=journal
+            ),
+            stop=stop,
+        )
         dealer = SixPositions(settings.auto_dealer, Game.STANDARD, settings.limits)
         conductor = Conductor(service, shuffler, dice, stop=stop, auto_dealer=dealer)
         await conductor.start()
@@ -257,11 +312,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=60, help="settled rounds to measure")
     parser.add_argument("--db-url", help="a PostgreSQL URL: the run uses a schema of its own, dropped after")
-    parser.add_argument("--data-dir", type=Path, help="folder for the SQLite store (default: a temporary one)")
+    parser.add_argument(
+        "--data-dir", type=Path, help="folder for the SQLite store (default: a temporary one)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    with tempfile.TemporaryDirectory(dir=args.data_dir) as folder, scratch_store(args.db_url, Path(folder)) as url:
+    with (
+        tempfile.TemporaryDirectory(dir=args.data_dir) as folder,
+        scratch_store(args.db_url, Path(folder)) as url,
+    ):
         engine = open_store(url)
         try:
             processing, bare = asyncio.run(play(engine, args.rounds))
@@ -271,12 +331,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_med, b_med = statistics.median(processing), statistics.median(bare)
     ratio = p_med / b_med
     print(f"{len(processing)} rounds, six positions each, store {engine.dialect.name}")
-    print(f"  processing (verify, house way, 6 settings, dealer check, settle; 9 commits): "
-          f"median {p_med * ms:7.2f} ms  mean {statistics.mean(processing) * ms:7.2f} ms")
-    print(f"  bare commit of the same rows (9 commits):                               "
-          f"median {b_med * ms:7.2f} ms  mean {statistics.mean(bare) * ms:7.2f} ms")
-    print(f"  ratio (median processing / median bare commit): {ratio:.2f}   "
-          f"goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}")
+    print(
+        f"  processing (verify, house way, 6 settings, dealer check, settle; 9 commits): "
+        f"median {p_med * ms:7.2f} ms  mean {statistics.mean(processing) * ms:7.2f} ms"
+    )
+    print(
+        f"  bare commit of the same rows (9 commits):                               "
+        f"median {b_med * ms:7.2f} ms  mean {statistics.mean(bare) * ms:7.2f} ms"
+    )
+    print(
+        f"  ratio (median processing / median bare commit): {ratio:.2f}   "
+        f"goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}"
+    )
     return 0
 
 

@@ -39,7 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=200, help="sequences of commands to run")
     parser.add_argument("--steps", type=int, default=50, help="commands per sequence (at most)")
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (the same seed, the same sequences)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the run's seed (the same seed, the same sequences)"
+    )
     parser.add_argument("--batch", type=int, default=25, help="sequences per Hypothesis run")
     parser.add_argument("--db-url", help="a PostgreSQL URL: the run uses a schema of its own, dropped after")
     parser.add_argument("--shrink", action="store_true", help="shrink a failure to a minimal sequence (slow)")
@@ -55,15 +57,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             batch = 0
             while stats.sequences < args.examples:
                 size = min(args.batch, args.examples - stats.sequences)
-                budget = settings(max_examples=size, stateful_step_count=args.steps, deadline=None,
-                                  derandomize=False, database=None, phases=phases, print_blob=False,
-                                  report_multiple_bugs=False,
-                                  suppress_health_check=list(HealthCheck))
-                random.seed(f"{args.seed}:{batch}")  # Hypothesis draws its seed from here when not derandomized
+                budget = settings(
+                    max_examples=size,
+                    stateful_step_count=args.steps,
+                    deadline=None,
+                    derandomize=False,
+                    database=None,
+                    phases=phases,
+                    print_blob=False,
+                    report_multiple_bugs=False,
+                    suppress_health_check=list(HealthCheck),
+                )
+                random.seed(
+                    f"{args.seed}:{batch}"
+                )  # Hypothesis draws its seed from here when not derandomized
                 before = stats.sequences
                 try:
                     run_machine(engine, budget, stats)
-                except Exception as error:  # noqa: BLE001 - any failure: count it, keep the first one to show
+                except Exception as error:
                     failures += 1
                     if first_failure is None:
                         notes = "\n".join(getattr(error, "__notes__", []))
@@ -75,10 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             engine.dispose()
     wall = time.perf_counter() - started
     print(f"store {engine.dialect.name}, seed {args.seed}, up to {args.steps} steps a sequence")
-    print(f"  sequences run: {stats.sequences}   steps run: {stats.steps}   "
-          f"({stats.steps / max(wall, 1e-9):.0f} steps/s)")
-    print(f"  rounds settled: {stats.settled}   voided: {stats.voided}   "
-          f"refusals: {', '.join(f'{k} {v}' for k, v in sorted(stats.refused.items())) or 'none'}")
+    print(
+        f"  sequences run: {stats.sequences}   steps run: {stats.steps}   "
+        f"({stats.steps / max(wall, 1e-9):.0f} steps/s)"
+    )
+    print(
+        f"  rounds settled: {stats.settled}   voided: {stats.voided}   "
+        f"refusals: {', '.join(f'{k} {v}' for k, v in sorted(stats.refused.items())) or 'none'}"
+    )
     print(f"  failures: {failures}   wall time: {wall:.1f} s")
     if first_failure is not None:
         print("\nfirst failure:\n" + first_failure)

@@ -17,7 +17,14 @@ from typing import ClassVar
 
 import structlog
 
-from .errors import DriverError, DriverInitError, DriverIOError, DriverTimeoutError, JournalError, ProtocolError
+from .errors import (
+    DriverError,
+    DriverInitError,
+    DriverIOError,
+    DriverTimeoutError,
+    JournalError,
+    ProtocolError,
+)
 from .framing import Frame
 from .link import HostIdentity, HostLink, LinkConfig, LinkStats
 from .messages import Hello
@@ -238,7 +245,8 @@ class Driver(abc.ABC):
             await asyncio.wait_for(asyncio.shield(self._finished), self.stop_timeout)
         except TimeoutError as exc:
             raise DriverTimeoutError(
-                f"{self.name} reader thread did not stop in {self.stop_timeout} s") from exc
+                f"{self.name} reader thread did not stop in {self.stop_timeout} s"
+            ) from exc
 
     def _post(self, item: object) -> None:
         loop, queue = self._loop, self._queue
@@ -272,10 +280,17 @@ class Driver(abc.ABC):
             try:
                 hello = self.link.connect()
             except DriverError as exc:
-                held = self.link.log_throttle.allow("start", f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}")
+                held = self.link.log_throttle.allow(
+                    "start", f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}"
+                )
                 if held is not None:  # the same failure start after start: logged once a minute
-                    log.error("driver.start_failed", device=self.name, error=str(exc),
-                              raw=(exc.raw or b"").hex(), repeated=held)
+                    log.error(
+                        "driver.start_failed",
+                        device=self.name,
+                        error=str(exc),
+                        raw=(exc.raw or b"").hex(),
+                        repeated=held,
+                    )
                 self._settle(self._started, error=exc)
                 return
             self.link.log_throttle.reset("start")
@@ -312,8 +327,13 @@ class Driver(abc.ABC):
                 for event in events:
                     self.journal(event, frame.raw)
             except Exception as exc:
-                log.error("driver.journal_failed", device=self.name, msg_id=msg_id, error=str(exc),
-                          raw=frame.raw.hex())
+                log.error(
+                    "driver.journal_failed",
+                    device=self.name,
+                    msg_id=msg_id,
+                    error=str(exc),
+                    raw=frame.raw.hex(),
+                )
                 raise JournalError(f"journal refused message {msg_id}: {exc}", raw=frame.raw) from exc
         for event in events:
             self._post(event)

@@ -101,20 +101,36 @@ def _scan(
             inner = _frame_inside(buffer, header_ok) if header_ok is not None else None
             if inner is None:
                 return 0, None, None
-            return inner, None, FalseSyncError(  # a whole valid frame beats one sync byte's claim
-                f"partial frame (LEN {buffer[1]}, TYPE 0x{buffer[3]:02X}) overtaken by a valid frame "
-                f"at offset {inner}", raw=bytes(buffer[:inner]))
-        return 1, None, FalseSyncError(
-            f"sync byte with an impossible header (LEN {buffer[1]}, TYPE 0x{buffer[3]:02X})",
-            raw=bytes(buffer[:1]))
+            return (
+                inner,
+                None,
+                FalseSyncError(  # a whole valid frame beats one sync byte's claim
+                    f"partial frame (LEN {buffer[1]}, TYPE 0x{buffer[3]:02X}) overtaken by a valid frame "
+                    f"at offset {inner}",
+                    raw=bytes(buffer[:inner]),
+                ),
+            )
+        return (
+            1,
+            None,
+            FalseSyncError(
+                f"sync byte with an impossible header (LEN {buffer[1]}, TYPE 0x{buffer[3]:02X})",
+                raw=bytes(buffer[:1]),
+            ),
+        )
     candidate = bytes(buffer[:total])
     expected = crc16(candidate[1:-CRC_SIZE])
     received = (candidate[-2] << 8) | candidate[-1]
     if expected != received:
         if not plausible:  # never a frame: noise, not a damaged frame worth a NAK
-            return 1, None, FalseSyncError(
-                f"sync byte with an impossible header (LEN {buffer[1]}, TYPE 0x{buffer[3]:02X})",
-                raw=bytes(buffer[:1]))
+            return (
+                1,
+                None,
+                FalseSyncError(
+                    f"sync byte with an impossible header (LEN {buffer[1]}, TYPE 0x{buffer[3]:02X})",
+                    raw=bytes(buffer[:1]),
+                ),
+            )
         return 1, None, CrcMismatchError(f"CRC {received:04X}, expected {expected:04X}", raw=candidate)
     payload = candidate[HEADER_SIZE:-CRC_SIZE]
     frame = Frame(seq=candidate[2], msg_type=candidate[3], payload=payload, raw=candidate)
@@ -133,14 +149,12 @@ def _frame_inside(buffer: bytes | bytearray, header_ok: HeaderCheck) -> int | No
         end = at + HEADER_SIZE + buffer[at + 1] + CRC_SIZE
         if end > len(buffer):
             continue
-        if crc16(bytes(buffer[at + 1:end - CRC_SIZE])) == (buffer[end - 2] << 8) | buffer[end - 1]:
+        if crc16(bytes(buffer[at + 1 : end - CRC_SIZE])) == (buffer[end - 2] << 8) | buffer[end - 1]:
             return at
     return None
 
 
-def decode_frame(
-    buffer: bytes | bytearray, header_ok: HeaderCheck | None = None
-) -> tuple[int, Frame | None]:
+def decode_frame(buffer: bytes | bytearray, header_ok: HeaderCheck | None = None) -> tuple[int, Frame | None]:
     """Decode the first frame in ``buffer``.
 
     Returns ``(consumed, frame)``; ``(n > 0, None)`` when ``n`` bytes of garbage or one sync byte

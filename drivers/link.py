@@ -134,8 +134,14 @@ class LinkConfig:
     stale_frame_after: float = 0.5
 
     def __post_init__(self) -> None:
-        positive = ("heartbeat_interval", "ack_timeout", "hello_timeout", "backoff_initial", "poll_interval",
-                    "stale_frame_after")
+        positive = (
+            "heartbeat_interval",
+            "ack_timeout",
+            "hello_timeout",
+            "backoff_initial",
+            "poll_interval",
+            "stale_frame_after",
+        )
         for name in positive:
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)!r}")
@@ -155,8 +161,15 @@ class LinkConfig:
     @classmethod
     def fast(cls) -> LinkConfig:
         """Short timings for tests and demos: 50 ms heartbeat."""
-        return cls(heartbeat_interval=0.05, ack_timeout=0.04, hello_timeout=0.1, backoff_initial=0.02,
-                   backoff_max=0.2, poll_interval=0.005, stale_frame_after=0.1)
+        return cls(
+            heartbeat_interval=0.05,
+            ack_timeout=0.04,
+            hello_timeout=0.1,
+            backoff_initial=0.02,
+            backoff_max=0.2,
+            poll_interval=0.005,
+            stale_frame_after=0.1,
+        )
 
 
 class LinkListener(Protocol):
@@ -239,8 +252,9 @@ class HostLink:
         self.stats = LinkStats()
         self.session_id = secrets.randbits(32) or 1
         self._clock = clock
-        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock,
-                                     header_ok=plausible_header)
+        self._decoder = FrameDecoder(
+            stale_after=self.config.stale_frame_after, clock=clock, header_ok=plausible_header
+        )
         self._early: list[Frame | FrameError] = []  # what followed the device's HELLO in the same read
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -313,14 +327,22 @@ class HostLink:
         now = self._clock()
         self._last_rx = now
         self._last_tx = 0.0
-        self._loss_after = max(self.config.heartbeat_interval, hello.heartbeat_ms / 1000) * \
-            self.config.loss_after_heartbeats
+        self._loss_after = (
+            max(self.config.heartbeat_interval, hello.heartbeat_ms / 1000) * self.config.loss_after_heartbeats
+        )
         if self._in_flight is not None:  # re-sent at once on the new connection, same id and bytes
             self._in_flight.sent_at = 0.0
             self._in_flight.retransmissions = 0
             self._in_flight.resent_at = None
-        log.info("link.up", device=hello.model, serial=hello.serial_number, firmware=hello.firmware,
-                 session=hello.session_id, restored=not first, device_restarted=restarted)
+        log.info(
+            "link.up",
+            device=hello.model,
+            serial=hello.serial_number,
+            firmware=hello.firmware,
+            session=hello.session_id,
+            restored=not first,
+            device_restarted=restarted,
+        )
         self.listener.link_up(hello, restored=not first, device_restarted=restarted)
         if restarted:  # the new device session knows nothing of our unacknowledged commands
             self._drop_commands("device restarted")
@@ -347,8 +369,15 @@ class HostLink:
     # -- hello ----------------------------------------------------------------------------------
 
     def _my_hello(self) -> Hello:
-        return Hello(PROTOCOL_MAJOR, PROTOCOL_MINOR, self.config.heartbeat_ms, self.session_id,
-                     self.identity.model, self.identity.serial_number, self.identity.firmware)
+        return Hello(
+            PROTOCOL_MAJOR,
+            PROTOCOL_MINOR,
+            self.config.heartbeat_ms,
+            self.session_id,
+            self.identity.model,
+            self.identity.serial_number,
+            self.identity.firmware,
+        )
 
     def _hello(self) -> Hello:
         cfg = self.config
@@ -376,14 +405,20 @@ class HostLink:
                         if hello.protocol_major != PROTOCOL_MAJOR:
                             error = ProtocolVersionError(
                                 f"device speaks protocol {hello.protocol_major}.{hello.protocol_minor}, "
-                                f"host {PROTOCOL_MAJOR}.{PROTOCOL_MINOR}", raw=item.raw)
+                                f"host {PROTOCOL_MAJOR}.{PROTOCOL_MINOR}",
+                                raw=item.raw,
+                            )
                             held = self.log_throttle.allow("version", str(error.args[0]))
                             if held is not None:  # a device that always answers so: not every time
-                                log.error("link.version_mismatch", error=str(error), raw=item.raw.hex(),
-                                          repeated=held)
+                                log.error(
+                                    "link.version_mismatch",
+                                    error=str(error),
+                                    raw=item.raw.hex(),
+                                    repeated=held,
+                                )
                             raise error
                         self.log_throttle.reset("version")
-                        self._early = items[index + 1:]
+                        self._early = items[index + 1 :]
                         return hello
                     if isinstance(item, Frame):
                         self.stats.frames_received += 1  # stale traffic before the hello: re-sent later
@@ -442,10 +477,13 @@ class HostLink:
 
     def _retransmit(self, flight: _Outgoing, now: float, why: str) -> None:
         if flight.retransmissions >= self.config.max_retransmissions:
-            raise _LinkDown(DriverTimeoutError(
-                f"message {flight.msg_id} not acknowledged after {flight.retransmissions} "
-                f"retransmissions ({why})",
-                raw=flight.frame))
+            raise _LinkDown(
+                DriverTimeoutError(
+                    f"message {flight.msg_id} not acknowledged after {flight.retransmissions} "
+                    f"retransmissions ({why})",
+                    raw=flight.frame,
+                )
+            )
         flight.retransmissions += 1
         flight.resent_at = now
         self.stats.retransmissions += 1
@@ -489,8 +527,9 @@ class HostLink:
             log.debug("link.duplicate_dropped", msg_id=msg_id, raw=frame.raw.hex())
             return
         if self._last_delivered and msg_id != self._last_delivered + 1:
-            self._report(ProtocolError(
-                f"message id {msg_id} after {self._last_delivered}: ids skipped", raw=frame.raw))
+            self._report(
+                ProtocolError(f"message id {msg_id} after {self._last_delivered}: ids skipped", raw=frame.raw)
+            )
         try:
             # Delivered (and journalled by the driver) before the ACK: an acknowledged message
             # is one the host has kept. A journal failure leaves it unacknowledged: resent.
@@ -569,8 +608,14 @@ class HostLink:
         if noise is None:
             return
         self.stats.noise_bursts += 1
-        log.warning("link.noise", crc_errors=noise.crc_errors, garbage_bytes=noise.garbage_bytes,
-                    stale_frames=noise.stale_frames, naked=noise.naked, raw=bytes(noise.raw).hex())
+        log.warning(
+            "link.noise",
+            crc_errors=noise.crc_errors,
+            garbage_bytes=noise.garbage_bytes,
+            stale_frames=noise.stale_frames,
+            naked=noise.naked,
+            raw=bytes(noise.raw).hex(),
+        )
 
     def _on_nak(self, nak: Nak) -> None:
         """link.md 3: a BAD_CRC NAK re-sends the message in flight at once, unless it was re-sent
@@ -588,13 +633,17 @@ class HostLink:
             self._retransmit(flight, now, f"NAK {nak.reason.name}")
             return
         if flight.frame and nak.seq != flight.frame[2]:
-            log.warning("link.nak_for_another_frame", msg_id=flight.msg_id, reason=nak.reason.name, seq=nak.seq)
+            log.warning(
+                "link.nak_for_another_frame", msg_id=flight.msg_id, reason=nak.reason.name, seq=nak.seq
+            )
             return
         with self._lock:
             self._in_flight = None
         self.stats.commands_refused += 1
         reason = f"refused by the device (NAK {nak.reason.name}): not re-sent"
-        log.error("link.command_refused", msg_id=flight.msg_id, reason=nak.reason.name, raw=flight.frame.hex())
+        log.error(
+            "link.command_refused", msg_id=flight.msg_id, reason=nak.reason.name, raw=flight.frame.hex()
+        )
         self.listener.commands_dropped((flight.msg_id,), reason)
 
     # -- helpers --------------------------------------------------------------------------------
@@ -651,7 +700,9 @@ class HostLink:
             try:
                 self.connect()
             except DriverError as exc:
-                held = self.log_throttle.allow("reconnect", f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}")
+                held = self.log_throttle.allow(
+                    "reconnect", f"{type(exc).__name__}: {exc.args[0] if exc.args else ''}"
+                )
                 if held is not None:
                     log.warning("link.reconnect_failed", error=str(exc), retry_in=delay, repeated=held)
                 delay = min(delay * self.config.backoff_factor, self.config.backoff_max)

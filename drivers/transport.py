@@ -24,6 +24,7 @@ log = structlog.get_logger()
 
 Trace = Callable[[str, bytes], None]
 
+
 class Transport(abc.ABC):
     """A blocking byte pipe to one device."""
 

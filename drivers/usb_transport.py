@@ -194,8 +194,12 @@ class UsbTransport(Transport):
         if cfg.alternate_setting:
             device.set_interface_altsetting(cfg.interface, cfg.alternate_setting)
         self._packet_size = endpoint_in.wMaxPacketSize or 64
-        log.debug("usb.configured", device=cfg.describe(), out=hex(endpoint_out.bEndpointAddress),
-                  in_=hex(endpoint_in.bEndpointAddress))
+        log.debug(
+            "usb.configured",
+            device=cfg.describe(),
+            out=hex(endpoint_out.bEndpointAddress),
+            in_=hex(endpoint_in.bEndpointAddress),
+        )
 
     def _bulk_endpoint(self, interface: usb.core.Interface, address: int) -> usb.core.Endpoint:
         endpoint = usb.util.find_descriptor(interface, bEndpointAddress=address)

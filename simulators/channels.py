@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 
+
 class DeviceChannel(abc.ABC):
     """The device's end of a byte pipe, used only by the runner thread (and ``cut``/``close``)."""
 

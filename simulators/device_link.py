@@ -120,8 +120,9 @@ class DeviceLink:
         self.state = DeviceLinkState.WAITING_FOR_HELLO
         self.stats = DeviceLinkStats()
         self.heartbeat = 1.0
-        self._decoder = FrameDecoder(stale_after=self.config.stale_frame_after, clock=clock,
-                                     header_ok=plausible_header)
+        self._decoder = FrameDecoder(
+            stale_after=self.config.stale_frame_after, clock=clock, header_ok=plausible_header
+        )
         self._noise: list[FrameError] | None = None  # the burst of noise being read (link.md 2.3)
         self._noise_naked = False
         self._nak_at: float | None = None
@@ -192,8 +193,13 @@ class DeviceLink:
         if noise:
             self.stats.noise_bursts += 1
             crc = sum(isinstance(item, CrcMismatchError) for item in noise)
-            log.warning("sim.link.noise", crc_errors=crc, skipped=len(noise), naked=self._noise_naked,
-                        raw=(noise[0].raw or b"")[:16].hex())
+            log.warning(
+                "sim.link.noise",
+                crc_errors=crc,
+                skipped=len(noise),
+                naked=self._noise_naked,
+                raw=(noise[0].raw or b"")[:16].hex(),
+            )
 
     def poll(self) -> None:
         """Timers: stale partial frames, retransmission, heartbeat, loss of the host."""
@@ -312,8 +318,9 @@ class DeviceLink:
         chunks = [pending.frame]
         injectors = self.injectors if first else []
         for injector in injectors:
-            chunks = [out for chunk in chunks
-                      for out in injector.transmit(chunk, pending.msg_type, pending.body)]
+            chunks = [
+                out for chunk in chunks for out in injector.transmit(chunk, pending.msg_type, pending.body)
+            ]
         if first:
             self.stats.events_sent += 1
         for chunk in chunks:

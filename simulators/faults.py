@@ -37,16 +37,29 @@ class Fault(enum.StrEnum):
     DIE_UNREADABLE = "die-unreadable"
     TAMPER = "tamper"
     COVER_OPEN = "cover-open"
-    BAD_FACE = "bad-face"  # a misbehaving shaker: its next ROLL shows a 7 (a protocol error, dice-shaker.md 2.3)
+    BAD_FACE = (
+        "bad-face"  # a misbehaving shaker: its next ROLL shows a 7 (a protocol error, dice-shaker.md 2.3)
+    )
 
 
 LINK_FAULTS = frozenset({Fault.CORRUPTED_FRAME, Fault.DROPPED_FRAME, Fault.DUPLICATED_FRAME, Fault.LINK_CUT})
 SHUFFLER_FAULTS = LINK_FAULTS | {
-    Fault.JAM, Fault.UNREADABLE_CARD, Fault.DUPLICATED_CARD, Fault.MISSING_CARD, Fault.WRONG_JOKER_COUNT,
-    Fault.DOOR_OPEN, Fault.DECK_NOT_PRESENT, Fault.WRONG_CARD_COUNT, Fault.LONG_PILE,
+    Fault.JAM,
+    Fault.UNREADABLE_CARD,
+    Fault.DUPLICATED_CARD,
+    Fault.MISSING_CARD,
+    Fault.WRONG_JOKER_COUNT,
+    Fault.DOOR_OPEN,
+    Fault.DECK_NOT_PRESENT,
+    Fault.WRONG_CARD_COUNT,
+    Fault.LONG_PILE,
 }
 DICE_SHAKER_FAULTS = LINK_FAULTS | {
-    Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.TAMPER, Fault.COVER_OPEN, Fault.BAD_FACE,
+    Fault.COCKED_DIE,
+    Fault.DIE_UNREADABLE,
+    Fault.TAMPER,
+    Fault.COVER_OPEN,
+    Fault.BAD_FACE,
 }
 
 

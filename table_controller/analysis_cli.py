@@ -17,11 +17,18 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from .analysis.lookup import get_lookup
 from .analysis.par_sheet import build_par_sheet
@@ -31,13 +38,19 @@ from .analysis.table import analysed_table
 from .game.cards import Game
 from .game.house_way import load_house_way
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="The table's math: par sheets and house edge.")
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, help="The table's math: par sheets and house edge."
+)
 
-ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="table settings TOML (default: the shipped one)")]
-GameOption = Annotated[Optional[Game], typer.Option("--game", help="standard (53 cards) or double-joker (54)")]
-WayOption = Annotated[Optional[str], typer.Option("--house-way", help="a house way name (config/house_ways)")]
-BigHandOption = Annotated[Optional[Path], typer.Option("--big-hand", help="Big Hand Bonus pay table file")]
-JokerOption = Annotated[Optional[Path], typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
+ConfigOption = Annotated[
+    Path | None, typer.Option("--config", help="table settings TOML (default: the shipped one)")
+]
+GameOption = Annotated[
+    Game | None, typer.Option("--game", help="standard (53 cards) or double-joker (54)")
+]
+WayOption = Annotated[str | None, typer.Option("--house-way", help="a house way name (config/house_ways)")]
+BigHandOption = Annotated[Path | None, typer.Option("--big-hand", help="Big Hand Bonus pay table file")]
+JokerOption = Annotated[Path | None, typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
 JsonOption = Annotated[bool, typer.Option("--json", help="one JSON document on standard output")]
 CsvOption = Annotated[bool, typer.Option("--csv", help="CSV rows on standard output")]
 
@@ -52,7 +65,13 @@ def _progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] 
     if not enabled:
         yield None
         return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=_stderr(), transient=True) as bar:
         task = bar.add_task(label, total=None)
 
@@ -62,7 +81,9 @@ def _progress(label: str, enabled: bool) -> Iterator[Callable[[int, int], None] 
         yield update
 
 
-def _emit(document: Any, as_json: bool, as_csv: bool, tables: Callable[[], list[Any]], rows: Callable[[], Any]) -> None:
+def _emit(
+    document: Any, as_json: bool, as_csv: bool, tables: Callable[[], list[Any]], rows: Callable[[], Any]
+) -> None:
     if as_json and as_csv:
         raise typer.BadParameter("give --json or --csv, not both")
     if as_json:
@@ -88,7 +109,9 @@ def par_sheet(
     """Exact par sheet of the table: every seven-card hand counted (docs/math.md)."""
     table = analysed_table(config, game, house_way, big_hand, joker_bonus)
     with _progress("enumerating", _stderr().is_terminal) as progress:
-        sheet = build_par_sheet(table.settings.game, table.provenance, table.big_hand, table.joker_bonus, progress)
+        sheet = build_par_sheet(
+            table.settings.game, table.provenance, table.big_hand, table.joker_bonus, progress
+        )
     document = sheet.as_dict()
     _emit(document, as_json, as_csv, lambda: par_sheet_tables(document), lambda: par_sheet_rows(document))
 
@@ -100,12 +123,18 @@ def house_edge(
     house_way: WayOption = None,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="rounds per strategy")] = 20_000_000,
     seed: Annotated[int, typer.Option("--seed", help="the same seed gives the same figures")] = 1,
-    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="processes (default: every core)")] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="processes (default: every core)")
+    ] = None,
     strategy: Annotated[
         list[str], typer.Option("--strategy", help=f"player strategy, repeatable: {', '.join(STRATEGIES)}")
     ] = list(STRATEGIES),
-    wager: Annotated[int, typer.Option("--wager", min=1, help="main wager in cents (the commission rounds on it)")] = 2500,
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="lookup cache (default DATA_DIR/analysis)")] = None,
+    wager: Annotated[
+        int, typer.Option("--wager", min=1, help="main wager in cents (the commission rounds on it)")
+    ] = 2500,
+    cache_dir: Annotated[
+        Path | None, typer.Option("--cache-dir", help="lookup cache (default DATA_DIR/analysis)")
+    ] = None,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="rebuild the house-way lookup")] = False,
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
@@ -113,16 +142,25 @@ def house_edge(
     """House edge of the main game by simulation; Ctrl-C stops with the figures so far."""
     for name in strategy:
         if name not in STRATEGIES:
-            raise typer.BadParameter(f"unknown strategy {name!r}; one of {', '.join(STRATEGIES)}", param_hint="--strategy")
+            raise typer.BadParameter(
+                f"unknown strategy {name!r}; one of {', '.join(STRATEGIES)}", param_hint="--strategy"
+            )
     table = analysed_table(config, game, house_way)
     err = _stderr()
     way = load_house_way(table.house_way)
     folder = cache_dir or (table.settings.data_dir / "analysis")
     with _progress("building the house-way lookup", err.is_terminal) as progress:
-        loaded = get_lookup(way, table.provenance.house_way.sha256, table.rules.ranking, folder, rebuild, progress)
+        loaded = get_lookup(
+            way, table.provenance.house_way.sha256, table.rules.ranking, folder, rebuild, progress
+        )
     if loaded.built:
         err.print(f"built the house-way lookup of {way.name} in {loaded.seconds:.1f} s: {loaded.path}")
-    lookup_info = {"path": str(loaded.path), "built": loaded.built, "seconds": round(loaded.seconds, 3), **loaded.lookup.meta}
+    lookup_info = {
+        "path": str(loaded.path),
+        "built": loaded.built,
+        "seconds": round(loaded.seconds, 3),
+        **loaded.lookup.meta,
+    }
     results = []
     for name in strategy:
         params = sim_params(table.rules, wager, name)

@@ -25,7 +25,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import structlog
 import typer
@@ -43,11 +43,13 @@ GameOption = Annotated[Game, typer.Option("--game", help="standard (53 cards) or
 WheelOption = Annotated[
     Wheel, typer.Option("--wheel", help="nevada: A-2-3-4-5 second-highest straight; california: lowest")
 ]
-WildLowOption = Annotated[bool, typer.Option("--joker-wild-in-low", help="the joker is fully wild in the low hand")]
-BatchOption = Annotated[
-    Optional[str], typer.Option("--batch", metavar="FILE", help="one hand per line; '-' reads standard input")
+WildLowOption = Annotated[
+    bool, typer.Option("--joker-wild-in-low", help="the joker is fully wild in the low hand")
 ]
-CardsArgument = Annotated[Optional[list[str]], typer.Argument(metavar="CARDS...", show_default=False)]
+BatchOption = Annotated[
+    str | None, typer.Option("--batch", metavar="FILE", help="one hand per line; '-' reads standard input")
+]
+CardsArgument = Annotated[list[str] | None, typer.Argument(metavar="CARDS...", show_default=False)]
 
 
 def _emit(obj: dict[str, Any]) -> None:
@@ -121,8 +123,7 @@ def house_way(
     cards: CardsArgument = None,
     batch: BatchOption = None,
     game: GameOption = Game.STANDARD,
-    way: Annotated[str, typer.Option(
-        "--way", help="house way name (a file under config/house_ways/)")] = (
+    way: Annotated[str, typer.Option("--way", help="house way name (a file under config/house_ways/)")] = (
         "house-way-002"
     ),
     wheel: WheelOption = Wheel.NEVADA,
@@ -200,17 +201,37 @@ def _settings_error(error: Exception) -> str:
 
 @app.command("run")
 def run_command(
-    config: Annotated[Optional[Path], typer.Option(
-        "--config", help="TOML settings file (default config/table.toml)")] = None,
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (default ./var)")] = None,
-    db_url: Annotated[Optional[str], typer.Option("--db-url", help="PostgreSQL URL instead of SQLite in the data folder")] = None,
-    simulate: Annotated[bool, typer.Option("--simulate", help="start both simulators and the auto-dealer")] = False,
-    rounds: Annotated[Optional[int], typer.Option("--rounds", min=1, help="stop after N settled rounds (exit 0)")] = None,
-    auto_dealer: Annotated[bool, typer.Option("--auto-dealer", help="the auto-dealer plays (real or configured devices)")] = False,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="seed the auto-dealer and the simulators")] = None,
-    step_delay: Annotated[Optional[float], typer.Option("--step-delay", min=0, help="seconds between the steps of a round")] = None,
-    host: Annotated[Optional[str], typer.Option("--host", help="address the API listens on (default 127.0.0.1)")] = None,
-    port: Annotated[Optional[int], typer.Option("--port", min=0, max=65535, help="the API's port (default 8080; 0: any free port)")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML settings file (default config/table.toml)")
+    ] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="the table's data folder (default ./var)")
+    ] = None,
+    db_url: Annotated[
+        str | None, typer.Option("--db-url", help="PostgreSQL URL instead of SQLite in the data folder")
+    ] = None,
+    simulate: Annotated[
+        bool, typer.Option("--simulate", help="start both simulators and the auto-dealer")
+    ] = False,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="stop after N settled rounds (exit 0)")
+    ] = None,
+    auto_dealer: Annotated[
+        bool, typer.Option("--auto-dealer", help="the auto-dealer plays (real or configured devices)")
+    ] = False,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="seed the auto-dealer and the simulators")
+    ] = None,
+    step_delay: Annotated[
+        float | None, typer.Option("--step-delay", min=0, help="seconds between the steps of a round")
+    ] = None,
+    host: Annotated[
+        str | None, typer.Option("--host", help="address the API listens on (default 127.0.0.1)")
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=0, max=65535, help="the API's port (default 8080; 0: any free port)"),
+    ] = None,
 ) -> None:
     """Run the table: devices, rounds, the durable record. Resumes where the last run stopped.
 
@@ -226,12 +247,18 @@ def run_command(
     """  # noqa: E501 - one paragraph per line: the help text keeps line breaks
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .daemon import ConfigError, main as run_daemon
+    from .daemon import ConfigError
+    from .daemon import main as run_daemon
     from .settings import load_settings
     from .storage import StorageError
 
-    overrides: dict[str, Any] = {"data_dir": data_dir, "db_url": db_url, "step_delay": step_delay,
-                                 "host": host, "port": port}
+    overrides: dict[str, Any] = {
+        "data_dir": data_dir,
+        "db_url": db_url,
+        "step_delay": step_delay,
+        "host": host,
+        "port": port,
+    }
     nested: dict[str, dict[str, Any]] = {"auto_dealer": {}, "simulator": {}}
     if auto_dealer:
         nested["auto_dealer"]["enabled"] = True
@@ -260,8 +287,10 @@ def run_command(
 
 @audit_app.command("verify")
 def audit_verify_command(
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (default ./var)")] = None,
-    db_url: Annotated[Optional[str], typer.Option("--db-url", help="the PostgreSQL store's URL")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="the table's data folder (default ./var)")
+    ] = None,
+    db_url: Annotated[str | None, typer.Option("--db-url", help="the PostgreSQL store's URL")] = None,
 ) -> None:
     """Check every link of the audit chain: exit 0 whole, 1 naming the first broken link, 2 not checked."""
     from .storage import audit_verify

@@ -80,7 +80,10 @@ class SimulatorProcess:
         argv = [sys.executable, "-m", "simulators", *args]
         with log_path.open("ab") as log_file:
             process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log_file,
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log_file,
                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         assert process.stdout is not None
@@ -116,12 +119,26 @@ def start_simulators(settings: TableSettings) -> dict[str, SimulatorProcess]:
     started: dict[str, SimulatorProcess] = {}
     try:
         started["shuffler"] = SimulatorProcess.start(
-            "shuffler", ["shuffler", "--pty", "--jokers", str(settings.game.jokers),
-                         "--pile-interval", str(sim.pile_interval), *seed], log_dir, sim.start_timeout)
+            "shuffler",
+            [
+                "shuffler",
+                "--pty",
+                "--jokers",
+                str(settings.game.jokers),
+                "--pile-interval",
+                str(sim.pile_interval),
+                *seed,
+            ],
+            log_dir,
+            sim.start_timeout,
+        )
         if settings.dice.source == "shaker":
             started["dice"] = SimulatorProcess.start(
-                "dice", ["dice", "--pty", "--shake-duration", str(sim.shake_duration), *seed],
-                log_dir, sim.start_timeout)
+                "dice",
+                ["dice", "--pty", "--shake-duration", str(sim.shake_duration), *seed],
+                log_dir,
+                sim.start_timeout,
+            )
     except BaseException:
         for process in started.values():
             process.stop()
@@ -142,7 +159,9 @@ class DeviceAddresses:
     dice_usb: UsbConfig | None = None  # None with a shaker and no URL: the driver's own default id
 
     @classmethod
-    def from_settings(cls, settings: TableSettings, simulators: dict[str, SimulatorProcess]) -> DeviceAddresses:
+    def from_settings(
+        cls, settings: TableSettings, simulators: dict[str, SimulatorProcess]
+    ) -> DeviceAddresses:
         if "shuffler" in simulators:
             shuffler_url = simulators["shuffler"].port
         elif settings.shuffler.url:
@@ -173,23 +192,45 @@ def build_conductor(
     shuffler_driver, shaker_driver = load_driver("shuffler"), load_driver("dice-shaker")
     shuffler = ShufflerAdapter(
         service,
-        lambda journal: shuffler_driver.from_url(addresses.shuffler_url, link_config=link,  # type: ignore[attr-defined]
-                                                 baudrate=settings.shuffler.baudrate, journal=journal),
-        stop=stop, known=known, deck_size=settings.game.deck_size, answer_timeout=settings.device_timeout)
+        lambda journal: shuffler_driver.from_url(
+            addresses.shuffler_url,
+            link_config=link,  # type: ignore[attr-defined]
+            baudrate=settings.shuffler.baudrate,
+            journal=journal,
+        ),
+        stop=stop,
+        known=known,
+        deck_size=settings.game.deck_size,
+        answer_timeout=settings.device_timeout,
+    )
     if addresses.dice_source == "rng":
         dice: RngDice | ShakerAdapter = RngDice()
     elif addresses.dice_url is not None:
-        dice = ShakerAdapter(service, lambda journal: shaker_driver.over_serial(  # type: ignore[attr-defined]
-            addresses.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
-            stop=stop, known=known, roll_timeout=settings.device_timeout)
+        dice = ShakerAdapter(
+            service,
+            lambda journal: shaker_driver.over_serial(  # type: ignore[attr-defined]
+                addresses.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout
+            ),
+            stop=stop,
+            known=known,
+            roll_timeout=settings.device_timeout,
+        )
     else:
         usb = {} if addresses.dice_usb is None else {"config": addresses.dice_usb}
-        dice = ShakerAdapter(service, lambda journal: shaker_driver.over_usb(  # type: ignore[attr-defined]
-            **usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout),
-            stop=stop, known=known, roll_timeout=settings.device_timeout)
+        dice = ShakerAdapter(
+            service,
+            lambda journal: shaker_driver.over_usb(  # type: ignore[attr-defined]
+                **usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout
+            ),
+            stop=stop,
+            known=known,
+            roll_timeout=settings.device_timeout,
+        )
     auto = settings.auto_dealer
     auto_dealer = AutoDealer(auto, settings.game, settings.limits) if auto.enabled else None
-    return Conductor(service, shuffler, dice, stop=stop, auto_dealer=auto_dealer, step_delay=settings.step_delay)
+    return Conductor(
+        service, shuffler, dice, stop=stop, auto_dealer=auto_dealer, step_delay=settings.step_delay
+    )
 
 
 # -- logs -------------------------------------------------------------------------------------------
@@ -212,8 +253,10 @@ def table_context(service: TableService):
 def install_table_context(service: TableService) -> None:
     """Put ``table_context`` right after the context variables in the configured chain (logs.py)."""
     processors = list(structlog.get_config()["processors"])
-    processors.insert(1 if processors and processors[0] is structlog.contextvars.merge_contextvars else 0,
-                      table_context(service))
+    processors.insert(
+        1 if processors and processors[0] is structlog.contextvars.merge_contextvars else 0,
+        table_context(service),
+    )
     structlog.configure(processors=processors)
 
 
@@ -242,7 +285,8 @@ def start_table_math(settings: TableSettings, service: TableService) -> Callable
     the child has written the cache, a thread reads it and hands it to the service. Until then
     settled rounds carry no theoretical win (shown as missing). Returns the stopper."""
     child = multiprocessing.get_context("spawn").Process(
-        target=_compute_table_math, args=(settings.model_dump(mode="json"),), name="table-math", daemon=True)
+        target=_compute_table_math, args=(settings.model_dump(mode="json"),), name="table-math", daemon=True
+    )
     started = time.monotonic()
     child.start()
 
@@ -279,9 +323,16 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, _stop_requested, stop, signum)
     structlog.contextvars.bind_contextvars(table_id=settings.table_id)
-    log.info("daemon.starting", pid=os.getpid(), game=settings.game.value, simulate=simulate, rounds=rounds,
-             store=redacted(settings.database_url), auto_dealer=settings.auto_dealer.enabled or simulate,
-             step_delay=settings.step_delay)
+    log.info(
+        "daemon.starting",
+        pid=os.getpid(),
+        game=settings.game.value,
+        simulate=simulate,
+        rounds=rounds,
+        store=redacted(settings.database_url),
+        auto_dealer=settings.auto_dealer.enabled or simulate,
+        step_delay=settings.step_delay,
+    )
     engine = open_store(settings.database_url)
     simulators: dict[str, SimulatorProcess] = {}
     stack = contextlib.ExitStack()
@@ -299,8 +350,12 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         finally:
             if api is not None:
                 await api.stop()
-        log.info("daemon.stopped", settled=settled, voided=conductor.voided,
-                 reason="rounds done" if rounds is not None and settled >= rounds else "stop requested")
+        log.info(
+            "daemon.stopped",
+            settled=settled,
+            voided=conductor.voided,
+            reason="rounds done" if rounds is not None and settled >= rounds else "stop requested",
+        )
         return 0
     finally:
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -332,7 +387,9 @@ async def start_api(settings: TableSettings, service: TableService, engine: Any)
     while not server.started:
         if task.done():
             error = task.exception() if not task.cancelled() else None
-            raise ConfigError(f"cannot serve the API on {settings.host}:{settings.port}: {error or 'server exited'}")
+            raise ConfigError(
+                f"cannot serve the API on {settings.host}:{settings.port}: {error or 'server exited'}"
+            )
         await asyncio.sleep(0.01)
     host, port = server.servers[0].sockets[0].getsockname()[:2]
     url = f"http://{host}:{port}"
@@ -350,7 +407,9 @@ def simulate_settings(settings: TableSettings) -> TableSettings:
     """``--simulate``: the auto-dealer plays (the simulators replace the configured ports)."""
     if settings.auto_dealer.enabled:
         return settings
-    return settings.model_copy(update={"auto_dealer": settings.auto_dealer.model_copy(update={"enabled": True})})
+    return settings.model_copy(
+        update={"auto_dealer": settings.auto_dealer.model_copy(update={"enabled": True})}
+    )
 
 
 def main(settings: TableSettings, *, simulate: bool = False, rounds: int | None = None) -> int:
@@ -362,5 +421,12 @@ def main(settings: TableSettings, *, simulate: bool = False, rounds: int | None 
     return 0
 
 
-__all__ = ["ConfigError", "DeviceAddresses", "SimulatorProcess", "build_conductor", "main", "run_table",
-           "start_simulators"]
+__all__ = [
+    "ConfigError",
+    "DeviceAddresses",
+    "SimulatorProcess",
+    "build_conductor",
+    "main",
+    "run_table",
+    "start_simulators",
+]

@@ -62,8 +62,13 @@ class DeviceIdentity:
 
     @classmethod
     def from_hello(cls, hello: Hello) -> DeviceIdentity:
-        return cls(hello.model, hello.serial_number, hello.firmware,
-                   f"{hello.protocol_major}.{hello.protocol_minor}", hello.session_id)
+        return cls(
+            hello.model,
+            hello.serial_number,
+            hello.firmware,
+            f"{hello.protocol_major}.{hello.protocol_minor}",
+            hello.session_id,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +158,16 @@ class DeviceHealthRegistry:
                 silent_for = max(mono - received, 0.0)
                 last_seen = self._epoch_at(mono) + timedelta(seconds=received)
                 stale = entry.link is LinkState.UP and silent_for > window
-        return DeviceHealth(device=device, link=entry.link, link_since=entry.since, last_seen=last_seen,
-                            silent_for=silent_for, stale=stale, identity=entry.identity, reason=entry.reason)
+        return DeviceHealth(
+            device=device,
+            link=entry.link,
+            link_since=entry.since,
+            last_seen=last_seen,
+            silent_for=silent_for,
+            stale=stale,
+            identity=entry.identity,
+            reason=entry.reason,
+        )
 
     # -- internals ------------------------------------------------------------------------------
 

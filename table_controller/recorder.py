@@ -18,7 +18,29 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from .game.cards import codes, parse_cards
-from .game.evaluator import RankingRules, high_category, low_category, rank_high, rank_low, seven_card_category
+from .game.evaluator import (
+    RankingRules,
+    high_category,
+    low_category,
+    rank_high,
+    rank_low,
+    seven_card_category,
+)
+from .round.events import (
+    ROUND_EVENT_KINDS,
+    DealerOverride,
+    DealerSet,
+    DiceRolled,
+    PilesDealt,
+    PlayerSet,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    Wager,
+    event_from_payload,
+)
+from .round.machine import RoundRules, RoundState, apply, open_round
+from .round.phases import Phase
 from .storage import (
     BANKER_POSITION,
     RoundCreate,
@@ -37,21 +59,6 @@ from .storage import (
     update_round,
 )
 from .storage.session import read_snapshot
-from .round.events import (
-    ROUND_EVENT_KINDS,
-    DealerOverride,
-    DealerSet,
-    DiceRolled,
-    PilesDealt,
-    PlayerSet,
-    RoundOpened,
-    RoundSettled,
-    RoundVoided,
-    Wager,
-    event_from_payload,
-)
-from .round.machine import RoundRules, RoundState, apply, open_round
-from .round.phases import Phase
 
 log = structlog.get_logger()
 
@@ -78,6 +85,7 @@ class Resumed:
     rules: RoundRules
     failure: str | None = None
     held: str | None = None  # the reason of a ``round.held`` alert stored with the round
+
 
 _OUTCOMES = {"win": "win", "premium": "win", "push": "push", "not-qualified": "push", "lose": "loss"}
 
@@ -107,35 +115,70 @@ class RoundRecorder:
         with unit_of_work(self.engine) as session:
             row = create_round(
                 session,
-                data=RoundCreate(table_id=self.table_id, game=game, dealer=actor, phase=Phase.OPEN.value,
-                                 opened_at=_now()),
+                data=RoundCreate(
+                    table_id=self.table_id, game=game, dealer=actor, phase=Phase.OPEN.value, opened_at=_now()
+                ),
             )
             event = RoundOpened(
-                table_id=self.table_id, round_id=row.round_id, number=row.number, game=game,
-                rules=dict(rules), wagers=dict(wagers), actor=actor,
+                table_id=self.table_id,
+                round_id=row.round_id,
+                number=row.number,
+                game=game,
+                rules=dict(rules),
+                wagers=dict(wagers),
+                actor=actor,
             )
-            append_event(session, table_id=self.table_id, round_id=row.round_id, kind=event.kind, actor=actor,
-                         payload=_payload(event))
+            append_event(
+                session,
+                table_id=self.table_id,
+                round_id=row.round_id,
+                kind=event.kind,
+                actor=actor,
+                payload=_payload(event),
+            )
             add_position(session, round_id=row.round_id, data=RoundPositionCreate(position=BANKER_POSITION))
             for position, wager in sorted(event.wagers.items()):
-                add_position(session, round_id=row.round_id, data=RoundPositionCreate(
-                    position=position, wager_cents=wager.main, big_hand_bonus_cents=wager.big_hand,
-                    joker_bonus_cents=wager.joker_bonus))
-            update_round(session, round_id=row.round_id, changes=RoundUpdate(
-                wagered_cents=sum(w.main for w in event.wagers.values()),
-                bonus_wagered_cents=sum(w.big_hand + w.joker_bonus for w in event.wagers.values())))
+                add_position(
+                    session,
+                    round_id=row.round_id,
+                    data=RoundPositionCreate(
+                        position=position,
+                        wager_cents=wager.main,
+                        big_hand_bonus_cents=wager.big_hand,
+                        joker_bonus_cents=wager.joker_bonus,
+                    ),
+                )
+            update_round(
+                session,
+                round_id=row.round_id,
+                changes=RoundUpdate(
+                    wagered_cents=sum(w.main for w in event.wagers.values()),
+                    bonus_wagered_cents=sum(w.big_hand + w.joker_bonus for w in event.wagers.values()),
+                ),
+            )
         return open_round(event), self.rules_for(event)
 
-    def record(self, state: RoundState, event: Any, rules: RoundRules,
-               theoretical: Callable[[RoundState], tuple[int, int] | None] | None = None) -> RoundState:
+    def record(
+        self,
+        state: RoundState,
+        event: Any,
+        rules: RoundRules,
+        theoretical: Callable[[RoundState], tuple[int, int] | None] | None = None,
+    ) -> RoundState:
         """Apply ``event`` (refused events raise, nothing written), then store it and its projection.
 
         ``theoretical`` gives a settled round's theoretical win and its variance (cents, cents
         squared) for the projection, or None when the table's math is not known (then missing)."""
         new = apply(state, event, rules)
         with unit_of_work(self.engine) as session:
-            append_event(session, table_id=self.table_id, round_id=state.round_id, kind=event.kind,
-                         actor=event.actor, payload=_payload(event))
+            append_event(
+                session,
+                table_id=self.table_id,
+                round_id=state.round_id,
+                kind=event.kind,
+                actor=event.actor,
+                payload=_payload(event),
+            )
             extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
             _project(session, new, event, rules.ranking, extra)
         return new
@@ -152,8 +195,14 @@ class RoundRecorder:
                 raise ValueError(f"{note.kind} is a round event: record it through the machine")
         with unit_of_work(self.engine) as session:
             for note in notes:
-                append_event(session, table_id=self.table_id, round_id=note.round_id, kind=note.kind,
-                             actor=note.actor, payload=dict(note.payload))
+                append_event(
+                    session,
+                    table_id=self.table_id,
+                    round_id=note.round_id,
+                    kind=note.kind,
+                    actor=note.actor,
+                    payload=dict(note.payload),
+                )
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -185,8 +234,13 @@ class RoundRecorder:
                 state = apply(state, event_from_payload(json_payload(stored_event.payload)), rules)
             except Exception as error:  # the record, not the daemon, is at fault: hold the round
                 failure = f"stored event {stored_event.seq} ({stored_event.kind}) cannot be replayed: {error}"
-                log.error("round.replay_failed", round_id=state.round_id, seq=stored_event.seq,
-                          kind=stored_event.kind, error=str(error))
+                log.error(
+                    "round.replay_failed",
+                    round_id=state.round_id,
+                    seq=stored_event.seq,
+                    kind=stored_event.kind,
+                    error=str(error),
+                )
                 break
         log.info("round.resumed", round_id=state.round_id, phase=state.phase.value, events=len(events))
         return Resumed(state, rules, failure, held)
@@ -200,8 +254,12 @@ class RoundRecorder:
             stored = last_event(session, table_id=self.table_id, kinds=[TABLE_STATE])
             state = None if stored is None else json_payload(stored.payload)
             opened = last_event(session, table_id=self.table_id, kinds=["table.opened", "table.closed"])
-            misdeals = trailing_misdeals(session, table_id=self.table_id, limit=misdeal_limit,
-                                         from_number=int((state or {}).get("misdeal_run_from", 1)))
+            misdeals = trailing_misdeals(
+                session,
+                table_id=self.table_id,
+                limit=misdeal_limit,
+                from_number=int((state or {}).get("misdeal_run_from", 1)),
+            )
         return state, None if opened is None else opened.kind == "table.opened", misdeals
 
 
@@ -217,47 +275,93 @@ def _hand_text(cards: Any) -> str:
     return " ".join(codes(cards))
 
 
-def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules,
-             theoretical: tuple[int, int] | None = None) -> None:
+def _project(
+    session: Any,
+    state: RoundState,
+    event: Any,
+    ranking: RankingRules,
+    theoretical: tuple[int, int] | None = None,
+) -> None:
     round_id = state.round_id
     changes: dict[str, Any] = {"phase": state.phase.value}
     if isinstance(event, DiceRolled):
-        changes.update(die_1=event.faces[0], die_2=event.faces[1], die_3=event.faces[2], dice_source=event.source,
-                       start_position=state.start)
+        changes.update(
+            die_1=event.faces[0],
+            die_2=event.faces[1],
+            die_3=event.faces[2],
+            dice_source=event.source,
+            start_position=state.start,
+        )
     elif isinstance(event, PilesDealt):
         if state.misdeal:
             detail = "; ".join(d.detail for d in state.misdeal)
-            changes.update(misdeal=True, voided=True, void_reason=f"misdeal: {detail}"[:500], closed_at=_now())
+            changes.update(
+                misdeal=True, voided=True, void_reason=f"misdeal: {detail}"[:500], closed_at=_now()
+            )
         else:
             assert state.required is not None
             changes["house_way_rule_id"] = state.required.rule_id
             for position, cards in state.hands.items():
-                update_position(session, round_id=round_id, position=position, changes=RoundPositionUpdate(
-                    cards=_hand_text(cards), seven_card_category=seven_card_category(cards).label,
-                    house_way_rule_id=state.required.rule_id if position == BANKER_POSITION else None))
+                update_position(
+                    session,
+                    round_id=round_id,
+                    position=position,
+                    changes=RoundPositionUpdate(
+                        cards=_hand_text(cards),
+                        seven_card_category=seven_card_category(cards).label,
+                        house_way_rule_id=state.required.rule_id if position == BANKER_POSITION else None,
+                    ),
+                )
     elif isinstance(event, PlayerSet):
         high, low = parse_cards(event.high), parse_cards(event.low)
-        update_position(session, round_id=round_id, position=event.position, changes=RoundPositionUpdate(
-            high=_hand_text(high), low=_hand_text(low), **_categories(high, low, ranking)))
+        update_position(
+            session,
+            round_id=round_id,
+            position=event.position,
+            changes=RoundPositionUpdate(
+                high=_hand_text(high), low=_hand_text(low), **_categories(high, low, ranking)
+            ),
+        )
     elif isinstance(event, DealerSet):
         setting = state.dealer_setting
         assert setting is not None
         override = isinstance(event, DealerOverride)
-        update_position(session, round_id=round_id, position=BANKER_POSITION, changes=RoundPositionUpdate(
-            high=_hand_text(setting.high), low=_hand_text(setting.low), override=override,
-            **_categories(setting.high, setting.low, ranking)))
+        update_position(
+            session,
+            round_id=round_id,
+            position=BANKER_POSITION,
+            changes=RoundPositionUpdate(
+                high=_hand_text(setting.high),
+                low=_hand_text(setting.low),
+                override=override,
+                **_categories(setting.high, setting.low, ranking),
+            ),
+        )
         if override:
             changes["override"] = True
     elif isinstance(event, RoundSettled):
         result = state.result
         assert result is not None
         for record in result.positions:
-            update_position(session, round_id=round_id, position=record.position, changes=RoundPositionUpdate(
-                outcome=_OUTCOMES[record.outcome.value], fouled=record.foul is not None, win_cents=record.win,
-                commission_cents=record.commission, bonus_paid_cents=sum(b.won for b in record.bonuses),
-                net_cents=record.net))
-        changes.update(commission_cents=result.commission, bonuses_paid_cents=result.bonuses_paid,
-                       house_result_cents=result.house_result, closed_at=_now())
+            update_position(
+                session,
+                round_id=round_id,
+                position=record.position,
+                changes=RoundPositionUpdate(
+                    outcome=_OUTCOMES[record.outcome.value],
+                    fouled=record.foul is not None,
+                    win_cents=record.win,
+                    commission_cents=record.commission,
+                    bonus_paid_cents=sum(b.won for b in record.bonuses),
+                    net_cents=record.net,
+                ),
+            )
+        changes.update(
+            commission_cents=result.commission,
+            bonuses_paid_cents=result.bonuses_paid,
+            house_result_cents=result.house_result,
+            closed_at=_now(),
+        )
         if theoretical is not None:  # else missing: shown as missing, never as 0 (docs/math.md)
             changes.update(theoretical_win_cents=theoretical[0], theoretical_variance=theoretical[1])
     elif isinstance(event, RoundVoided):
@@ -268,5 +372,7 @@ def _project(session: Any, state: RoundState, event: Any, ranking: RankingRules,
 def _categories(high: Any, low: Any, ranking: RankingRules) -> dict[str, str | None]:
     if len(high) != 5 or len(low) != 2:  # a foul by card count (004): no category to show
         return {"high_category": None, "low_category": None}
-    return {"high_category": high_category(rank_high(high, ranking)).label,
-            "low_category": low_category(rank_low(low, ranking)).label}
+    return {
+        "high_category": high_category(rank_high(high, ranking)).label,
+        "low_category": low_category(rank_low(low, ranking)).label,
+    }

@@ -12,7 +12,7 @@ Exit status: 0 voided, 1 refused (no open round, not a pit user, the reason too 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -32,21 +32,31 @@ def round_() -> None:
 
 @app.command("void")
 def void(
-    reason: Annotated[str, typer.Option("--reason", help="why the round is void, as the audit chain shows it")],
+    reason: Annotated[
+        str, typer.Option("--reason", help="why the round is void, as the audit chain shows it")
+    ],
     actor: Annotated[str, typer.Option("--as", help="the pit user who voids it (an enabled pit user)")],
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (SQLite)")] = None,
-    db_url: Annotated[Optional[str], typer.Option("--db-url", help="a PostgreSQL URL")] = None,
-    config: Annotated[Optional[Path], typer.Option("--config", help="the table's TOML settings")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="the table's data folder (SQLite)")
+    ] = None,
+    db_url: Annotated[str | None, typer.Option("--db-url", help="a PostgreSQL URL")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="the table's TOML settings")] = None,
 ) -> None:
     """Void the table's open round (a held one too): wagers returned, nothing settled."""
-    from .service import TableRefused, TableService
     from .round.machine import TransitionRefused
+    from .service import TableRefused, TableService
 
     if data_dir is not None and db_url is not None:
         raise typer.BadParameter("give --data-dir or --db-url, not both")
     try:
         settings = load_settings(config, data_dir=data_dir, db_url=db_url)
-        url = store_url(db_url=db_url) if db_url else store_url(data_dir=data_dir) if data_dir else settings.database_url
+        url = (
+            store_url(db_url=db_url)
+            if db_url
+            else store_url(data_dir=data_dir)
+            if data_dir
+            else settings.database_url
+        )
         engine = open_store(url)
     except (ValueError, OSError, StorageError) as error:
         typer.echo(f"cannot open the store: {error}", err=True)
@@ -59,8 +69,11 @@ def void(
             typer.echo(f"round not voided: no user {actor!r}", err=True)
             raise typer.Exit(1) from None
         if person.role is not Role.PIT or person.disabled:
-            typer.echo(f"round not voided: {actor} is not an enabled pit user (role {person.role.value}"
-                       f"{', disabled' if person.disabled else ''})", err=True)
+            typer.echo(
+                f"round not voided: {actor} is not an enabled pit user (role {person.role.value}"
+                f"{', disabled' if person.disabled else ''})",
+                err=True,
+            )
             raise typer.Exit(1)
         if len(reason.strip()) < 3:
             typer.echo("round not voided: give a reason of at least 3 characters", err=True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from types import MappingProxyType
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 import structlog
@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine
 from .device_health import DeviceHealthRegistry
 from .game.cards import Game
 from .game.house_way import load_house_way
+from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.events import (
     DealerOverride,
     DealerSet,
@@ -37,7 +38,6 @@ from .round.events import (
     Wager,
 )
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
-from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot
@@ -105,10 +105,15 @@ class DeckCheck:
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> DeckCheck:
-        return cls(complete=bool(data["complete"]), scanned=int(data.get("scanned", 0)),
-                   unreadable=int(data.get("unreadable", 0)), missing=tuple(data.get("missing", ())),
-                   duplicated=tuple((str(c), int(n)) for c, n in data.get("duplicated", ())),
-                   error=data.get("error"), at=str(data.get("at", "")))
+        return cls(
+            complete=bool(data["complete"]),
+            scanned=int(data.get("scanned", 0)),
+            unreadable=int(data.get("unreadable", 0)),
+            missing=tuple(data.get("missing", ())),
+            duplicated=tuple((str(c), int(n)) for c, n in data.get("duplicated", ())),
+            error=data.get("error"),
+            at=str(data.get("at", "")),
+        )
 
 
 @dataclass(frozen=True)
@@ -122,15 +127,22 @@ class TableHold:
     deck_check_wanted: bool = True  # the conductor runs DECK_CHECK when it sees this
 
     def as_payload(self) -> dict[str, Any]:
-        return {"reason": self.reason, "since": self.since, "deck_check_wanted": self.deck_check_wanted,
-                "deck_check": None if self.deck_check is None else self.deck_check.as_payload()}
+        return {
+            "reason": self.reason,
+            "since": self.since,
+            "deck_check_wanted": self.deck_check_wanted,
+            "deck_check": None if self.deck_check is None else self.deck_check.as_payload(),
+        }
 
     @classmethod
     def from_payload(cls, data: Mapping[str, Any]) -> TableHold:
         check = data.get("deck_check")
-        return cls(reason=str(data["reason"]), since=str(data["since"]),
-                   deck_check=None if check is None else DeckCheck.from_payload(check),
-                   deck_check_wanted=bool(data.get("deck_check_wanted", True)))
+        return cls(
+            reason=str(data["reason"]),
+            since=str(data["since"]),
+            deck_check=None if check is None else DeckCheck.from_payload(check),
+            deck_check_wanted=bool(data.get("deck_check_wanted", True)),
+        )
 
 
 @dataclass(frozen=True)
@@ -273,11 +285,17 @@ class TableService:
         if found is None or not found.outside or self._band_alerted == day:
             return
         self._band_alerted = day
-        self.alert("outside-band", f"today's result {found.actual_cents} cents is outside its 95% band "
-                   f"{found.low_cents}..{found.high_cents} cents around the theoretical win "
-                   f"{found.theoretical_cents} cents ({found.rounds} rounds)", day=day,
-                   actual_cents=found.actual_cents, theoretical_cents=found.theoretical_cents,
-                   low_cents=found.low_cents, high_cents=found.high_cents)
+        self.alert(
+            "outside-band",
+            f"today's result {found.actual_cents} cents is outside its 95% band "
+            f"{found.low_cents}..{found.high_cents} cents around the theoretical win "
+            f"{found.theoretical_cents} cents ({found.rounds} rounds)",
+            day=day,
+            actual_cents=found.actual_cents,
+            theoretical_cents=found.theoretical_cents,
+            low_cents=found.low_cents,
+            high_cents=found.high_cents,
+        )
 
     # -- reads for the conductor: the store stays behind the service ------------------------------
 
@@ -311,8 +329,13 @@ class TableService:
                 self._round, self._round_rules, self._held = None, None, None
                 return None
             self._round, self._round_rules, self._held = found.state, found.rules, found.held
-            log.info("round.restored", table_id=self.table_id, round_id=self._round.round_id,
-                     phase=self._round.phase.value, held=self._held)
+            log.info(
+                "round.restored",
+                table_id=self.table_id,
+                round_id=self._round.round_id,
+                phase=self._round.phase.value,
+                held=self._held,
+            )
             if found.failure is not None and self._held is None:
                 self._hold_round(found.failure)
             return self._round
@@ -324,13 +347,21 @@ class TableService:
             self._misdeal_run_from = int(record.get("misdeal_run_from", 1))
             self._table_open = bool(record["open"])
             self._hold = None if record.get("hold") is None else TableHold.from_payload(record["hold"])
-            self._faults = MappingProxyType({
-                (f["device"], f["kind"]): OpenFault(f["device"], f["kind"], f.get("detail", ""), True)
-                for f in record.get("faults", [])})
+            self._faults = MappingProxyType(
+                {
+                    (f["device"], f["kind"]): OpenFault(f["device"], f["kind"], f.get("detail", ""), True)
+                    for f in record.get("faults", [])
+                }
+            )
         elif opened is not None:  # a record older than table.state: the last open/close stands
             self._table_open = opened
-        log.info("table.restored", open=self._table_open, hold=None if self._hold is None else self._hold.reason,
-                 faults=sorted(f"{d} {k}" for d, k in self._faults), misdeals_in_a_row=self._misdeals)
+        log.info(
+            "table.restored",
+            open=self._table_open,
+            hold=None if self._hold is None else self._hold.reason,
+            faults=sorted(f"{d} {k}" for d, k in self._faults),
+            misdeals_in_a_row=self._misdeals,
+        )
 
     # -- the round's commands ------------------------------------------------------------------
 
@@ -345,8 +376,11 @@ class TableService:
             if not self._table_open:
                 raise self._refuse("round.open", "the table is closed")
             if self._hold is not None:
-                raise self._refuse("round.open", f"the table is held: {self._hold.reason}; "
-                                   "the pit clears the hold after a clean deck check")
+                raise self._refuse(
+                    "round.open",
+                    f"the table is held: {self._hold.reason}; "
+                    "the pit clears the hold after a clean deck check",
+                )
             if self.in_progress:
                 assert self._round is not None
                 raise self._refuse("round.open", f"round {self._round.round_id} is still in progress")
@@ -367,8 +401,12 @@ class TableService:
                 raise
             self._held = None
             structlog.contextvars.bind_contextvars(table_id=self.table_id, round_id=self._round.round_id)
-            log.info("round.opened", actor=actor, positions=sorted(wagers),
-                     wagered_cents=sum(w.main for w in wagers.values()))
+            log.info(
+                "round.opened",
+                actor=actor,
+                positions=sorted(wagers),
+                wagered_cents=sum(w.main for w in wagers.values()),
+            )
             return self._round
 
     def record_dice(self, event: DiceRolled) -> RoundState:
@@ -406,16 +444,22 @@ class TableService:
                 str(deviation),
                 actor=actor,
                 proposed={"high": high, "low": low},
-                required={"high": [c.code for c in required.setting.high],
-                          "low": [c.code for c in required.setting.low]},
+                required={
+                    "high": [c.code for c in required.setting.high],
+                    "low": [c.code for c in required.setting.low],
+                },
                 rule=required.rule_id,
             )
             raise
 
     def override_dealer(self, high: list[str], low: list[str], actor: str, reason: str) -> RoundState:
         state = self._record(DealerOverride(high=high, low=low, actor=actor, reason=reason))
-        self.alert("override", f"{actor} let the dealer's setting stand: {reason}", actor=actor,
-                   setting={"high": high, "low": low})
+        self.alert(
+            "override",
+            f"{actor} let the dealer's setting stand: {reason}",
+            actor=actor,
+            setting={"high": high, "low": low},
+        )
         return state
 
     def settle(self) -> RoundState:
@@ -424,9 +468,14 @@ class TableService:
             self._check_band()
         result = state.result
         assert result is not None
-        log.info("round.settled", positions=len(result.positions), wagered_cents=result.total_wagered,
-                 commission_cents=result.commission, bonuses_paid_cents=result.bonuses_paid,
-                 house_result_cents=result.house_result)
+        log.info(
+            "round.settled",
+            positions=len(result.positions),
+            wagered_cents=result.total_wagered,
+            commission_cents=result.commission,
+            bonuses_paid_cents=result.bonuses_paid,
+            house_result_cents=result.house_result,
+        )
         self._round_done(state)
         return state
 
@@ -452,8 +501,9 @@ class TableService:
             before = self._table_open
             self._table_open = is_open
             try:
-                self.recorder.notes([Note("table.opened" if is_open else "table.closed", actor, {}),
-                                     self._state_note()])
+                self.recorder.notes(
+                    [Note("table.opened" if is_open else "table.closed", actor, {}), self._state_note()]
+                )
             except Exception as error:
                 self._table_open = before
                 if is_outage(error):
@@ -468,8 +518,9 @@ class TableService:
                 return
             self._hold = replace(self._hold, deck_check=check, deck_check_wanted=False)
             self._notes([Note("deck.checked", "device:shuffler", check.as_payload()), self._state_note()])
-            (log.info if check.complete else log.warning)("deck.checked", complete=check.complete,
-                                                          words=check.words())
+            (log.info if check.complete else log.warning)(
+                "deck.checked", complete=check.complete, words=check.words()
+            )
 
     def request_deck_check(self, actor: str) -> None:
         """The pit asks for another DECK_CHECK (after fixing the deck) while the table is held."""
@@ -477,8 +528,11 @@ class TableService:
             self._writable("deck.check")
             if self._hold is None:
                 raise self._refuse("deck.check", "the table is not held")
-            self._commit_table_change(replace(self._hold, deck_check_wanted=True),
-                                      Note("deck.check_requested", actor, {}), "deck.check")
+            self._commit_table_change(
+                replace(self._hold, deck_check_wanted=True),
+                Note("deck.check_requested", actor, {}),
+                "deck.check",
+            )
 
     def clear_hold(self, actor: str) -> None:
         """The pit lets play resume; refused while the last deck check was not clean."""
@@ -488,16 +542,23 @@ class TableService:
                 raise self._refuse("hold.clear", "the table is not held")
             check = self._hold.deck_check
             if check is None or self._hold.deck_check_wanted:
-                raise self._refuse("hold.clear", "no deck check since the hold (or one was asked for and has "
-                                   "not run yet): wait for its result")
+                raise self._refuse(
+                    "hold.clear",
+                    "no deck check since the hold (or one was asked for and has "
+                    "not run yet): wait for its result",
+                )
             if not check.complete:
-                raise self._refuse("hold.clear", f"the last deck check was not clean ({check.words()}): "
-                                   "fix the deck and ask for a new deck check")
+                raise self._refuse(
+                    "hold.clear",
+                    f"the last deck check was not clean ({check.words()}): "
+                    "fix the deck and ask for a new deck check",
+                )
             run_from = self._misdeal_run_from
             self._misdeal_run_from = (self._round.opened.number if self._round is not None else 0) + 1
             try:
-                self._commit_table_change(None, Note("table.hold_cleared", actor, {"reason": self._hold.reason}),
-                                          "hold.clear")
+                self._commit_table_change(
+                    None, Note("table.hold_cleared", actor, {"reason": self._hold.reason}), "hold.clear"
+                )
             except Exception:
                 self._misdeal_run_from = run_from
                 raise
@@ -514,9 +575,17 @@ class TableService:
                     self._faults = MappingProxyType({**self._faults, key: reported})
                 return
             self._faults = MappingProxyType({**self._faults, key: OpenFault(device, kind, detail)})
-            self._notes([self._alert_note("device-fault" if kind != "link-lost" else "link-loss",
-                                          f"{device}: {kind} {detail}".strip(), device=device, fault=kind),
-                         self._state_note()])
+            self._notes(
+                [
+                    self._alert_note(
+                        "device-fault" if kind != "link-lost" else "link-loss",
+                        f"{device}: {kind} {detail}".strip(),
+                        device=device,
+                        fault=kind,
+                    ),
+                    self._state_note(),
+                ]
+            )
             log.warning("device.fault", device=device, fault=kind, detail=detail)
 
     def fault_cleared(self, device: str, kind: str, why: str = "") -> None:
@@ -525,8 +594,12 @@ class TableService:
                 return
             self._faults = MappingProxyType({k: f for k, f in self._faults.items() if k != (device, kind)})
             payload = {"device": device, "fault": kind, **({"why": why} if why else {})}
-            self._notes([Note("device.fault.cleared", f"device:{device}", payload, self._round_id()),
-                         self._state_note()])
+            self._notes(
+                [
+                    Note("device.fault.cleared", f"device:{device}", payload, self._round_id()),
+                    self._state_note(),
+                ]
+            )
             log.info("device.fault_cleared", device=device, fault=kind, why=why or None)
 
     def reconcile_faults(self, device: str, reported: set[str]) -> None:
@@ -542,8 +615,12 @@ class TableService:
 
         Never queued on an outage: the write must fail so the device keeps it and sends it again."""
         with self._lock:
-            self.recorder.note(kind=f"device.{device}.{kind}", actor=f"device:{device}", payload=dict(payload),
-                               round_id=self._round_id())
+            self.recorder.note(
+                kind=f"device.{device}.{kind}",
+                actor=f"device:{device}",
+                payload=dict(payload),
+                round_id=self._round_id(),
+            )
 
     def alert(self, kind: str, detail: str, **data: Any) -> None:
         self._notes([self._alert_note(kind, detail, **data)])
@@ -557,9 +634,14 @@ class TableService:
             if self._outage is None:
                 return True
             outage = self._outage
-            notes = [*self._pending,
-                     self._alert_note("store-unavailable", f"the store did not answer from {outage.since} to "
-                                      f"{_now()}: {outage.error}", since=outage.since)]
+            notes = [
+                *self._pending,
+                self._alert_note(
+                    "store-unavailable",
+                    f"the store did not answer from {outage.since} to {_now()}: {outage.error}",
+                    since=outage.since,
+                ),
+            ]
             try:
                 self.recorder.notes(notes)
                 if self._stale_round:
@@ -594,16 +676,35 @@ class TableService:
             if self._round is None or self._round_rules is None:
                 raise self._refuse(event.kind, "no round is open")
             if self._held is not None and not isinstance(event, RoundVoided):
-                raise self._refuse(event.kind, f"round {self._round.round_id} is held ({self._held}): "
-                                   "only a pit void moves it on", RoundHeld)
+                raise self._refuse(
+                    event.kind,
+                    f"round {self._round.round_id} is held ({self._held}): only a pit void moves it on",
+                    RoundHeld,
+                )
             try:
                 self._round = self.recorder.record(self._round, event, self._round_rules, self._theoretical)
             except TransitionRefused as refused:
-                self._notes([Note("round.refused", event.actor, {
-                    "event": event.model_dump(mode="json"), "phase": refused.phase.value,
-                    "reason": refused.reason}, self._round.round_id)])
-                log.warning("round.refused", refused_event=event.kind, phase=refused.phase.value, reason=refused.reason,
-                            actor=event.actor)
+                self._notes(
+                    [
+                        Note(
+                            "round.refused",
+                            event.actor,
+                            {
+                                "event": event.model_dump(mode="json"),
+                                "phase": refused.phase.value,
+                                "reason": refused.reason,
+                            },
+                            self._round.round_id,
+                        )
+                    ]
+                )
+                log.warning(
+                    "round.refused",
+                    refused_event=event.kind,
+                    phase=refused.phase.value,
+                    reason=refused.reason,
+                    actor=event.actor,
+                )
                 raise
             except Exception as error:
                 if is_outage(error):
@@ -611,20 +712,42 @@ class TableService:
                     raise self._store_lost(event.kind, error) from error
                 # a failure inside the round (the game core could not settle it...): hold it
                 self._hold_round(f"{event.kind}: {type(error).__name__}: {error}")
-                raise self._refuse(event.kind, f"round {self._round.round_id} is held: {error}", RoundHeld) from error
+                raise self._refuse(
+                    event.kind, f"round {self._round.round_id} is held: {error}", RoundHeld
+                ) from error
             return self._round
 
     def _hold_round(self, what_failed: str) -> None:
         assert self._round is not None
         self._held = what_failed
-        self._notes([self._alert_note(HELD_ALERT, f"round {self._round.round_id} is held: {what_failed}; "
-                                      "the pit may void it", phase=self._round.phase.value, what_failed=what_failed)])
-        log.error("round.held", round_id=self._round.round_id, phase=self._round.phase.value, what_failed=what_failed)
+        self._notes(
+            [
+                self._alert_note(
+                    HELD_ALERT,
+                    f"round {self._round.round_id} is held: {what_failed}; the pit may void it",
+                    phase=self._round.phase.value,
+                    what_failed=what_failed,
+                )
+            ]
+        )
+        log.error(
+            "round.held",
+            round_id=self._round.round_id,
+            phase=self._round.phase.value,
+            what_failed=what_failed,
+        )
 
     def _hold_table(self, reason: str) -> None:
         self._hold = TableHold(reason=reason, since=_now())
-        self._notes([self._alert_note("table-held", f"the table is held: {reason}; a deck check runs, "
-                                      "then the pit clears the hold"), self._state_note()])
+        self._notes(
+            [
+                self._alert_note(
+                    "table-held",
+                    f"the table is held: {reason}; a deck check runs, then the pit clears the hold",
+                ),
+                self._state_note(),
+            ]
+        )
         log.error("table.held", reason=reason)
 
     def _commit_table_change(self, hold: TableHold | None, note: Note, what: str) -> None:
@@ -640,17 +763,27 @@ class TableService:
             raise
 
     def _state_note(self) -> Note:
-        return Note(TABLE_STATE, "system", {
-            "open": self._table_open,
-            "misdeal_run_from": self._misdeal_run_from,
-            "hold": None if self._hold is None else self._hold.as_payload(),
-            "faults": [{"device": f.device, "kind": f.kind, "detail": f.detail}
-                       for f in sorted(self._faults.values(), key=lambda f: (f.device, f.kind))],
-        })
+        return Note(
+            TABLE_STATE,
+            "system",
+            {
+                "open": self._table_open,
+                "misdeal_run_from": self._misdeal_run_from,
+                "hold": None if self._hold is None else self._hold.as_payload(),
+                "faults": [
+                    {"device": f.device, "kind": f.kind, "detail": f.detail}
+                    for f in sorted(self._faults.values(), key=lambda f: (f.device, f.kind))
+                ],
+            },
+        )
 
     def _alert_note(self, kind: str, detail: str, **data: Any) -> Note:
-        return Note("alert.raised", str(data.pop("actor", "system")), {"alert": kind, "detail": detail, **data},
-                    self._round_id())
+        return Note(
+            "alert.raised",
+            str(data.pop("actor", "system")),
+            {"alert": kind, "detail": detail, **data},
+            self._round_id(),
+        )
 
     def _notes(self, notes: list[Note]) -> None:
         """Notes the table raises itself (alerts, faults, its state): on an outage they are kept,
@@ -670,17 +803,23 @@ class TableService:
     def _writable(self, what: str) -> None:
         """A person's command during an outage: refused at once (503), nothing half-done."""
         if self._outage is not None:
-            raise StoreOutage(f"{what} refused: the store is unavailable since {self._outage.since} "
-                              f"({self._outage.error}); play resumes when it answers")
+            raise StoreOutage(
+                f"{what} refused: the store is unavailable since {self._outage.since} "
+                f"({self._outage.error}); play resumes when it answers"
+            )
 
     def _store_went_away(self, error: BaseException) -> None:
         if self._outage is None:
-            self._outage = Outage(since=_now(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}")
+            self._outage = Outage(
+                since=_now(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            )
             log.error("store.unavailable", error=self._outage.error)
 
     def _store_lost(self, what: str, error: BaseException) -> StoreOutage:
         self._store_went_away(error)
-        return StoreOutage(f"{what} not recorded: the store is unavailable ({self._outage.error if self._outage else error})")
+        return StoreOutage(
+            f"{what} not recorded: the store is unavailable ({self._outage.error if self._outage else error})"
+        )
 
     def _round_done(self, state: RoundState) -> None:
         """After the last line about a final round is logged: later lines are not the round's."""
@@ -692,5 +831,15 @@ class TableService:
         return kind(f"{what} refused: {reason}")
 
 
-__all__ = ["DeckCheck", "OpenFault", "Outage", "RoundHeld", "StoreOutage", "TableHold", "TableRefused",
-           "TableService", "check_wagers", "rules_for"]
+__all__ = [
+    "DeckCheck",
+    "OpenFault",
+    "Outage",
+    "RoundHeld",
+    "StoreOutage",
+    "TableHold",
+    "TableRefused",
+    "TableService",
+    "check_wagers",
+    "rules_for",
+]

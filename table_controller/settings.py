@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from .game.cards import Game
 from .game.money import Cents
@@ -74,7 +79,9 @@ class AutoDealerSettings(BaseModel):
 
     enabled: bool = False
     seed: int | None = None  # None: a fresh random seed per run
-    actor: str = Field(default="auto-dealer", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    actor: str = Field(
+        default="auto-dealer", min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
+    )
     bonus_rate: float = Field(default=0.3, ge=0, le=1)  # Double Joker: a position also makes bonus wagers
     other_setting_rate: float = Field(default=0.15, ge=0, le=1)  # a legal setting other than the house way
     foul_rate: float = Field(default=0.02, ge=0, le=1)  # an illegal setting (a foul, 004)
@@ -83,7 +90,8 @@ class AutoDealerSettings(BaseModel):
     def _rates(self) -> AutoDealerSettings:
         if self.other_setting_rate + self.foul_rate > 1:
             raise ValueError(
-                f"other_setting_rate {self.other_setting_rate} + foul_rate {self.foul_rate} is more than 1")
+                f"other_setting_rate {self.other_setting_rate} + foul_rate {self.foul_rate} is more than 1"
+            )
         return self
 
 
@@ -101,7 +109,9 @@ class SimulatorSettings(BaseModel):
 class TableSettings(BaseSettings):
     """Everything the daemon needs to run one table."""
 
-    model_config = SettingsConfigDict(env_prefix="TABLE_", env_nested_delimiter="__", extra="forbid", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="TABLE_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
 
     table_id: str = "table-1"
     game: Game = Game.STANDARD
@@ -145,7 +155,9 @@ class TableSettings(BaseSettings):
     @classmethod
     def _table_id(cls, value: str) -> str:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}", value):
-            raise ValueError("table_id: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit")
+            raise ValueError(
+                "table_id: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            )
         return value
 
     @field_validator("time_zone")

@@ -124,8 +124,9 @@ async def _no_leaked_tasks():
     yield
     await asyncio.sleep(0)
     current = asyncio.current_task()
-    leaked = [task for task in asyncio.all_tasks()
-              if task is not current and task not in before and not task.done()]
+    leaked = [
+        task for task in asyncio.all_tasks() if task is not current and task not in before and not task.done()
+    ]
     for task in leaked:
         task.cancel()
     if leaked:

@@ -80,8 +80,16 @@ def test_rank_batch_from_stdin_all_good_exits_0():
     assert [line["category"] for line in lines] == ["pair", "royal-flush"]
 
 
-@pytest.mark.parametrize("args", [["rank"], ["rank", "As", "Ks", "--batch", "-"], ["rank", "--batch", "/no/such/file"],
-                                  ["house-way", "--game", "poker", "As"], ["nonsense"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rank"],
+        ["rank", "As", "Ks", "--batch", "-"],
+        ["rank", "--batch", "/no/such/file"],
+        ["house-way", "--game", "poker", "As"],
+        ["nonsense"],
+    ],
+)
 def test_usage_errors_exit_2(args):
     code, _ = run(*args)
     assert code == 2
@@ -114,7 +122,10 @@ def test_house_way_batch_double_joker(tmp_path):
 
 def test_console_script_is_installed_and_runs():
     result = subprocess.run(
-        [sys.executable, "-m", "table_controller", "rank", "As", "Ad"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "table_controller", "rank", "As", "Ad"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["category"] == "pair"

@@ -47,8 +47,15 @@ def registry() -> tuple[DeviceHealthRegistry, Clocks]:
 def test_an_unknown_device_has_never_connected_and_nothing_seen():
     health, _ = registry()
     assert health.snapshot("shuffler") == DeviceHealth(
-        device="shuffler", link=LinkState.NEVER, link_since=None, last_seen=None, silent_for=None,
-        stale=False, identity=None, reason=None)
+        device="shuffler",
+        link=LinkState.NEVER,
+        link_since=None,
+        last_seen=None,
+        silent_for=None,
+        stale=False,
+        identity=None,
+        reason=None,
+    )
     assert health.devices() == []
 
 
@@ -59,7 +66,11 @@ def test_a_device_that_cannot_connect_stays_never_with_the_reason():
     health.link_down("shuffler", "no HELLO from the port")
     snap = health.snapshot("shuffler")
     assert (snap.link, snap.link_since, snap.reason, snap.last_seen) == (
-        LinkState.NEVER, None, "no HELLO from the port", None)
+        LinkState.NEVER,
+        None,
+        "no HELLO from the port",
+        None,
+    )
     assert health.devices() == ["shuffler"]
 
 
@@ -128,7 +139,10 @@ def test_down_then_up_again_moves_since_each_time_and_keeps_the_reason_while_dow
     health.link_down("shuffler", "no HELLO")  # reconnect attempts fail: still down since the loss
     snap = health.snapshot("shuffler")
     assert (snap.link, snap.link_since, snap.reason) == (
-        LinkState.DOWN, START + timedelta(seconds=10), "no HELLO")
+        LinkState.DOWN,
+        START + timedelta(seconds=10),
+        "no HELLO",
+    )
     assert snap.last_seen == START and snap.silent_for == 14.0
     assert snap.stale is False  # stale is for a link that is up
     assert snap.identity is not None  # the last HELLO is still the best we know
@@ -137,7 +151,11 @@ def test_down_then_up_again_moves_since_each_time_and_keeps_the_reason_while_dow
     health.link_up("shuffler", HELLO)
     snap = health.snapshot("shuffler")
     assert (snap.link, snap.link_since, snap.reason, snap.last_seen) == (
-        LinkState.UP, START + timedelta(seconds=15), None, START + timedelta(seconds=15))
+        LinkState.UP,
+        START + timedelta(seconds=15),
+        None,
+        START + timedelta(seconds=15),
+    )
 
 
 def test_an_up_link_silent_for_longer_than_its_loss_window_is_stale():

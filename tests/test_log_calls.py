@@ -20,7 +20,13 @@ def _logger_calls_with_event(tree: ast.AST) -> list[int]:
         if node.func.attr not in LEVELS:
             continue
         owner = node.func.value
-        name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+        name = (
+            owner.id
+            if isinstance(owner, ast.Name)
+            else owner.attr
+            if isinstance(owner, ast.Attribute)
+            else ""
+        )
         if "log" not in name.lower():
             continue
         if any(keyword.arg == "event" for keyword in node.keywords):
@@ -38,6 +44,8 @@ def test_no_logging_call_passes_event_as_a_keyword() -> None:
 
 
 def test_the_check_finds_such_a_call() -> None:
-    tree = ast.parse("log.exception('device.observe_failed', device='x', event='LinkLost')\n"
-                     "self.log.info('ok', device_event='x')\n")
+    tree = ast.parse(
+        "log.exception('device.observe_failed', device='x', event='LinkLost')\n"
+        "self.log.info('ok', device_event='x')\n"
+    )
     assert _logger_calls_with_event(tree) == [1]

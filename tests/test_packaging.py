@@ -25,7 +25,11 @@ def test_every_shipped_config_file_is_package_data():
     assert present, "no configuration found"
     assert present - shipped == set()
     assert {p.relative_to(CONFIG_DIR).as_posix() for p in present} >= {
-        "table.toml", "house_ways/house-way-002.toml", "paytables/big-hand-003.toml", "paytables/joker-bonus-003.toml"}
+        "table.toml",
+        "house_ways/house-way-002.toml",
+        "paytables/big-hand-003.toml",
+        "paytables/joker-bonus-003.toml",
+    }
 
 
 def test_every_package_folder_is_listed_for_the_wheel():

@@ -52,7 +52,11 @@ def test_only_an_enabled_pit_user_may_void_and_only_an_open_round(tmp_path):
     engine = _table(tmp_path)
     assert _void(tmp_path, "--reason", "no round", "--as", "bob").exit_code == 1  # nothing open
     TableService(TableSettings(data_dir=tmp_path), engine).open_round({3: Wager(main=2500)}, actor="ann")
-    for name, words in (("ann", "not an enabled pit user (role dealer)"), ("pat", "disabled"), ("zed", "no user")):
+    for name, words in (
+        ("ann", "not an enabled pit user (role dealer)"),
+        ("pat", "disabled"),
+        ("zed", "no user"),
+    ):
         result = _void(tmp_path, "--reason", "trying", "--as", name)
         assert result.exit_code == 1 and words in result.output, (name, result.output)
     assert _void(tmp_path, "--reason", "x", "--as", "bob").exit_code == 1  # a reason too short
@@ -63,6 +67,9 @@ def test_only_an_enabled_pit_user_may_void_and_only_an_open_round(tmp_path):
 
 def test_run_help_lists_every_exit_status():
     text = runner.invoke(app, ["run", "--help"], terminal_width=200).stdout
-    for code, words in (("0:", "settled rounds"), ("1:", "the store could not be opened"),
-                        ("2:", "a bad configuration")):
+    for code, words in (
+        ("0:", "settled rounds"),
+        ("1:", "the store could not be opened"),
+        ("2:", "a bad configuration"),
+    ):
         assert code in text and words in text

@@ -25,7 +25,9 @@ def service(engine):
 
 def alerts(engine):
     with read_snapshot(engine) as session:
-        return [json.loads(e.payload) for e in list_events(session, table_id="t1") if e.kind == "alert.raised"]
+        return [
+            json.loads(e.payload) for e in list_events(session, table_id="t1") if e.kind == "alert.raised"
+        ]
 
 
 @pytest.mark.parametrize(
@@ -69,10 +71,12 @@ def test_a_dealer_mis_set_and_the_override_raise_alerts_and_the_chain_stays_whol
     service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
     piles, unused = deal({1: BANKER, 3: POSITION_3}, start=3)
     service.record_deal(PilesDealt(piles=piles, unused=unused))
-    service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
+    service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
     with pytest.raises(HouseWayDeviation):
-        service.set_dealer("Ac 7s 5c 3d 2h".split(), ["Qd", "9h"], actor="dealer-ann")
-    service.override_dealer("Ac 7s 5c 3d 2h".split(), ["Qd", "9h"], actor="pit-bob", reason="approved misread")
+        service.set_dealer(["Ac", "7s", "5c", "3d", "2h"], ["Qd", "9h"], actor="dealer-ann")
+    service.override_dealer(
+        ["Ac", "7s", "5c", "3d", "2h"], ["Qd", "9h"], actor="pit-bob", reason="approved misread"
+    )
     state = service.settle()
     assert state.phase.value == "closed"
     raised = alerts(engine)
@@ -86,7 +90,7 @@ def test_a_dealer_mis_set_and_the_override_raise_alerts_and_the_chain_stays_whol
 def test_a_refused_transition_is_noted_in_the_chain(service, engine):
     service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
     with pytest.raises(TransitionRefused):
-        service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
+        service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
     with read_snapshot(engine) as session:
         kinds = [e.kind for e in list_events(session, table_id="t1")]
     assert kinds == ["round.opened", "round.refused"]

@@ -24,7 +24,7 @@ from .round.tables import POSITION_3, deal
 
 # The repro of the pit-override crash: no pair behind (A high), queens in front: a foul.
 FOUL_BANKER = "Ad Qh Qs Qc Th 8h 5c"
-FOUL_HIGH, FOUL_LOW = "5c Ad Th Qc 8h".split(), ["Qh", "Qs"]
+FOUL_HIGH, FOUL_LOW = ["5c", "Ad", "Th", "Qc", "8h"], ["Qh", "Qs"]
 
 
 def settings(game: Game = Game.STANDARD, **more) -> TableSettings:
@@ -69,7 +69,7 @@ def test_a_fouled_banker_hand_is_refused_in_every_path(engine, game, path):
     service = TableService(settings(game), engine)
     state = dealt(service, game=game)
     if game is Game.STANDARD:
-        service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
+        service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
     before = service.round
     assert before.phase is Phase.DEALER_SETTING
     with pytest.raises(TransitionRefused, match="the banker's hand may never be a foul") as refused:
@@ -87,13 +87,13 @@ def test_the_reported_click_path_now_settles(engine):
     """Deviation refused, the foul override refused, a legal override settles the round."""
     service = TableService(settings(), engine)
     dealt(service)
-    service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
+    service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
     with pytest.raises(TransitionRefused):
         service.set_dealer(FOUL_HIGH, FOUL_LOW, actor="dealer-ann")
     with pytest.raises(TransitionRefused, match="never be a foul"):
         service.override_dealer(FOUL_HIGH, FOUL_LOW, actor="pit-bob", reason="one click")
     # Qh Qs Qc behind is trips; Ad Th in front: legal, though not the house way's
-    service.override_dealer("Qh Qs Qc 8h 5c".split(), ["Ad", "Th"], actor="pit-bob", reason="let it stand")
+    service.override_dealer(["Qh", "Qs", "Qc", "8h", "5c"], ["Ad", "Th"], actor="pit-bob", reason="let it stand")
     assert service.settle().phase is Phase.CLOSED
 
 
@@ -103,8 +103,8 @@ def test_the_reported_click_path_now_settles(engine):
 def test_a_failure_inside_settlement_holds_the_round_and_the_pit_can_void_it(engine, monkeypatch):
     service = TableService(settings(), engine)
     dealt(service, banker="Ac Qd 9h 7s 5c 3d 2h")
-    service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
-    service.set_dealer("Ac 9h 5c 3d 2h".split(), ["Qd", "7s"], actor="dealer-ann")
+    service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
+    service.set_dealer(["Ac", "9h", "5c", "3d", "2h"], ["Qd", "7s"], actor="dealer-ann")
 
     def broken(self, state):
         raise RuntimeError("the settlement table is corrupt")
@@ -127,7 +127,7 @@ def test_a_stored_round_the_machine_now_refuses_is_held_at_start_not_fatal(engin
     """A record written before the foul check (an override of a fouled hand) replays to a hold."""
     service = TableService(settings(), engine)
     dealt(service)
-    service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
+    service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
     with monkeypatch.context() as old_code:
         old_code.setattr(machine, "is_legal", lambda setting, rules: True)
         service.override_dealer(FOUL_HIGH, FOUL_LOW, actor="pit-bob", reason="old code let it through")
@@ -151,7 +151,7 @@ def test_a_held_round_stays_held_after_a_restart(engine):
     again.resume()
     assert again.held and "boom" in again.held
     with pytest.raises(RoundHeld):
-        again.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
+        again.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
 
 
 # -- misdeals in a row hold the table ---------------------------------------------------------------
@@ -235,7 +235,11 @@ def test_open_faults_survive_a_restart_until_the_device_says_otherwise(engine):
     again.reconcile_faults("dice-shaker", reported=set())
     assert set(again.faults) == {("dice-shaker", "cover_open")}
     cleared = [json.loads(e.payload) for e in events(engine) if e.kind == "device.fault.cleared"]
-    assert cleared[-1] == {"device": "shuffler", "fault": "door-open", "why": "not reported by the device at start"}
+    assert cleared[-1] == {
+        "device": "shuffler",
+        "fault": "door-open",
+        "why": "not reported by the device at start",
+    }
     assert [a["alert"] for a in alerts(engine)].count("device-fault") == 3
 
 
@@ -266,7 +270,11 @@ def test_a_store_outage_keeps_the_alerts_and_writes_them_when_it_is_back(engine,
     assert events(engine) == []
     assert service.retry_store() is True and service.outage is None
     kinds = [(e.kind, json.loads(e.payload).get("alert")) for e in events(engine)]
-    assert kinds == [("alert.raised", "link-loss"), ("table.state", None), ("alert.raised", "store-unavailable")]
+    assert kinds == [
+        ("alert.raised", "link-loss"),
+        ("table.state", None),
+        ("alert.raised", "store-unavailable"),
+    ]
     assert all("kept_from" in json.loads(e.payload) for e in events(engine)[:2])
     service.fault_cleared("shuffler", "link-lost")
     assert service.open_round({3: Wager(main=2500)}, actor="dealer-ann").round_id == "t1-1"
@@ -305,7 +313,9 @@ def test_sqlite_locked_by_another_process_is_an_outage_not_a_crash(tmp_path):
         other.close()
         assert service.retry_store() is True
         assert [json.loads(e.payload)["alert"] for e in events(engine) if e.kind == "alert.raised"] == [
-            "device-fault", "store-unavailable"]
+            "device-fault",
+            "store-unavailable",
+        ]
     finally:
         engine.dispose()
 
@@ -314,8 +324,8 @@ def test_a_player_setting_of_the_wrong_split_is_a_foul_settled_not_a_held_round(
     """Four behind and three in front (004: a foul) used to be refused by the store: the round held."""
     service = TableService(settings(), engine)
     dealt(service, banker="Ac Qd 9h 7s 5c 3d 2h")
-    service.set_player(3, "As Ah 9c 8c".split(), ["Kd", "Kh", "2c"], actor="dealer-ann")
-    service.set_dealer("Ac 9h 5c 3d 2h".split(), ["Qd", "7s"], actor="dealer-ann")
+    service.set_player(3, ["As", "Ah", "9c", "8c"], ["Kd", "Kh", "2c"], actor="dealer-ann")
+    service.set_dealer(["Ac", "9h", "5c", "3d", "2h"], ["Qd", "7s"], actor="dealer-ann")
     state = service.settle()
     assert service.held is None and state.phase is Phase.CLOSED
     [position] = [p for p in state.result.as_dict()["positions"] if p["position"] == 3]

@@ -32,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
@@ -49,12 +48,12 @@ from sqlalchemy.exc import OperationalError
 from structlog.testing import capture_logs
 
 from table_controller.game.cards import Card, Game, codes, parse_cards
-from table_controller.game.setting import Setting, all_settings, is_legal, same_values
-from table_controller.round.events import ROUND_EVENT_KINDS, DiceRolled, PilesDealt, Wager, event_from_payload
 from table_controller.game.deal import BANKER_POSITION
+from table_controller.game.setting import Setting, all_settings, is_legal, same_values
+from table_controller.recorder import json_payload
+from table_controller.round.events import ROUND_EVENT_KINDS, DiceRolled, PilesDealt, Wager, event_from_payload
 from table_controller.round.machine import TransitionRefused, replay
 from table_controller.round.phases import Phase
-from table_controller.recorder import json_payload
 from table_controller.service import (
     DeckCheck,
     RoundHeld,
@@ -145,14 +144,20 @@ class TableMachine(RuleBasedStateMachine):
         s = self.svc
         events = self.events()
         return {
-            "round": s.round, "held": s.held, "table_open": s.table_open, "hold": s.hold,
-            "faults": dict(s.faults), "misdeals": s.misdeals, "outage": s.outage,
+            "round": s.round,
+            "held": s.held,
+            "table_open": s.table_open,
+            "hold": s.hold,
+            "faults": dict(s.faults),
+            "misdeals": s.misdeals,
+            "outage": s.outage,
             "round_events": [(e.seq, e.kind) for e in events if e.kind in ROUND_EVENT_KINDS],
             "last_seq": events[-1].seq if events else 0,
         }
 
-    def attempt(self, what: str, expected: str | None, call: Callable[..., Any], *args: Any,
-                **kwargs: Any) -> Any:
+    def attempt(
+        self, what: str, expected: str | None, call: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> Any:
         """Run one command. ``expected`` is the refusal the table's rules call for (a word for
         the message), or None when the command must be taken; "?" when the model does not say."""
         before = self.snapshot()
@@ -164,7 +169,9 @@ class TableMachine(RuleBasedStateMachine):
             self.stats.refused[type(refusal).__name__] += 1
             self._check_unchanged(before, what, refusal)
             if expected is None:
-                raise AssertionError(f"{what} was refused although the table should take it: {refusal!r}") from refusal
+                raise AssertionError(
+                    f"{what} was refused although the table should take it: {refusal!r}"
+                ) from refusal
             if isinstance(refusal, RoundHeld) and before["held"] is None:
                 raise AssertionError(f"{what} failed inside the round and held it: {refusal}") from refusal
             return refusal
@@ -176,7 +183,8 @@ class TableMachine(RuleBasedStateMachine):
         s = self.svc
         assert s.round == before["round"], f"{what} refused ({refusal}) but the round in memory changed"
         assert (s.held is None) == (before["held"] is None) or (
-            isinstance(refusal, RoundHeld) and before["held"] is None), f"{what} refused but held changed"
+            isinstance(refusal, RoundHeld) and before["held"] is None
+        ), f"{what} refused but held changed"
         assert s.table_open == before["table_open"], f"{what} refused but the table opened/closed"
         assert s.hold == before["hold"], f"{what} refused but the table's hold changed"
         assert dict(s.faults) == before["faults"], f"{what} refused but the open faults changed"
@@ -207,8 +215,9 @@ class TableMachine(RuleBasedStateMachine):
             return s.round.hands[position]
         return parse_cards(SOME_HAND)
 
-    def setting_of(self, cards: tuple[Card, ...], kind: str, pick: int,
-                   required: Setting | None = None) -> tuple[list[str], list[str], str]:
+    def setting_of(
+        self, cards: tuple[Card, ...], kind: str, pick: int, required: Setting | None = None
+    ) -> tuple[list[str], list[str], str]:
         """A setting of ``cards`` of the kind asked for, and the kind it turned out to be."""
         every = all_settings(cards)
         legal = [s for s in every if is_legal(s, self.ranking)]
@@ -277,19 +286,23 @@ class TableMachine(RuleBasedStateMachine):
             expected = "fault"
         self.attempt("round.open", expected, s.open_round, wagers, actor=actor)
 
-    @rule(faces=st.tuples(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6)),
-          source=st.sampled_from(["shaker", "rng"]))
+    @rule(
+        faces=st.tuples(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6)),
+        source=st.sampled_from(["shaker", "rng"]),
+    )
     def dice(self, faces: tuple[int, int, int], source: str) -> None:
         event = DiceRolled(faces=faces, source=source, actor="device:dice-shaker")  # type: ignore[arg-type]
         self.attempt("dice", self.round_refusal(Phase.OPEN), self.svc.record_dice, event)
 
-    @rule(seed=st.integers(0, 2**32 - 1), how=st.sampled_from(["good", "good", "good", "duplicate", "interrupted",
-                                                               "short"]))
+    @rule(
+        seed=st.integers(0, 2**32 - 1),
+        how=st.sampled_from(["good", "good", "good", "duplicate", "interrupted", "short"]),
+    )
     def deal(self, seed: int, how: str) -> None:
         deck = codes(self.settings.game.deck())
         shuffler = random.Random(seed)
         shuffler.shuffle(deck)
-        piles, unused = [deck[7 * k: 7 * k + 7] for k in range(7)], deck[49:]
+        piles, unused = [deck[7 * k : 7 * k + 7] for k in range(7)], deck[49:]
         interrupted = None
         if how == "duplicate":  # a card of a pile seen again in the unused cards, one never seen
             seen = [c for c in piles[seed % 7] if c != "JK"]
@@ -301,10 +314,16 @@ class TableMachine(RuleBasedStateMachine):
         event = PilesDealt(piles=piles, unused=unused, interrupted=interrupted, actor="device:shuffler")
         state = self.attempt("deal", self.round_refusal(Phase.DEALING), self.svc.record_deal, event)
         if state is not None and not isinstance(state, Exception):
-            assert bool(state.misdeal) == (how != "good"), f"a {how} deal judged misdeal={bool(state.misdeal)}"
+            assert bool(state.misdeal) == (how != "good"), (
+                f"a {how} deal judged misdeal={bool(state.misdeal)}"
+            )
 
-    @rule(position=st.integers(2, 7), kind=st.sampled_from(["legal", "legal", "foul", "split", "wrong", "duplicate"]),
-          pick=st.integers(0, 10_000), actor=st.sampled_from(ACTORS))
+    @rule(
+        position=st.integers(2, 7),
+        kind=st.sampled_from(["legal", "legal", "foul", "split", "wrong", "duplicate"]),
+        pick=st.integers(0, 10_000),
+        actor=st.sampled_from(ACTORS),
+    )
     def player_sets(self, position: int, kind: str, pick: int, actor: str) -> None:
         s = self.svc
         high, low, made = self.setting_of(self.hand(position), kind, pick)
@@ -317,10 +336,15 @@ class TableMachine(RuleBasedStateMachine):
                 expected = "twice"
             elif made in ("wrong", "duplicate"):
                 expected = "not its cards"
-        self.attempt(f"player.set {position} ({made})", expected, s.set_player, position, high, low, actor=actor)
+        self.attempt(
+            f"player.set {position} ({made})", expected, s.set_player, position, high, low, actor=actor
+        )
 
-    @rule(kind=st.sampled_from(["required", "required", "deviation", "foul", "wrong"]), pick=st.integers(0, 10_000),
-          actor=st.sampled_from(ACTORS))
+    @rule(
+        kind=st.sampled_from(["required", "required", "deviation", "foul", "wrong"]),
+        pick=st.integers(0, 10_000),
+        actor=st.sampled_from(ACTORS),
+    )
     def dealer_sets(self, kind: str, pick: int, actor: str) -> None:
         s = self.svc
         required = None if s.round is None or s.round.required is None else s.round.required.setting
@@ -330,8 +354,11 @@ class TableMachine(RuleBasedStateMachine):
             expected = made  # a deviation, a foul, wrong cards: refused (only a pit override may let a deviation stand)
         self.attempt(f"dealer.set ({made})", expected, s.set_dealer, high, low, actor=actor)
 
-    @rule(kind=st.sampled_from(["required", "deviation", "deviation", "foul", "wrong"]), pick=st.integers(0, 10_000),
-          reason=st.sampled_from(REASONS))
+    @rule(
+        kind=st.sampled_from(["required", "deviation", "deviation", "foul", "wrong"]),
+        pick=st.integers(0, 10_000),
+        reason=st.sampled_from(REASONS),
+    )
     def pit_overrides(self, kind: str, pick: int, reason: str) -> None:
         s = self.svc
         required = None if s.round is None or s.round.required is None else s.round.required.setting
@@ -339,8 +366,15 @@ class TableMachine(RuleBasedStateMachine):
         expected = self.round_refusal(Phase.DEALER_SETTING)
         if expected is None and made in ("foul", "wrong"):
             expected = made  # the banker's hand is never a foul, in any path
-        self.attempt(f"dealer.override ({made})", expected, s.override_dealer, high, low, actor="pit-bob",
-                     reason=reason)
+        self.attempt(
+            f"dealer.override ({made})",
+            expected,
+            s.override_dealer,
+            high,
+            low,
+            actor="pit-bob",
+            reason=reason,
+        )
 
     @rule()
     def settle(self) -> None:
@@ -373,8 +407,12 @@ class TableMachine(RuleBasedStateMachine):
         if not self.down:
             assert s.table_open is is_open
 
-    @rule(action=st.sampled_from(["fault", "clear", "clear", "reconcile"]), device=st.sampled_from(DEVICES),
-          kind=st.sampled_from(FAULTS), pick=st.integers(0, 100))
+    @rule(
+        action=st.sampled_from(["fault", "clear", "clear", "reconcile"]),
+        device=st.sampled_from(DEVICES),
+        kind=st.sampled_from(FAULTS),
+        pick=st.integers(0, 100),
+    )
     def device_reports(self, action: str, device: str, kind: str, pick: int) -> None:
         """The conductor's device events: a fault or a lost link, its clear, the status at start."""
         s = self.svc
@@ -392,8 +430,12 @@ class TableMachine(RuleBasedStateMachine):
 
     # -- misdeals in a row, deck checks, the pit's clear ----------------------------------------
 
-    @rule(action=st.sampled_from(["check", "check", "request", "clear", "clear"]), complete=st.booleans(),
-          error=st.sampled_from([None, None, "the reader timed out"]), actor=st.sampled_from(["pit-bob", "dealer-ann"]))
+    @rule(
+        action=st.sampled_from(["check", "check", "request", "clear", "clear"]),
+        complete=st.booleans(),
+        error=st.sampled_from([None, None, "the reader timed out"]),
+        actor=st.sampled_from(["pit-bob", "dealer-ann"]),
+    )
     def deck(self, action: str, complete: bool, error: str | None, actor: str) -> None:
         if action == "check":
             self.deck_checked(complete, error)
@@ -410,8 +452,9 @@ class TableMachine(RuleBasedStateMachine):
         elif complete:
             check = DeckCheck(complete=True, scanned=self.settings.game.deck_size)
         else:
-            check = DeckCheck(complete=False, scanned=self.settings.game.deck_size, missing=("3d",),
-                              duplicated=(("As", 2),))
+            check = DeckCheck(
+                complete=False, scanned=self.settings.game.deck_size, missing=("3d",), duplicated=(("As", 2),)
+            )
         before = s.hold
         s.record_deck_check(check)  # the conductor's; never refused
         if before is None:
@@ -452,7 +495,8 @@ class TableMachine(RuleBasedStateMachine):
         if held is not None:
             assert again.held == before.held, f"held {before.held!r} restored as {again.held!r}"
         assert again.misdeals == before.misdeals, (
-            f"the restored count of misdeals in a row is {again.misdeals}, it was {before.misdeals}")
+            f"the restored count of misdeals in a row is {again.misdeals}, it was {before.misdeals}"
+        )
         self.service = again
 
     @rule(action=st.sampled_from(["away", "retry", "back"]))
@@ -462,7 +506,9 @@ class TableMachine(RuleBasedStateMachine):
         if not self.down:
             if action == "away":
                 for name in ("notes", "record", "open"):
-                    setattr(s.recorder, name, _outage)  # an instance attribute: deleted when the store is back
+                    setattr(
+                        s.recorder, name, _outage
+                    )  # an instance attribute: deleted when the store is back
                 self.down = True
             else:
                 assert s.retry_store() is True and s.outage is None
@@ -494,9 +540,14 @@ class TableMachine(RuleBasedStateMachine):
                 rng = random.Random(pick)
                 positions = rng.sample(range(2, 8), rng.randint(1, 6))
                 bonus = self.settings.game is Game.DOUBLE_JOKER
-                wagers = {p: Wager(main=rng.choice([500, 2500, 10_000, 100_000]),
-                                   big_hand=rng.choice([0, 500]) if bonus else 0,
-                                   joker_bonus=rng.choice([0, 2500]) if bonus else 0) for p in positions}
+                wagers = {
+                    p: Wager(
+                        main=rng.choice([500, 2500, 10_000, 100_000]),
+                        big_hand=rng.choice([0, 500]) if bonus else 0,
+                        joker_bonus=rng.choice([0, 2500]) if bonus else 0,
+                    )
+                    for p in positions
+                }
                 self.open_round(wagers, "dealer-ann")
         elif s.round.phase is Phase.OPEN:
             self.dice((1 + pick % 6, 1 + pick // 6 % 6, 1 + pick // 36 % 6), "shaker")
@@ -504,7 +555,9 @@ class TableMachine(RuleBasedStateMachine):
             self.deal(pick, "good" if pick % 5 else "duplicate")
         elif s.round.phase is Phase.PLAYERS_SETTING:
             position = min(set(s.round.wagers) - set(s.round.player_settings))
-            self.player_sets(position, ("legal", "legal", "legal", "foul", "split")[pick % 5], pick, "dealer-ann")
+            self.player_sets(
+                position, ("legal", "legal", "legal", "foul", "split")[pick % 5], pick, "dealer-ann"
+            )
         elif s.round.phase is Phase.DEALER_SETTING:
             if pick % 4:
                 self.dealer_sets("required", pick, "dealer-ann")
@@ -574,7 +627,9 @@ class TableMachine(RuleBasedStateMachine):
         state = replay([event_from_payload(json_payload(e.payload)) for e in round_events], rules_for)
         assert state.phase is Phase.CLOSED and state.result is not None
         if round_id in self.results:
-            assert self.results[round_id] == state.result, f"round {round_id}: settled and replayed results differ"
+            assert self.results[round_id] == state.result, (
+                f"round {round_id}: settled and replayed results differ"
+            )
         result = state.result.as_dict()
         totals = result["totals"]
         row = get_round(session, round_id=round_id)
@@ -582,20 +637,37 @@ class TableMachine(RuleBasedStateMachine):
         assert row.wagered_cents == sum(w.main for w in state.wagers.values()) == totals["main_wagered"]
         assert row.bonus_wagered_cents == totals["bonus_wagered"]
         assert (row.commission_cents, row.bonuses_paid_cents, row.house_result_cents) == (
-            totals["commission"], totals["bonuses_paid"], totals["house_result"]), f"round {round_id}: totals"
+            totals["commission"],
+            totals["bonuses_paid"],
+            totals["house_result"],
+        ), f"round {round_id}: totals"
         assert totals["house_result"] == -sum(p["net"] for p in result["positions"])
         positions = {p.position: p for p in get_positions(session, round_id=round_id)}
         assert set(positions) == {BANKER_POSITION, *state.wagers}
         for record in result["positions"]:
             row_p = positions[record["position"]]
             bonus_paid = sum(max(b["net"], 0) for b in record["bonuses"])
-            assert (row_p.outcome, row_p.fouled, row_p.win_cents, row_p.commission_cents, row_p.bonus_paid_cents,
-                    row_p.net_cents) == (OUTCOMES[record["outcome"]], record["foul"] is not None, record["win"],
-                                         record["commission"], bonus_paid, record["net"]), (
-                f"round {round_id} position {record['position']}: projection differs from the settlement")
+            assert (
+                row_p.outcome,
+                row_p.fouled,
+                row_p.win_cents,
+                row_p.commission_cents,
+                row_p.bonus_paid_cents,
+                row_p.net_cents,
+            ) == (
+                OUTCOMES[record["outcome"]],
+                record["foul"] is not None,
+                record["win"],
+                record["commission"],
+                bonus_paid,
+                record["net"],
+            ), f"round {round_id} position {record['position']}: projection differs from the settlement"
             wager = state.wagers[record["position"]]
             assert (row_p.wager_cents, row_p.big_hand_bonus_cents, row_p.joker_bonus_cents) == (
-                wager.main, wager.big_hand, wager.joker_bonus)
+                wager.main,
+                wager.big_hand,
+                wager.joker_bonus,
+            )
 
     def teardown(self) -> None:
         """The last step: the store back, the open round voided; every round ended exactly once."""

@@ -139,7 +139,9 @@ def test_the_device_timeout_is_the_documented_roll_timeout():
     """dice-shaker.md 4: the host waits 10 s for a SHAKE's answer; settings, the driver and the
     conductor's shaker port must say the same."""
     text = (DOCS / "dice-shaker.md").read_text()
-    row = next(line for line in text.splitlines() if "`DiceShakerDriver.roll_timeout`" in line and "|" in line)
+    row = next(
+        line for line in text.splitlines() if "`DiceShakerDriver.roll_timeout`" in line and "|" in line
+    )
     documented = float(re.search(r"\|\s*(\d+(?:\.\d+)?) s", row).group(1))
     import inspect
 

@@ -34,8 +34,8 @@ def _settled_round(service: TableService) -> str:
     service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
     piles, unused = deal({1: BANKER, 3: POSITION_3}, start=3)
     service.record_deal(PilesDealt(piles=piles, unused=unused))
-    service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
-    service.set_dealer("Ac 9h 5c 3d 2h".split(), ["Qd", "7s"], actor="dealer-ann")
+    service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
+    service.set_dealer(["Ac", "9h", "5c", "3d", "2h"], ["Qd", "7s"], actor="dealer-ann")
     assert service.settle().result.house_result == -2375
     return state.round_id
 
@@ -49,8 +49,10 @@ def test_a_settled_round_carries_its_theoretical_win_and_variance(engine):
     settings = TableSettings(table_id="t1")
     service = TableService(settings, engine)
     before_math = _settled_round(service)
-    assert (_row(engine, before_math).theoretical_win_cents, _row(engine, before_math).theoretical_variance) == (
-        None, None)  # the math was not known yet: missing, never 0
+    assert (
+        _row(engine, before_math).theoretical_win_cents,
+        _row(engine, before_math).theoretical_variance,
+    ) == (None, None)  # the math was not known yet: missing, never 0
     service.set_table_math(_math(settings, (LOSE, PUSH, WIN, Fraction(0))))
     round_id = _settled_round(service)
     # the house on a 2500 wager: +2500 when the player loses, -(2500 - 125) when the player wins
@@ -68,7 +70,13 @@ def test_a_day_outside_its_band_raises_one_alert(engine):
     _settled_round(service)
     _settled_round(service)
     with read_snapshot(engine) as session:
-        alerts = [json.loads(e.payload) for e in list_events(session, table_id="t1") if e.kind == "alert.raised"]
+        alerts = [
+            json.loads(e.payload) for e in list_events(session, table_id="t1") if e.kind == "alert.raised"
+        ]
     [outside] = [a for a in alerts if a["alert"] == "outside-band"]  # one a day, not one a round
-    assert (outside["actual_cents"], outside["theoretical_cents"], outside["low_cents"], outside["high_cents"]) == (
-        -2375, 0, 0, 0)
+    assert (
+        outside["actual_cents"],
+        outside["theoretical_cents"],
+        outside["low_cents"],
+        outside["high_cents"],
+    ) == (-2375, 0, 0, 0)

@@ -105,18 +105,20 @@ def decode(msg_type: int, event_id: int, body: bytes, *, raw: bytes) -> DiceEven
         raise ProtocolError(f"unknown dice shaker message type 0x{msg_type:02X}", raw=raw) from None
     decoder = _DECODERS.get(kind)
     if decoder is None:
-        raise ProtocolError(f"{kind.name} (0x{msg_type:02X}) goes host to device, not device to host",
-                            raw=raw)
+        raise ProtocolError(
+            f"{kind.name} (0x{msg_type:02X}) goes host to device, not device to host", raw=raw
+        )
     reader = PayloadReader(body, raw=raw, what=kind.name)
     try:
         event = decoder(reader, event_id)
         reader.end()
     except ProtocolError as exc:
         at = _COMMAND_ID_AT.get(int(kind))
-        command_id = int.from_bytes(body[at:at + 4], "big") if at is not None and len(body) >= at + 4 else 0
+        command_id = int.from_bytes(body[at : at + 4], "big") if at is not None and len(body) >= at + 4 else 0
         if command_id:
-            raise UnusableAnswerError(f"{exc} (answering SHAKE {command_id})", raw=raw,
-                                      command_id=command_id) from exc
+            raise UnusableAnswerError(
+                f"{exc} (answering SHAKE {command_id})", raw=raw, command_id=command_id
+            ) from exc
         raise
     return event
 
@@ -134,8 +136,7 @@ def _decode_roll(reader: PayloadReader, event_id: int) -> DiceRead:
     for position, face in enumerate(faces, start=1):
         if face not in FACES:
             raise reader.error(f"die {position} shows {face}, a die shows 1..6")
-    return DiceRead(device=DEVICE, event_id=event_id, roll_id=roll_id, command_id=command_id,
-                      faces=faces)  # type: ignore[arg-type]
+    return DiceRead(device=DEVICE, event_id=event_id, roll_id=roll_id, command_id=command_id, faces=faces)  # type: ignore[arg-type]
 
 
 def _fault_kind(reader: PayloadReader, code: int) -> DiceFaultKind:
@@ -155,8 +156,14 @@ def _decode_fault(reader: PayloadReader, event_id: int) -> DiceFault:
         _nonzero(reader, command_id, f"{kind.value} shake command id")
     elif die != 0:
         raise reader.error(f"{kind.value} names die {die}, expected 0 (no die)")
-    return DiceFault(device=DEVICE, event_id=event_id, kind=kind.value, die=die or None,
-                     roll_id=roll_id or None, command_id=command_id or None)
+    return DiceFault(
+        device=DEVICE,
+        event_id=event_id,
+        kind=kind.value,
+        die=die or None,
+        roll_id=roll_id or None,
+        command_id=command_id or None,
+    )
 
 
 def _decode_fault_cleared(reader: PayloadReader, event_id: int) -> DiceFaultCleared:
@@ -179,9 +186,13 @@ def _decode_status(reader: PayloadReader, event_id: int) -> DiceStatus:
     if flags & ~STATUS_FLAGS:
         raise reader.error(f"status flags 0x{flags:02X} set reserved bits")
     return DiceStatus(
-        device=DEVICE, event_id=event_id, command_id=command_id or None,
-        cover_open=bool(flags & STATUS_COVER_OPEN), tamper=bool(flags & STATUS_TAMPER),
-        reshake_needed=bool(flags & STATUS_RESHAKE_NEEDED), shaking=bool(flags & STATUS_SHAKING),
+        device=DEVICE,
+        event_id=event_id,
+        command_id=command_id or None,
+        cover_open=bool(flags & STATUS_COVER_OPEN),
+        tamper=bool(flags & STATUS_TAMPER),
+        reshake_needed=bool(flags & STATUS_RESHAKE_NEEDED),
+        shaking=bool(flags & STATUS_SHAKING),
         last_roll_id=last_roll_id or None,
     )
 
@@ -195,5 +206,12 @@ _DECODERS: Final = {
 }
 
 # Lengths, for the document and its tests: body sizes after the message id.
-BODY_SIZES: Final = {DiceMsg.SHAKE: 0, DiceMsg.STATUS_REQUEST: 0, DiceMsg.ROLL: 11, DiceMsg.FAULT: 10,
-                     DiceMsg.FAULT_CLEARED: 1, DiceMsg.SHAKE_REFUSED: 5, DiceMsg.STATUS: 9}
+BODY_SIZES: Final = {
+    DiceMsg.SHAKE: 0,
+    DiceMsg.STATUS_REQUEST: 0,
+    DiceMsg.ROLL: 11,
+    DiceMsg.FAULT: 10,
+    DiceMsg.FAULT_CLEARED: 1,
+    DiceMsg.SHAKE_REFUSED: 5,
+    DiceMsg.STATUS: 9,
+}

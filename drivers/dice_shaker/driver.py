@@ -127,11 +127,17 @@ class DiceShakerDriver(Driver):
     def decode_message(self, msg_type: int, msg_id: int, body: bytes, frame: Frame) -> Iterable[DriverEvent]:
         event = codec.decode(msg_type, msg_id, body, raw=frame.raw)
         if isinstance(event, DiceRead):
-            log.info("dice.rolled", roll_id=event.roll_id, faces=list(event.faces),
-                     command_id=event.command_id)
+            log.info(
+                "dice.rolled", roll_id=event.roll_id, faces=list(event.faces), command_id=event.command_id
+            )
         elif isinstance(event, DiceFault | ShakeRefused):
-            log.warning("dice.no_roll", message=type(event).__name__, kind=getattr(event, "kind", None),
-                        reason=getattr(event, "reason", None), command_id=event.command_id)
+            log.warning(
+                "dice.no_roll",
+                message=type(event).__name__,
+                kind=getattr(event, "kind", None),
+                reason=getattr(event, "reason", None),
+                command_id=event.command_id,
+            )
         return (event,)
 
     def _post(self, item: object) -> None:
@@ -141,27 +147,41 @@ class DiceShakerDriver(Driver):
             self._answer(item.command_id, result=item)
         elif isinstance(item, DiceFault) and item.command_id is not None:
             what = "void, re-shake" if item.needs_reshake else "void"
-            self._answer(item.command_id, error=ShakeFailed(
-                f"SHAKE {item.command_id}: {item.kind} (roll {item.roll_id} {what})", event=item))
+            self._answer(
+                item.command_id,
+                error=ShakeFailed(
+                    f"SHAKE {item.command_id}: {item.kind} (roll {item.roll_id} {what})", event=item
+                ),
+            )
         elif isinstance(item, ShakeRefused):
-            self._answer(item.command_id, error=ShakeFailed(
-                f"SHAKE {item.command_id} refused: {item.reason}", event=item))
+            self._answer(
+                item.command_id,
+                error=ShakeFailed(f"SHAKE {item.command_id} refused: {item.reason}", event=item),
+            )
         elif isinstance(item, ErrorEvent) and isinstance(item.error, UnusableAnswerError):
             command_id = item.error.command_id
-            self._answer(command_id, error=ShakeFailed(
-                f"SHAKE {command_id}: its answer was refused: {item.error}", event=item, raw=item.error.raw))
+            self._answer(
+                command_id,
+                error=ShakeFailed(
+                    f"SHAKE {command_id}: its answer was refused: {item.error}",
+                    event=item,
+                    raw=item.error.raw,
+                ),
+            )
         elif isinstance(item, CommandsDropped):
             for command_id in item.command_ids:
-                self._answer(command_id, error=ShakeFailed(
-                    f"SHAKE {command_id} dropped: {item.reason}", event=item))
+                self._answer(
+                    command_id, error=ShakeFailed(f"SHAKE {command_id} dropped: {item.reason}", event=item)
+                )
         elif not isinstance(item, DriverEvent):  # the end of the event stream: the driver stopped
             with self._pending_lock:
                 waiting = list(self._pending)
             for command_id in waiting:
                 self._answer(command_id, error=DriverIOError(f"{self.name} driver stopped"))
 
-    def _answer(self, command_id: int, *, result: DiceRead | None = None,
-                error: BaseException | None = None) -> None:
+    def _answer(
+        self, command_id: int, *, result: DiceRead | None = None, error: BaseException | None = None
+    ) -> None:
         with self._pending_lock:
             future = self._pending.get(command_id)
         if future is not None:

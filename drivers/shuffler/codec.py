@@ -38,35 +38,43 @@ DECK_SIZES: Final = (53, 54)
 PILES: Final = 7
 CARDS_PER_PILE: Final = 7
 
-FAULT_CODES: Final = MappingProxyType({
-    0x01: FaultKind.DOOR_OPEN,
-    0x02: FaultKind.JAM,
-    0x03: FaultKind.CARD_UNREADABLE,
-    0x04: FaultKind.WRONG_CARD_COUNT,
-    0x05: FaultKind.DECK_NOT_PRESENT,
-})
-FAULT_BITS: Final = MappingProxyType({
-    0x01: FaultKind.DOOR_OPEN,
-    0x02: FaultKind.JAM,
-    0x04: FaultKind.DECK_NOT_PRESENT,
-    0x08: FaultKind.WRONG_CARD_COUNT,
-})
-REJECT_CODES: Final = MappingProxyType({
-    0x01: RejectReason.BUSY,
-    0x02: RejectReason.NOT_SHUFFLED,
-    0x03: RejectReason.BAD_ARGUMENT,
-    0x04: RejectReason.UNKNOWN_COMMAND,
-    0x05: RejectReason.DOOR_OPEN,
-    0x06: RejectReason.JAM,
-    0x07: RejectReason.DECK_NOT_PRESENT,
-    0x08: RejectReason.WRONG_CARD_COUNT,
-})
-STATE_CODES: Final = MappingProxyType({
-    0x00: ShufflerState.IDLE,
-    0x01: ShufflerState.READY,
-    0x02: ShufflerState.DEALING,
-    0x03: ShufflerState.FAULT,
-})
+FAULT_CODES: Final = MappingProxyType(
+    {
+        0x01: FaultKind.DOOR_OPEN,
+        0x02: FaultKind.JAM,
+        0x03: FaultKind.CARD_UNREADABLE,
+        0x04: FaultKind.WRONG_CARD_COUNT,
+        0x05: FaultKind.DECK_NOT_PRESENT,
+    }
+)
+FAULT_BITS: Final = MappingProxyType(
+    {
+        0x01: FaultKind.DOOR_OPEN,
+        0x02: FaultKind.JAM,
+        0x04: FaultKind.DECK_NOT_PRESENT,
+        0x08: FaultKind.WRONG_CARD_COUNT,
+    }
+)
+REJECT_CODES: Final = MappingProxyType(
+    {
+        0x01: RejectReason.BUSY,
+        0x02: RejectReason.NOT_SHUFFLED,
+        0x03: RejectReason.BAD_ARGUMENT,
+        0x04: RejectReason.UNKNOWN_COMMAND,
+        0x05: RejectReason.DOOR_OPEN,
+        0x06: RejectReason.JAM,
+        0x07: RejectReason.DECK_NOT_PRESENT,
+        0x08: RejectReason.WRONG_CARD_COUNT,
+    }
+)
+STATE_CODES: Final = MappingProxyType(
+    {
+        0x00: ShufflerState.IDLE,
+        0x01: ShufflerState.READY,
+        0x02: ShufflerState.DEALING,
+        0x03: ShufflerState.FAULT,
+    }
+)
 
 
 def is_card_code(code: str) -> bool:
@@ -134,8 +142,14 @@ def _status(r: PayloadReader, event_id: int) -> ShufflerStatus:
     if unknown:
         raise r.error(f"unknown fault bits 0x{unknown:02X}")
     faults = frozenset(kind for bit, kind in FAULT_BITS.items() if bits & bit)
-    return ShufflerStatus(device=DEVICE, event_id=event_id, command_id=command_id,
-                          state=_lookup(STATE_CODES, state, "state", r), faults=faults, cards=cards)
+    return ShufflerStatus(
+        device=DEVICE,
+        event_id=event_id,
+        command_id=command_id,
+        state=_lookup(STATE_CODES, state, "state", r),
+        faults=faults,
+        cards=cards,
+    )
 
 
 def _shuffled(r: PayloadReader, event_id: int) -> Shuffled:
@@ -154,16 +168,25 @@ def _pile(r: PayloadReader, event_id: int) -> PileRead:
 
 def _unused(r: PayloadReader, event_id: int) -> UnusedCards:
     command_id, count = r.u32(), r.u8()
-    return UnusedCards(device=DEVICE, event_id=event_id, command_id=command_id,
-                       cards=_cards(r, count, unreadable_allowed=True))
+    return UnusedCards(
+        device=DEVICE,
+        event_id=event_id,
+        command_id=command_id,
+        cards=_cards(r, count, unreadable_allowed=True),
+    )
 
 
 def _aborted(r: PayloadReader, event_id: int) -> DealAborted:
     command_id, piles, reason = r.u32(), r.u8(), r.u8()
     if piles > PILES:
         raise r.error(f"{piles} piles dealt, at most {PILES}")
-    return DealAborted(device=DEVICE, event_id=event_id, command_id=command_id, piles_dealt=piles,
-                       reason=_lookup(FAULT_CODES, reason, "fault", r))
+    return DealAborted(
+        device=DEVICE,
+        event_id=event_id,
+        command_id=command_id,
+        piles_dealt=piles,
+        reason=_lookup(FAULT_CODES, reason, "fault", r),
+    )
 
 
 def _deck_checked(r: PayloadReader, event_id: int) -> DeckChecked:
@@ -176,17 +199,30 @@ def _deck_checked(r: PayloadReader, event_id: int) -> DeckChecked:
         if seen < 2:
             raise r.error(f"card {code} listed as duplicated but seen {seen} time(s)")
         duplicated.append((code, seen))
-    return DeckChecked(device=DEVICE, event_id=event_id, command_id=command_id, deck_size=deck_size,
-                       scanned=scanned, unreadable=unreadable, missing=missing,  # type: ignore[arg-type]
-                       duplicated=tuple(duplicated))  # type: ignore[arg-type]
+    return DeckChecked(
+        device=DEVICE,
+        event_id=event_id,
+        command_id=command_id,
+        deck_size=deck_size,
+        scanned=scanned,
+        unreadable=unreadable,
+        missing=missing,  # type: ignore[arg-type]
+        duplicated=tuple(duplicated),
+    )  # type: ignore[arg-type]
 
 
 def _fault(r: PayloadReader, event_id: int) -> ShufflerFault:
     kind = _lookup(FAULT_CODES, r.u8(), "fault", r)
     pile, position, counted, expected = r.u8(), r.u8(), r.u8(), r.u8()
-    return ShufflerFault(device=DEVICE, event_id=event_id, kind=kind, pile=_optional(pile),
-                         position=_optional(position), counted=_optional(counted),
-                         expected=_optional(expected))
+    return ShufflerFault(
+        device=DEVICE,
+        event_id=event_id,
+        kind=kind,
+        pile=_optional(pile),
+        position=_optional(position),
+        counted=_optional(counted),
+        expected=_optional(expected),
+    )
 
 
 def _fault_cleared(r: PayloadReader, event_id: int) -> FaultCleared:
@@ -195,8 +231,12 @@ def _fault_cleared(r: PayloadReader, event_id: int) -> FaultCleared:
 
 def _rejected(r: PayloadReader, event_id: int) -> CommandRejected:
     command_id, reason = r.u32(), r.u8()
-    return CommandRejected(device=DEVICE, event_id=event_id, command_id=command_id,
-                           reason=_lookup(REJECT_CODES, reason, "reject reason", r))
+    return CommandRejected(
+        device=DEVICE,
+        event_id=event_id,
+        command_id=command_id,
+        reason=_lookup(REJECT_CODES, reason, "reject reason", r),
+    )
 
 
 _DECODERS: Final[dict[int, Callable[[PayloadReader, int], DriverEvent]]] = {

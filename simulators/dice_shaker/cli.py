@@ -34,23 +34,49 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m simulators dice", description=__doc__.split("\n\n")[0])
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--pty", action="store_true", help="serve on a new pty pair; print the tty path")
-    where.add_argument("--listen", type=_address, metavar="HOST:PORT",
-                       help="serve on a TCP socket (port 0: any free port)")
+    where.add_argument(
+        "--listen", type=_address, metavar="HOST:PORT", help="serve on a TCP socket (port 0: any free port)"
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed the dice (default: SystemRandom)")
-    parser.add_argument("--fault", action="append", default=[], metavar="NAME",
-                        help="a fault scenario; repeat or comma-separate for several. "
-                             f"Known: {', '.join(sorted(f.value for f in DICE_SHAKER_FAULTS))}")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a fault scenario; repeat or comma-separate for several. "
+        f"Known: {', '.join(sorted(f.value for f in DICE_SHAKER_FAULTS))}",
+    )
     parser.add_argument("--serial-number", default="DS3-SIM-0001")
     parser.add_argument("--shake-duration", type=float, default=0.0, metavar="SECONDS")
-    parser.add_argument("--cut-duration", type=float, default=0.3, metavar="SECONDS",
-                        help="how long the link-cut scenario keeps the cable pulled")
-    parser.add_argument("--cover-close-after", type=float, default=0.05, metavar="SECONDS",
-                        help="how long the cover-open scenario keeps the cover open")
-    parser.add_argument("--tamper-reset-after", type=float, default=None, metavar="SECONDS",
-                        help="clear a tamper fault after this long (default: latched until restart)")
+    parser.add_argument(
+        "--cut-duration",
+        type=float,
+        default=0.3,
+        metavar="SECONDS",
+        help="how long the link-cut scenario keeps the cable pulled",
+    )
+    parser.add_argument(
+        "--cover-close-after",
+        type=float,
+        default=0.05,
+        metavar="SECONDS",
+        help="how long the cover-open scenario keeps the cover open",
+    )
+    parser.add_argument(
+        "--tamper-reset-after",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="clear a tamper fault after this long (default: latched until restart)",
+    )
     parser.add_argument("--fast", action="store_true", help="short device-side ACK timeout (tests)")
-    parser.add_argument("--duration", type=float, default=None, metavar="SECONDS",
-                        help="stop after this long (default: until SIGINT or SIGTERM)")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this long (default: until SIGINT or SIGTERM)",
+    )
     return parser
 
 
@@ -62,9 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnknownFaultError as exc:
         parser.error(str(exc))
     simulator = DiceShakerSimulator(
-        seed=args.seed, faults=faults, serial_number=args.serial_number,
+        seed=args.seed,
+        faults=faults,
+        serial_number=args.serial_number,
         link_config=DeviceLinkConfig.fast() if args.fast else None,
-        shake_duration=args.shake_duration, cut_duration=args.cut_duration,
+        shake_duration=args.shake_duration,
+        cut_duration=args.cut_duration,
         cover_close_after=args.cover_close_after,
         tamper_reset_after=args.tamper_reset_after,
     )

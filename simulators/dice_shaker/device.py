@@ -25,8 +25,8 @@ import structlog
 
 from simulators.channels import PtyChannel, SocketChannel
 from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
-from simulators.runner import SimulatorRunner
 from simulators.faults import DICE_SHAKER_FAULTS, LINK_FAULTS, Fault, LinkFaultInjector, parse_faults
+from simulators.runner import SimulatorRunner
 
 from .model import ROLL, DiceShakerModel, UnknownCommandError
 from .usb_backend import SimulatedUsbBackend
@@ -64,8 +64,11 @@ class DiceShakerSimulator:
         self.clock = clock
         self.lock = threading.RLock()
         self.model = DiceShakerModel(
-            seed=seed, faults=self.faults - LINK_FAULTS, first_roll_id=first_roll_id,
-            shake_duration=shake_duration, cover_close_after=cover_close_after,
+            seed=seed,
+            faults=self.faults - LINK_FAULTS,
+            first_roll_id=first_roll_id,
+            shake_duration=shake_duration,
+            cover_close_after=cover_close_after,
             tamper_reset_after=tamper_reset_after,
         )
         injectors = [
@@ -73,8 +76,14 @@ class DiceShakerSimulator:
             for fault in sorted(self.faults & LINK_FAULTS)
         ]
         self._link_config = link_config
-        self.link = DeviceLink(self.identity, self._on_command, write=self._usb_write,
-                               config=link_config, clock=clock, injectors=injectors)
+        self.link = DeviceLink(
+            self.identity,
+            self._on_command,
+            write=self._usb_write,
+            config=link_config,
+            clock=clock,
+            injectors=injectors,
+        )
         self._hellos_seen = 0
         self._runner: SimulatorRunner | None = None
         # USB state: which attachment the host sees, and the bulk IN bytes not yet read.
@@ -118,8 +127,9 @@ class DiceShakerSimulator:
         if self._runner is not None:
             channel.close()
             raise RuntimeError("this simulator is already serving a channel")
-        self._runner = SimulatorRunner(self.link, channel, lock=self.lock, tick=self._tick,
-                                       name="sim-dice-shaker")
+        self._runner = SimulatorRunner(
+            self.link, channel, lock=self.lock, tick=self._tick, name="sim-dice-shaker"
+        )
         self._runner.start()
 
     # -- the physical world, for tests -------------------------------------------------------
@@ -155,8 +165,13 @@ class DiceShakerSimulator:
                 raise RuntimeError("power_cycle is offered over USB only")
             self._cut(off_for)
             self.model.power_lost()
-            self.link = DeviceLink(self.identity, self._on_command, write=self._usb_write,
-                                   config=self._link_config, clock=self.clock)
+            self.link = DeviceLink(
+                self.identity,
+                self._on_command,
+                write=self._usb_write,
+                config=self._link_config,
+                clock=self.clock,
+            )
             self._hellos_seen = 0
 
     def _act(self, action: Callable[[], None]) -> None:

@@ -48,8 +48,9 @@ FLAG_RESHAKE_NEEDED: Final = 0x04
 FLAG_SHAKING: Final = 0x08
 
 _DIE_FAULTS: Final = {Fault.COCKED_DIE: DIE_COCKED, Fault.DIE_UNREADABLE: DIE_UNREADABLE}
-DEVICE_FAULTS: Final = frozenset({Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.COVER_OPEN, Fault.TAMPER,
-                                  Fault.BAD_FACE})
+DEVICE_FAULTS: Final = frozenset(
+    {Fault.COCKED_DIE, Fault.DIE_UNREADABLE, Fault.COVER_OPEN, Fault.TAMPER, Fault.BAD_FACE}
+)
 BAD_FACE: Final = 7  # what a broken reader reports on die 2 (scenario bad-face)
 
 
@@ -105,8 +106,12 @@ class DiceShakerModel:
         return events
 
     def status_event(self, command_id: int = 0) -> tuple[int, bytes]:
-        flags = ((FLAG_COVER_OPEN if self.cover_open else 0) | (FLAG_TAMPER if self.tamper else 0)
-                 | (FLAG_RESHAKE_NEEDED if self.die_fault else 0) | (FLAG_SHAKING if self._shaking else 0))
+        flags = (
+            (FLAG_COVER_OPEN if self.cover_open else 0)
+            | (FLAG_TAMPER if self.tamper else 0)
+            | (FLAG_RESHAKE_NEEDED if self.die_fault else 0)
+            | (FLAG_SHAKING if self._shaking else 0)
+        )
         return STATUS, struct.pack(">IBI", command_id, flags, self.last_roll_id)
 
     def command(self, msg_type: int, command_id: int, body: bytes, now: float) -> None:

@@ -36,13 +36,19 @@ def _address(text: str) -> tuple[str, int]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m simulators shuffler", description=__doc__.splitlines()[0])
+        prog="python -m simulators shuffler", description=__doc__.splitlines()[0]
+    )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--pty", action="store_true", help="serve on a new pty; print its path")
     where.add_argument("--listen", type=_address, metavar="HOST:PORT", help="serve on a TCP socket")
     parser.add_argument("--seed", type=int, help="seed the shuffle (default: secrets.SystemRandom)")
-    parser.add_argument("--fault", action="append", default=[], metavar="NAME",
-                        help=f"fault scenario, repeatable: {', '.join(sorted(SHUFFLER_FAULTS))}")
+    parser.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"fault scenario, repeatable: {', '.join(sorted(SHUFFLER_FAULTS))}",
+    )
     parser.add_argument("--jokers", type=int, choices=(1, 2), default=1, help="jokers in the loaded deck")
     parser.add_argument("--pile-interval", type=float, default=0.5, metavar="S", help="seconds between piles")
     parser.add_argument("--cut", type=float, default=3.0, metavar="S", help="link-cut duration in seconds")
@@ -76,8 +82,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     channel = PtyChannel() if args.pty else SocketChannel(*args.listen)
     simulator = ShufflerSimulator(
-        seed=args.seed, faults=faults, jokers=args.jokers, pile_interval=args.pile_interval,
-        cut_duration=args.cut, link_config=DeviceLinkConfig.fast() if args.fast else None, channel=channel)
+        seed=args.seed,
+        faults=faults,
+        jokers=args.jokers,
+        pile_interval=args.pile_interval,
+        cut_duration=args.cut,
+        link_config=DeviceLinkConfig.fast() if args.fast else None,
+        channel=channel,
+    )
     done = threading.Event()  # "quit" on standard input
     with StopSignals() as stop, simulator:
         if args.pty:
@@ -104,7 +116,10 @@ def _read_commands(simulator: ShufflerSimulator, done: threading.Event) -> None:
         elif words[0] in COMMANDS:
             COMMANDS[words[0]](simulator)
         else:
-            print(f"unknown command {words[0]!r}; known: {', '.join([*COMMANDS, 'cut', 'quit'])}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"unknown command {words[0]!r}; known: {', '.join([*COMMANDS, 'cut', 'quit'])}",
+                file=sys.stderr,
+                flush=True,
+            )
             continue
         print(f"ok {words[0]}", flush=True)

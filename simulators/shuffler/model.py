@@ -244,8 +244,8 @@ class ShufflerModel:
             self._emit(wire.rejected(command_id, Reject.NOT_SHUFFLED))
             return
         order = self.order
-        piles = [order[i * PILE_SIZE:(i + 1) * PILE_SIZE] for i in range(PILES)]
-        unused = order[PILES * PILE_SIZE:]
+        piles = [order[i * PILE_SIZE : (i + 1) * PILE_SIZE] for i in range(PILES)]
+        unused = order[PILES * PILE_SIZE :]
         self.deals += 1
         self.dealing = _Deal(command_id, piles, unused, next_at=self.clock())
         self.order = None

@@ -42,7 +42,8 @@ def simulator_from_url(url: str) -> tuple[ShufflerSimulator, bool]:
     unknown = set(options) - _OPTIONS
     if unknown:
         raise SerialException(
-            f"{url!r}: unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_OPTIONS))}")
+            f"{url!r}: unknown option(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(_OPTIONS))}"
+        )
     try:
         seed = int(options["seed"][-1]) if "seed" in options else None
         faults = [name for value in options.get("fault", []) for name in value.split(",")]
@@ -51,8 +52,13 @@ def simulator_from_url(url: str) -> tuple[ShufflerSimulator, bool]:
         cut = float(options.get("cut", ["0.3"])[-1])
         fast = options.get("fast", ["0"])[-1] not in ("", "0", "false", "no")
         simulator = ShufflerSimulator(
-            seed=seed, faults=faults, jokers=jokers, pile_interval=pile_interval, cut_duration=cut,
-            link_config=DeviceLinkConfig.fast() if fast else None)
+            seed=seed,
+            faults=faults,
+            jokers=jokers,
+            pile_interval=pile_interval,
+            cut_duration=cut,
+            link_config=DeviceLinkConfig.fast() if fast else None,
+        )
     except ValueError as exc:
         raise SerialException(f"{url!r}: {exc}") from exc
     return simulator, True

@@ -22,8 +22,8 @@ from drivers.shuffler.msgtypes import ShufflerMsg
 
 from ..channels import DeviceChannel, MemoryChannel, PtyChannel, SocketChannel
 from ..device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
-from ..runner import SimulatorRunner
 from ..faults import LINK_FAULTS, SHUFFLER_FAULTS, Fault, LinkFaultInjector, parse_faults
+from ..runner import SimulatorRunner
 from . import model as shuffler_model
 
 SCHEME = "simshuffler"
@@ -65,14 +65,16 @@ class ShufflerSimulator:
         self.cut_duration = cut_duration
         self.link_config = link_config or DeviceLinkConfig()
         self.identity = identity or DeviceIdentity(
-            model="SIM-SHUFFLER", serial_number="SIM0001", firmware="1.0.0")
+            model="SIM-SHUFFLER", serial_number="SIM0001", firmware="1.0.0"
+        )
         self.channel = channel or MemoryChannel()
         self.name = name or f"shuffler-{next(_names)}-{secrets.token_hex(3)}"
         self.lock = threading.RLock()
         self.boots = 0
         self.link, self.model = self._power_on()
-        self.runner = SimulatorRunner(self.link, self.channel, lock=self.lock, tick=self._tick,
-                                      name=f"sim-{self.name}")
+        self.runner = SimulatorRunner(
+            self.link, self.channel, lock=self.lock, tick=self._tick, name=f"sim-{self.name}"
+        )
         self._started = False
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -86,8 +88,12 @@ class ShufflerSimulator:
         link = DeviceLink(self.identity, self._on_command, config=self.link_config, injectors=injectors)
         rng = random.Random(self.seed) if self.seed is not None else secrets.SystemRandom()
         machine = shuffler_model.ShufflerModel(
-            emit=link.send_event, rng=rng, faults=self.faults, jokers=self.jokers,
-            pile_interval=self.pile_interval)
+            emit=link.send_event,
+            rng=rng,
+            faults=self.faults,
+            jokers=self.jokers,
+            pile_interval=self.pile_interval,
+        )
         machine.power_on()
         return link, machine
 
@@ -184,4 +190,4 @@ class ShufflerSimulator:
         return f"ShufflerSimulator({self.name!r}, seed={self.seed}, faults={sorted(self.faults)})"
 
 
-__all__ = ["SCHEME", "ShufflerSimulator", "find_simulator", "Fault"]
+__all__ = ["SCHEME", "Fault", "ShufflerSimulator", "find_simulator"]

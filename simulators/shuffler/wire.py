@@ -75,8 +75,14 @@ def deal_aborted(command_id: int, piles: int, reason: FaultCode) -> tuple[int, b
     return ShufflerMsg.DEAL_ABORTED, struct.pack(">IBB", command_id, piles, reason)
 
 
-def deck_checked(command_id: int, deck_size: int, scanned: int, unreadable: int,
-                 missing: Sequence[str], duplicated: Sequence[tuple[str, int]]) -> tuple[int, bytes]:
+def deck_checked(
+    command_id: int,
+    deck_size: int,
+    scanned: int,
+    unreadable: int,
+    missing: Sequence[str],
+    duplicated: Sequence[tuple[str, int]],
+) -> tuple[int, bytes]:
     body = struct.pack(">IBBBB", command_id, deck_size, scanned, unreadable, len(missing)) + cards(missing)
     body += bytes((len(duplicated),)) + b"".join(cards([code]) + bytes((seen,)) for code, seen in duplicated)
     return ShufflerMsg.DECK_CHECKED, body

@@ -34,7 +34,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..game.cards import SUIT_CHARS
 from ..game.evaluator import DEFAULT_RULES, RankingRules, rank_high, rank_low
 from ..game.house_way import HouseWay
 from .patterns import RANKS, SUITS, best_five, rank_multisets
@@ -49,7 +48,9 @@ GAME_DIR = Path(__file__).resolve().parents[1] / "game"
 # A hand as one int64 *mask*: bit ``card id`` per card (the jokers are bits 52 and 53), so a
 # suit's ranks are 13 bits of it. SPREAD turns a 13-bit rank mask into 3-bit-a-rank counts.
 BIT_OF_ID = np.array([1 << i for i in range(54)], np.int64)
-SPREAD = np.array([sum(1 << (3 * r) for r in range(RANKS) if m >> r & 1) for m in range(1 << RANKS)], np.int64)
+SPREAD = np.array(
+    [sum(1 << (3 * r) for r in range(RANKS) if m >> r & 1) for m in range(1 << RANKS)], np.int64
+)
 SPLITS = tuple(combinations(range(7), 2))  # setting.all_settings' order: the two in front
 HIGH_OF_SPLIT = np.array([[k for k in range(7) if k not in pair] for pair in SPLITS], np.intp)
 LOW_OF_SPLIT = np.array(SPLITS, np.intp)
@@ -143,7 +144,11 @@ def representative(counts: tuple[int, ...], jokers: int, flush_mask: int) -> lis
     for r in sorted(range(RANKS), key=lambda r: -rest[r]):
         used = {0} if flush_mask >> r & 1 else set()
         for _ in range(rest[r]):
-            suit = min((s for s in range(SUITS) if s not in used and s not in banned), key=lambda s: load[s], default=None)
+            suit = min(
+                (s for s in range(SUITS) if s not in used and s not in banned),
+                key=lambda s: load[s],
+                default=None,
+            )
             if suit is None:  # a fourth copy without a flush: it must take the first suit
                 suit = min((s for s in range(SUITS) if s not in used), key=lambda s: load[s])
             used.add(suit)
@@ -223,7 +228,13 @@ class SettingLookup:
         with np.load(path) as data:
             meta = {str(k): str(v) for k, v in data["meta"]}
             return cls(
-                data["keys"], data["hw_high"], data["hw_low"], data["hl_high"], data["hl_low"], data["best5"], meta
+                data["keys"],
+                data["hw_high"],
+                data["hw_low"],
+                data["hl_high"],
+                data["hl_low"],
+                data["best5"],
+                meta,
             )
 
 
@@ -288,7 +299,9 @@ def default_cache_dir() -> Path:
 
 
 def cache_path(cache_dir: Path, way_name: str, way_sha: str, rules: RankingRules) -> Path:
-    tag = hashlib.sha256(f"{FORMAT}|{way_sha}|{engine_sha256()}|{rules.wheel.value}|{rules.joker_wild_in_low}".encode())
+    tag = hashlib.sha256(
+        f"{FORMAT}|{way_sha}|{engine_sha256()}|{rules.wheel.value}|{rules.joker_wild_in_low}".encode()
+    )
     return cache_dir / f"lookup-{way_name}-{way_sha[:12]}-{tag.hexdigest()[:16]}.npz"
 
 
@@ -328,16 +341,16 @@ def get_lookup(
 __all__ = [
     "LoadedLookup",
     "SettingLookup",
+    "build_hash",
     "build_lookup",
     "cache_path",
     "default_cache_dir",
     "get_lookup",
-    "build_hash",
     "hand_keys",
+    "highest_low_settings",
     "ids_of_mask",
     "keys_of_masks",
     "masks_of_ids",
-    "highest_low_settings",
     "pattern_key",
     "pattern_of_key",
     "patterns",

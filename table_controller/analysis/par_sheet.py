@@ -29,7 +29,10 @@ from .enumerate7 import Progress, SevenCardCounts, count_seven_card_hands
 from .provenance import Provenance
 
 # Figures a rules document prints, to be shown beside ours (003's pay tables).
-PUBLISHED_HIT_RATES = {Bonus.BIG_HAND: ("8.82%", Fraction(882, 10_000)), Bonus.JOKER: ("25.93%", Fraction(2593, 10_000))}
+PUBLISHED_HIT_RATES = {
+    Bonus.BIG_HAND: ("8.82%", Fraction(882, 10_000)),
+    Bonus.JOKER: ("25.93%", Fraction(2593, 10_000)),
+}
 
 BIG_HAND_READING = (
     "Big Hand Bonus on all seven of the player's cards (003), in evaluator.seven_card_category's order: "
@@ -128,14 +131,18 @@ def big_hand_math(counts: SevenCardCounts, table: PayTable) -> BonusMath:
     return _bonus_math(Bonus.BIG_HAND, table, combos, counts.total, BIG_HAND_READING)
 
 
-def joker_bonus_combinations(deck_jokers: int, naturals: int = 52, hand: int = 7) -> dict[tuple[int, int], int]:
+def joker_bonus_combinations(
+    deck_jokers: int, naturals: int = 52, hand: int = 7
+) -> dict[tuple[int, int], int]:
     """(player jokers, dealer jokers) -> ordered (player hand, dealer hand) pairs, exact."""
     combos: dict[tuple[int, int], int] = {}
     for player in range(min(deck_jokers, hand) + 1):
         player_hands = comb(deck_jokers, player) * comb(naturals, hand - player)
         left_jokers, left_naturals = deck_jokers - player, naturals - (hand - player)
         for dealer in range(min(left_jokers, hand) + 1):
-            combos[(player, dealer)] = player_hands * comb(left_jokers, dealer) * comb(left_naturals, hand - dealer)
+            combos[(player, dealer)] = (
+                player_hands * comb(left_jokers, dealer) * comb(left_naturals, hand - dealer)
+            )
     return combos
 
 

@@ -38,9 +38,8 @@ def par_sheet_tables(sheet: dict[str, Any]) -> list[Table]:
     tables.append(dist)
     for bonus in sheet["bonuses"]:
         published = bonus["published_hit_rate"]
-        note = (
-            f"003 prints a {published} hit rate: "
-            + ("reproduced." if bonus["published_hit_rate_reproduced"] else "NOT reproduced by this enumeration.")
+        note = f"003 prints a {published} hit rate: " + (
+            "reproduced." if bonus["published_hit_rate_reproduced"] else "NOT reproduced by this enumeration."
         )
         table = Table(
             title=f"{bonus['bonus']}: house edge {_pct(bonus['house_edge_decimal'])} = {bonus['house_edge']}; "
@@ -58,7 +57,14 @@ def par_sheet_tables(sheet: dict[str, Any]) -> list[Table]:
                 f"{line['probability_decimal']:.10f}",
                 f"{line['contribution_decimal']:+.8f}",
             )
-        table.add_row("total", "", f"{bonus['total_combinations']:,}", "1", f"{-bonus['house_edge_decimal']:+.8f}", style="bold")
+        table.add_row(
+            "total",
+            "",
+            f"{bonus['total_combinations']:,}",
+            "1",
+            f"{-bonus['house_edge_decimal']:+.8f}",
+            style="bold",
+        )
         tables.append(table)
     return tables
 
@@ -66,12 +72,25 @@ def par_sheet_tables(sheet: dict[str, Any]) -> list[Table]:
 def par_sheet_rows(sheet: dict[str, Any]) -> Iterable[list[Any]]:
     yield ["section", "line", "odds", "combinations", "probability", "probability_decimal", "contribution"]
     for row in sheet["best_five"]:
-        yield ["best-five", row["category"], "", row["combinations"], row["probability"], row["probability_decimal"], ""]
+        yield [
+            "best-five",
+            row["category"],
+            "",
+            row["combinations"],
+            row["probability"],
+            row["probability_decimal"],
+            "",
+        ]
     for bonus in sheet["bonuses"]:
         for line in bonus["lines"]:
             yield [
-                bonus["bonus"], line["line"], line["odds"], line["combinations"],
-                line["probability"], line["probability_decimal"], line["contribution"],
+                bonus["bonus"],
+                line["line"],
+                line["odds"],
+                line["combinations"],
+                line["probability"],
+                line["probability_decimal"],
+                line["contribution"],
             ]
         yield [bonus["bonus"], "hit-rate", "", "", bonus["hit_rate"], bonus["hit_rate_decimal"], ""]
         yield [bonus["bonus"], "house-edge", "", "", bonus["house_edge"], bonus["house_edge_decimal"], ""]

@@ -177,7 +177,9 @@ def _code_money(params: SimParams) -> tuple[list[int], list[int]]:
     return nets, commissions
 
 
-def settle_masks(lookup: SettingLookup, params: SimParams, player_mask: np.ndarray, dealer_mask: np.ndarray) -> Tally:
+def settle_masks(
+    lookup: SettingLookup, params: SimParams, player_mask: np.ndarray, dealer_mask: np.ndarray
+) -> Tally:
     """Settle one round per (player hand, dealer hand) mask pair."""
     rounds = len(player_mask)
     player = lookup.index(keys_of_masks(player_mask))
@@ -314,7 +316,9 @@ class SimResult:
         }
 
 
-def run_chunks(jobs: list[tuple[int, int]], path: Path, params: SimParams, seed: int, workers: int) -> Iterator[tuple[int, Tally]]:
+def run_chunks(
+    jobs: list[tuple[int, int]], path: Path, params: SimParams, seed: int, workers: int
+) -> Iterator[tuple[int, Tally]]:
     """Chunk tallies as they finish, from ``workers`` processes (1: in this process)."""
     if workers <= 1:
         lookup = SettingLookup.load(path)
@@ -356,4 +360,16 @@ def simulate(
     return SimResult(params, seed, tally, rounds, interrupted, time.perf_counter() - start, workers)
 
 
-__all__ = ["CHUNK", "STRATEGIES", "SimParams", "SimResult", "Tally", "chunks", "deal", "settle_chunk", "settle_masks", "sim_params", "simulate"]
+__all__ = [
+    "CHUNK",
+    "STRATEGIES",
+    "SimParams",
+    "SimResult",
+    "Tally",
+    "chunks",
+    "deal",
+    "settle_chunk",
+    "settle_masks",
+    "sim_params",
+    "simulate",
+]

@@ -23,7 +23,9 @@ class AnalysedTable:
     provenance: Provenance
 
 
-def _paytable(bonus: Bonus, given: Path | None, configured: PayTable | None) -> tuple[PayTable | None, FileRef | None]:
+def _paytable(
+    bonus: Bonus, given: Path | None, configured: PayTable | None
+) -> tuple[PayTable | None, FileRef | None]:
     if given is not None:
         return load_paytable_ref(bonus, given)
     if configured is None:

@@ -75,7 +75,10 @@ class BonusOdds:
 
     @classmethod
     def of(cls, bonus: BonusMath) -> BonusOdds:
-        return cls(bonus.bonus, tuple((line.probability, line.odds if line.odds is not None else -1) for line in bonus.lines))
+        return cls(
+            bonus.bonus,
+            tuple((line.probability, line.odds if line.odds is not None else -1) for line in bonus.lines),
+        )
 
     @property
     def edge(self) -> Fraction:
@@ -177,15 +180,17 @@ def round_theoretical(wagers: Mapping[int, WagerLike], math: TableMath) -> Theor
         houses.append((house, m))
         mean += m
         variance += sum((p * x * x for p, x in zip(marginal, house)), Fraction(0)) - m * m
-        for bonus, amount, odds in ((Bonus.BIG_HAND, wager.big_hand, math.big_hand),
-                                    (Bonus.JOKER, wager.joker_bonus, math.joker_bonus)):
+        for bonus, amount, odds in (
+            (Bonus.BIG_HAND, wager.big_hand, math.big_hand),
+            (Bonus.JOKER, wager.joker_bonus, math.joker_bonus),
+        ):
             if amount:
                 if odds is None:
                     raise ValueError(f"a {bonus.value} wager at a table that does not offer it")
                 mean += odds.edge * amount
                 variance += odds.variance * amount * amount
     for i, (a, mean_a) in enumerate(houses):  # the main wagers share the dealer's hand
-        for b, mean_b in houses[i + 1:]:
+        for b, mean_b in houses[i + 1 :]:
             both = sum((math.joint[x][y] * a[x] * b[y] for x in range(4) for y in range(4)), Fraction(0))
             variance += 2 * (both - mean_a * mean_b)
     return Theoretical(mean, variance)
@@ -194,12 +199,16 @@ def round_theoretical(wagers: Mapping[int, WagerLike], math: TableMath) -> Theor
 # --- the main game's outcomes, two positions against one dealer -------------------------------
 
 
-def _outcomes(lookup: SettingLookup, rules: TableRules, player: np.ndarray, dealer_row: np.ndarray) -> np.ndarray:
+def _outcomes(
+    lookup: SettingLookup, rules: TableRules, player: np.ndarray, dealer_row: np.ndarray
+) -> np.ndarray:
     row = lookup.index(keys_of_masks(player))
     p_high, p_low = lookup.hw_high[row], lookup.hw_low[row]
     d_high, d_low = lookup.hw_high[dealer_row], lookup.hw_low[dealer_row]
     won = (p_high > d_high).astype(np.int8) + (p_low > d_low)
-    out = np.where(won == 2, WIN, np.where(won == 1, PUSH, LOSE)).astype(np.int8)  # copies to the banker (000)
+    out = np.where(won == 2, WIN, np.where(won == 1, PUSH, LOSE)).astype(
+        np.int8
+    )  # copies to the banker (000)
     if rules.game is Game.DOUBLE_JOKER:  # the dealer's seven cards decide first (003)
         best = lookup.best5[dealer_row]
         out[best < HighCategory.ONE_PAIR] = PUSH
@@ -208,7 +217,9 @@ def _outcomes(lookup: SettingLookup, rules: TableRules, player: np.ndarray, deal
     return out
 
 
-def joint_counts(lookup: SettingLookup, rules: TableRules, rounds: int, seed: int, chunk_size: int = 1 << 18) -> np.ndarray:
+def joint_counts(
+    lookup: SettingLookup, rules: TableRules, rounds: int, seed: int, chunk_size: int = 1 << 18
+) -> np.ndarray:
     """4 x 4 counts of (position A's outcome, position B's) over ``rounds`` simulated rounds of a
     dealer and two positions by the house way, from one shuffled deck per round."""
     counts = np.zeros((4, 4), np.int64)
@@ -244,7 +255,14 @@ def table_provenance(settings: TableSettings, rules: TableRules) -> Provenance:
 def math_key(prov: Provenance, rules: TableRules, rounds: int, seed: int) -> str:
     """The cache key: what the figures depend on, by content hash (the money policy is applied
     per round, so it is not part of it)."""
-    parts = [FORMAT, json.dumps(prov.as_dict(), sort_keys=True), engine_sha256(), str(rules.overqualifier), str(rounds), str(seed)]
+    parts = [
+        FORMAT,
+        json.dumps(prov.as_dict(), sort_keys=True),
+        engine_sha256(),
+        str(rules.overqualifier),
+        str(rounds),
+        str(seed),
+    ]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
@@ -277,8 +295,19 @@ def table_math(
         counts = symmetric.tolist()
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"format": FORMAT, "key": key, "rounds": rounds, "seed": seed,
-                                   "provenance": prov.as_dict(), "joint_counts": counts}, indent=1))
+        tmp.write_text(
+            json.dumps(
+                {
+                    "format": FORMAT,
+                    "key": key,
+                    "rounds": rounds,
+                    "seed": seed,
+                    "provenance": prov.as_dict(),
+                    "joint_counts": counts,
+                },
+                indent=1,
+            )
+        )
         tmp.replace(path)
     total = sum(sum(row) for row in counts)
     joint_p = tuple(tuple(Fraction(c, total) for c in row) for row in counts)
@@ -291,9 +320,9 @@ def table_math(
 
 
 __all__ = [
-    "BonusOdds",
     "DEFAULT_ROUNDS",
     "DEFAULT_SEED",
+    "BonusOdds",
     "TableMath",
     "Theoretical",
     "WagerLike",

@@ -51,7 +51,9 @@ def ids_of_cards(cards: list[Card] | tuple[Card, ...]) -> list[int]:
     return ids
 
 
-CARD_INT_OF_ID = np.array([card_int(card_of_id(i)) for i in range(NATURALS)] + [JOKER_INT, JOKER_INT], np.int64)
+CARD_INT_OF_ID = np.array(
+    [card_int(card_of_id(i)) for i in range(NATURALS)] + [JOKER_INT, JOKER_INT], np.int64
+)
 RANK_OF_ID = np.array([i % RANKS + 2 for i in range(NATURALS)] + [0, 0], np.int64)  # 0: joker
 
 

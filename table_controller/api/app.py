@@ -49,8 +49,18 @@ round refuses now, 422 malformed request, 503 store unavailable; never a 500.
 """
 
 
-ROUTERS = (table.router, round.router, rounds.router, alerts.router, reports.router, devices.router,
-           stream.router, admin.router, me.router, analysis.router)
+ROUTERS = (
+    table.router,
+    round.router,
+    rounds.router,
+    alerts.router,
+    reports.router,
+    devices.router,
+    stream.router,
+    admin.router,
+    me.router,
+    analysis.router,
+)
 
 
 def _document_roles(router: APIRouter) -> None:
@@ -62,12 +72,22 @@ def _document_roles(router: APIRouter) -> None:
         if permission is None:
             continue
         roles = roles_for(permission)
-        route.openapi_extra = {**(route.openapi_extra or {}), "x-permission": permission.value, "x-roles": roles}
+        route.openapi_extra = {
+            **(route.openapi_extra or {}),
+            "x-permission": permission.value,
+            "x-roles": roles,
+        }
         route.description = f"{route.description}\n\nRoles: {', '.join(roles)}.".lstrip()
 
 
-def create_app(settings: TableSettings, service: TableService, engine: Engine, *,
-               poll_interval: float = 0.1, token_ttl: float = DEFAULT_TTL_SECONDS) -> FastAPI:
+def create_app(
+    settings: TableSettings,
+    service: TableService,
+    engine: Engine,
+    *,
+    poll_interval: float = 0.1,
+    token_ttl: float = DEFAULT_TTL_SECONDS,
+) -> FastAPI:
     """The API of one table. ``service`` and ``engine`` are the daemon's own (shared with the
     device conductor); ``poll_interval`` is how often the live stream looks for new events;
     ``token_ttl`` how long a token's person is remembered (``tokens.TokenCache``)."""

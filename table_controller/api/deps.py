@@ -43,8 +43,13 @@ class Store:
         self.engine = engine
 
     @staticmethod
-    def _within(transaction: Callable[[Engine], Any], engine: Engine, work: Callable[..., T],
-                args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+    def _within(
+        transaction: Callable[[Engine], Any],
+        engine: Engine,
+        work: Callable[..., T],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> T:
         with transaction(engine) as session:
             return work(session, *args, **kwargs)
 
@@ -126,10 +131,17 @@ class Authorizer:
 
     async def __call__(self, principal: RoleDep) -> Principal:
         if not allowed(principal.role, self.permission):
-            structlog.get_logger().warning("api.forbidden", user=principal.name, role=principal.role.value,
-                                           permission=self.permission.value)
-            raise ApiError(403, f"role {principal.role.value} may not {self.permission.value}"
-                                f" (allowed: {', '.join(roles_for(self.permission))})")
+            structlog.get_logger().warning(
+                "api.forbidden",
+                user=principal.name,
+                role=principal.role.value,
+                permission=self.permission.value,
+            )
+            raise ApiError(
+                403,
+                f"role {principal.role.value} may not {self.permission.value}"
+                f" (allowed: {', '.join(roles_for(self.permission))})",
+            )
         return principal
 
     def __repr__(self) -> str:

@@ -32,15 +32,23 @@ from .patterns import pattern_words
 
 log = structlog.get_logger()
 
-_HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not-found", 405: "method-not-allowed",
-               409: "conflict", 422: "invalid-request", 503: "store-unavailable"}
+_HTTP_CODES = {
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not-found",
+    405: "method-not-allowed",
+    409: "conflict",
+    422: "invalid-request",
+    503: "store-unavailable",
+}
 
 
 class ApiError(Exception):
     """A refusal raised by the API's own code."""
 
-    def __init__(self, status: int, detail: str, error: str | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status: int, detail: str, error: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
@@ -49,13 +57,17 @@ class ApiError(Exception):
 
 
 def unauthorized() -> ApiError:
-    return ApiError(401, "missing or invalid credentials: give 'Authorization: Bearer <token>'",
-                    headers={"WWW-Authenticate": "Bearer"})
+    return ApiError(
+        401,
+        "missing or invalid credentials: give 'Authorization: Bearer <token>'",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
 
 
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(status_code=status, content=body.model_dump(mode="json", exclude_none=True),
-                        headers=headers)
+    return JSONResponse(
+        status_code=status, content=body.model_dump(mode="json", exclude_none=True), headers=headers
+    )
 
 
 def _where(loc: tuple[Any, ...]) -> str:
@@ -73,9 +85,14 @@ def _message(error: dict[str, Any]) -> str:
 
 
 def _validation(errors: list[dict[str, Any]]) -> JSONResponse:
-    problems = [FieldProblem(loc=[p if isinstance(p, int) else str(p) for p in e.get("loc", ())],
-                             msg=_message(e)) for e in errors]
-    detail = "; ".join(f"{_where(tuple(p.loc))}: {p.msg}" if p.loc else p.msg for p in problems) or "invalid request"
+    problems = [
+        FieldProblem(loc=[p if isinstance(p, int) else str(p) for p in e.get("loc", ())], msg=_message(e))
+        for e in errors
+    ]
+    detail = (
+        "; ".join(f"{_where(tuple(p.loc))}: {p.msg}" if p.loc else p.msg for p in problems)
+        or "invalid request"
+    )
     return _json(422, ValidationBody(error="invalid-request", detail=detail, errors=problems))
 
 
@@ -83,10 +100,14 @@ def refusal(error: Exception) -> RefusalBody:
     if isinstance(error, HouseWayDeviation):
         required = error.required
         return RefusalBody(
-            error="house-way-deviation", detail=str(error), phase=error.phase.value,
-            required=SettingPublic(high=[c.code for c in required.setting.high],
-                                   low=[c.code for c in required.setting.low]),
-            rule_id=required.rule_id, rule_words=required.rule_words,
+            error="house-way-deviation",
+            detail=str(error),
+            phase=error.phase.value,
+            required=SettingPublic(
+                high=[c.code for c in required.setting.high], low=[c.code for c in required.setting.low]
+            ),
+            rule_id=required.rule_id,
+            rule_words=required.rule_words,
         )
     if isinstance(error, TransitionRefused):
         return RefusalBody(error="round-refused", detail=str(error), phase=error.phase.value)
@@ -110,8 +131,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _json(error.status_code, ErrorBody(error=_HTTP_CODES.get(error.status_code, "error"),
-                                                  detail=str(error.detail)), getattr(error, "headers", None))
+        return _json(
+            error.status_code,
+            ErrorBody(error=_HTTP_CODES.get(error.status_code, "error"), detail=str(error.detail)),
+            getattr(error, "headers", None),
+        )
 
     @app.exception_handler(TransitionRefused)
     @app.exception_handler(TableRefused)

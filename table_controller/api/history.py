@@ -37,8 +37,15 @@ def summaries(rows: Iterable[Any]) -> list[RoundSummaryPublic]:
     return _SUMMARIES.validate_python([summary_data(row) for row in rows])
 
 
-def history_page(session: Session, table_id: str, where: HistoryFilter, *, newest_first: bool = True,
-                 cursor: int | None = None, limit: int = 50) -> tuple[list[RoundSummaryPublic], int | None]:
+def history_page(
+    session: Session,
+    table_id: str,
+    where: HistoryFilter,
+    *,
+    newest_first: bool = True,
+    cursor: int | None = None,
+    limit: int = 50,
+) -> tuple[list[RoundSummaryPublic], int | None]:
     """One page of rounds and the cursor of the next page (None on the last)."""
     if not 1 <= limit <= MAX_PAGE:
         raise ApiError(422, f"limit must be 1..{MAX_PAGE}")
@@ -60,9 +67,15 @@ def _house_way(opened: dict[str, Any] | None, banker_cards: list[str] | None) ->
         return None
     rules = GameRoundRules.from_snapshot(opened["rules"])
     required = rules.required_setting(parse_cards(banker_cards))
-    return {"way": required.way, "rule_id": required.rule_id, "rule_words": required.rule_words,
-            "setting": {"high": [c.code for c in required.setting.high],
-                        "low": [c.code for c in required.setting.low]}}
+    return {
+        "way": required.way,
+        "rule_id": required.rule_id,
+        "rule_words": required.rule_words,
+        "setting": {
+            "high": [c.code for c in required.setting.high],
+            "low": [c.code for c in required.setting.low],
+        },
+    }
 
 
 def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailPublic:
@@ -74,19 +87,29 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         for name in ("cards", "high", "low"):
             position[name] = _split(position[name])
     events = round_events(session, table_id, round_id)
-    payloads = {e["kind"]: e["payload"] for e in events if e["kind"] in ("round.opened", "dice.rolled", "piles.dealt")}
+    payloads = {
+        e["kind"]: e["payload"] for e in events if e["kind"] in ("round.opened", "dice.rolled", "piles.dealt")
+    }
     dealt, rolled = payloads.get("piles.dealt"), payloads.get("dice.rolled")
     start = detail["start_position"]
-    owners = pile_positions(start) if start is not None and dealt is not None and not detail["misdeal"] else None
+    owners = (
+        pile_positions(start) if start is not None and dealt is not None and not detail["misdeal"] else None
+    )
     banker = next((p for p in positions if p["position"] == 1), None)
     detail.update(
-        dice_rolled=None if rolled is None else {"faces": rolled["faces"], "source": rolled["source"],
-                                                 "roll_id": rolled.get("roll_id")},
-        piles=[] if dealt is None else [{"pile": n, "position": owners[n - 1] if owners else None, "cards": cards}
-                                        for n, cards in enumerate(dealt["piles"], start=1)],
+        dice_rolled=None
+        if rolled is None
+        else {"faces": rolled["faces"], "source": rolled["source"], "roll_id": rolled.get("roll_id")},
+        piles=[]
+        if dealt is None
+        else [
+            {"pile": n, "position": owners[n - 1] if owners else None, "cards": cards}
+            for n, cards in enumerate(dealt["piles"], start=1)
+        ],
         unused=[] if dealt is None else dealt["unused"],
-        house_way=None if detail["misdeal"] or banker is None else _house_way(payloads.get("round.opened"),
-                                                                              banker["cards"]),
+        house_way=None
+        if detail["misdeal"] or banker is None
+        else _house_way(payloads.get("round.opened"), banker["cards"]),
         positions=positions,
         events=events,
     )
@@ -107,6 +130,13 @@ def round_replay(session: Session, table_id: str, round_id: str) -> ReplayPublic
     for event in stored:
         if event is not stored[0]:
             state = apply(state, event_from_payload(event["payload"]), rules)
-        steps.append(ReplayStepPublic(seq=event["seq"], kind=event["kind"], actor=event["actor"],
-                                      created_at=event["created_at"], state=round_state_view(state)))
+        steps.append(
+            ReplayStepPublic(
+                seq=event["seq"],
+                kind=event["kind"],
+                actor=event["actor"],
+                created_at=event["created_at"],
+                state=round_state_view(state),
+            )
+        )
     return ReplayPublic(round_id=round_id, steps=steps)

@@ -20,12 +20,12 @@ DEVICE_PATTERN: Final = r"^[a-z0-9][a-z0-9-]{0,31}$"
 
 PATTERN_WORDS: Final = {
     CARD_PATTERN: "a card code: rank then suit (ranks 2-9 T J Q K A, 10 for T; suits s h d c; any case), "
-                  "or JK for the joker; e.g. As, Td, 10h",
+    "or JK for the joker; e.g. As, Td, 10h",
     TEXT_PATTERN: "plain text: at least one letter or digit, no control characters (tab, new line...)",
     ROUND_ID_PATTERN: "a round id: the table id, a dash and the round's number; e.g. PG-3-1042",
     DEVICE_PATTERN: "a device name: lowercase letters, digits and dashes; e.g. shuffler",
     NAME_PATTERN: "a person's name: lowercase letters, digits and _ . -, starting with a letter or digit; "
-                  "e.g. ann.lee",
+    "e.g. ann.lee",
 }
 
 
@@ -34,5 +34,12 @@ def pattern_words(pattern: str) -> str:
     return PATTERN_WORDS.get(pattern, "in the form the API documents for it (see /openapi.json)")
 
 
-__all__ = ["CARD_PATTERN", "DEVICE_PATTERN", "NAME_PATTERN", "PATTERN_WORDS", "ROUND_ID_PATTERN",
-           "TEXT_PATTERN", "pattern_words"]
+__all__ = [
+    "CARD_PATTERN",
+    "DEVICE_PATTERN",
+    "NAME_PATTERN",
+    "PATTERN_WORDS",
+    "ROUND_ID_PATTERN",
+    "TEXT_PATTERN",
+    "pattern_words",
+]

@@ -14,8 +14,20 @@ from sqlmodel import Session
 from ..storage.reports import THEORY_FIELDS, band_of, period_sums
 from .models.reports import CSV_COLUMNS, ReportLine, ReportPublic
 
-_TOTALLED = ("rounds", "settled", "voided", "in_progress", "wins", "pushes", "losses", "wagered_cents",
-             "bonus_wagered_cents", "commission_cents", "bonuses_paid_cents", "house_result_cents")
+_TOTALLED = (
+    "rounds",
+    "settled",
+    "voided",
+    "in_progress",
+    "wins",
+    "pushes",
+    "losses",
+    "wagered_cents",
+    "bonus_wagered_cents",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "house_result_cents",
+)
 _CENT = Decimal("0.01")
 
 
@@ -28,13 +40,23 @@ def percent(part: int, whole: int) -> str | None:
 
 def _with_theory(line: dict[str, Any]) -> dict[str, Any]:
     """A grouped line (storage) with hold, theoretical win and band as the report shows them."""
-    out = {name: value for name, value in line.items() if name not in ("covered_wagered_cents", "covered_house_result_cents")}
-    out["hold_percent"] = percent(line["house_result_cents"], line["wagered_cents"] + line["bonus_wagered_cents"])
+    out = {
+        name: value
+        for name, value in line.items()
+        if name not in ("covered_wagered_cents", "covered_house_result_cents")
+    }
+    out["hold_percent"] = percent(
+        line["house_result_cents"], line["wagered_cents"] + line["bonus_wagered_cents"]
+    )
     found = band_of(line)
     if found is not None:
-        out.update(theoretical_hold_percent=percent(found.theoretical_cents, line["covered_wagered_cents"]),
-                   band_actual_cents=found.actual_cents, band_low_cents=found.low_cents,
-                   band_high_cents=found.high_cents, outside_band=found.outside)
+        out.update(
+            theoretical_hold_percent=percent(found.theoretical_cents, line["covered_wagered_cents"]),
+            band_actual_cents=found.actual_cents,
+            band_low_cents=found.low_cents,
+            band_high_cents=found.high_cents,
+            outside_band=found.outside,
+        )
     return out
 
 
@@ -43,29 +65,52 @@ def _total_theory(lines: list[dict[str, Any]]) -> dict[str, Any]:
     total: dict[str, Any] = {}
     for name in THEORY_FIELDS:
         values = [line[name] for line in lines if line[name] is not None]
-        total[name] = sum(values) if values or name not in ("theoretical_win_cents", "theoretical_variance") else None
+        total[name] = (
+            sum(values) if values or name not in ("theoretical_win_cents", "theoretical_variance") else None
+        )
     return total
 
 
-def report(session: Session, *, table_id: str, kind: str, start: datetime, end: datetime,
-           time_zone: str) -> ReportPublic:
+def report(
+    session: Session, *, table_id: str, kind: str, start: datetime, end: datetime, time_zone: str
+) -> ReportPublic:
     """The table's report of one period: each game, each player position, and the total."""
     sums = period_sums(session, table_id=table_id, start=start, end=end)
     per_game = [ReportLine(scope="game", **_with_theory(line)) for line in sums.per_game]
     per_dealer = [ReportLine(scope="dealer", **_with_theory(line)) for line in sums.per_dealer]
     per_position = [
-        ReportLine(scope="position", position=line["position"], rounds=line["rounds"], settled=line["rounds"],
-                   voided=0, in_progress=0, wins=line["wins"], pushes=line["pushes"], losses=line["losses"],
-                   wagered_cents=line["wagered_cents"], bonus_wagered_cents=line["bonus_wagered_cents"],
-                   commission_cents=line["commission_cents"], bonuses_paid_cents=line["bonuses_paid_cents"],
-                   house_result_cents=-line["net_cents"],  # what the house made of the position
-                   hold_percent=percent(-line["net_cents"], line["wagered_cents"] + line["bonus_wagered_cents"]))
+        ReportLine(
+            scope="position",
+            position=line["position"],
+            rounds=line["rounds"],
+            settled=line["rounds"],
+            voided=0,
+            in_progress=0,
+            wins=line["wins"],
+            pushes=line["pushes"],
+            losses=line["losses"],
+            wagered_cents=line["wagered_cents"],
+            bonus_wagered_cents=line["bonus_wagered_cents"],
+            commission_cents=line["commission_cents"],
+            bonuses_paid_cents=line["bonuses_paid_cents"],
+            house_result_cents=-line["net_cents"],  # what the house made of the position
+            hold_percent=percent(-line["net_cents"], line["wagered_cents"] + line["bonus_wagered_cents"]),
+        )
         for line in sums.per_position
     ]
     total_sums = {name: sum(line[name] for line in sums.per_game) for name in _TOTALLED}
     total = ReportLine(scope="total", **_with_theory({**total_sums, **_total_theory(sums.per_game)}))
-    return ReportPublic(table_id=table_id, kind=kind, start=start, end=end, time_zone=time_zone,  # type: ignore[arg-type]
-                        total=total, per_game=per_game, per_position=per_position, per_dealer=per_dealer)
+    return ReportPublic(
+        table_id=table_id,
+        kind=kind,
+        start=start,
+        end=end,
+        time_zone=time_zone,  # type: ignore[arg-type]
+        total=total,
+        per_game=per_game,
+        per_position=per_position,
+        per_dealer=per_dealer,
+    )
 
 
 def report_csv(found: ReportPublic) -> str:

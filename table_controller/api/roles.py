@@ -28,21 +28,31 @@ class Permission(enum.StrEnum):
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
 
-GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType({
-    Permission.READ_TABLE: frozenset({_D, _P, _S}),
-    Permission.PLAY: frozenset({_D, _P}),
-    Permission.VOID: frozenset({_P}),
-    Permission.OVERRIDE: frozenset({_P}),
-    Permission.ACKNOWLEDGE: frozenset({_P}),
-    Permission.OPEN_CLOSE: frozenset({_P}),
-    Permission.AUDIT: frozenset({_P, _S}),
-    Permission.DEVICE_FRAMES: frozenset({_S}),
-    Permission.ADMIN: frozenset({_A}),
-})
+GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
+    {
+        Permission.READ_TABLE: frozenset({_D, _P, _S}),
+        Permission.PLAY: frozenset({_D, _P}),
+        Permission.VOID: frozenset({_P}),
+        Permission.OVERRIDE: frozenset({_P}),
+        Permission.ACKNOWLEDGE: frozenset({_P}),
+        Permission.OPEN_CLOSE: frozenset({_P}),
+        Permission.AUDIT: frozenset({_P, _S}),
+        Permission.DEVICE_FRAMES: frozenset({_S}),
+        Permission.ADMIN: frozenset({_A}),
+    }
+)
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""
 
-CHANGES_STATE = frozenset({Permission.PLAY, Permission.VOID, Permission.OVERRIDE, Permission.ACKNOWLEDGE,
-                           Permission.OPEN_CLOSE, Permission.ADMIN})
+CHANGES_STATE = frozenset(
+    {
+        Permission.PLAY,
+        Permission.VOID,
+        Permission.OVERRIDE,
+        Permission.ACKNOWLEDGE,
+        Permission.OPEN_CLOSE,
+        Permission.ADMIN,
+    }
+)
 
 
 def allowed(role: Role, permission: Permission) -> bool:

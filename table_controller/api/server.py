@@ -36,8 +36,9 @@ class ApiServer(uvicorn.Server):
 
 def make_server(app: FastAPI, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> ApiServer:
     """An :class:`ApiServer` for ``app`` (logging is left to the daemon's structlog setup)."""
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False,
-                            timeout_graceful_shutdown=5, **options)
+    config = uvicorn.Config(
+        app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=5, **options
+    )
     return ApiServer(config)
 
 

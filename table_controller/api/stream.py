@@ -37,8 +37,9 @@ STORE_PAGE = 500
 class EventHub:
     """Follows one table's chain and wakes the terminals waiting on it."""
 
-    def __init__(self, engine: Engine, table_id: str, *, poll_interval: float = 0.1,
-                 buffer_size: int = BUFFER_SIZE) -> None:
+    def __init__(
+        self, engine: Engine, table_id: str, *, poll_interval: float = 0.1, buffer_size: int = BUFFER_SIZE
+    ) -> None:
         if poll_interval <= 0:
             raise ValueError("poll_interval must be > 0")
         self.engine = engine

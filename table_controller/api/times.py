@@ -28,6 +28,7 @@ def zone_of(name: str) -> ZoneInfo:
     except Exception:  # ZoneInfoNotFoundError, or a name that is not a zone key
         raise ApiError(422, f"unknown time zone {name!r}") from None
 
+
 FIRST = datetime.min.replace(tzinfo=UTC)
 LAST = datetime.max.replace(tzinfo=UTC)
 

@@ -10,7 +10,7 @@ Exit status: 0 added, 1 refused (name taken or not valid), 2 usage or store prob
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +19,9 @@ from ..storage import append_event, open_store, redacted, store_url, unit_of_wor
 from ..storage.errors import InvalidFieldError, StorageError
 from ..storage.users import Role, UserExistsError, add_user
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="People who use the terminals, and their keys.")
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, help="People who use the terminals, and their keys."
+)
 CLI_ACTOR = "admin-cli"
 
 
@@ -32,16 +34,24 @@ def users() -> None:
 def add(
     name: Annotated[str, typer.Argument(help="the person's name as the audit chain shows it, e.g. ann")],
     role: Annotated[Role, typer.Option("--role", help="dealer, pit, surveillance or admin")],
-    data_dir: Annotated[Optional[Path], typer.Option("--data-dir", help="the table's data folder (SQLite)")] = None,
-    db_url: Annotated[Optional[str], typer.Option("--db-url", help="a PostgreSQL URL")] = None,
-    config: Annotated[Optional[Path], typer.Option("--config", help="the table's TOML settings")] = None,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="the table's data folder (SQLite)")
+    ] = None,
+    db_url: Annotated[str | None, typer.Option("--db-url", help="a PostgreSQL URL")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="the table's TOML settings")] = None,
 ) -> None:
     """Add a person with a role and print their token once."""
     if data_dir is not None and db_url is not None:
         raise typer.BadParameter("give --data-dir or --db-url, not both")
     try:
         settings = load_settings(config, data_dir=data_dir, db_url=db_url)
-        url = store_url(db_url=db_url) if db_url else store_url(data_dir=data_dir) if data_dir else settings.database_url
+        url = (
+            store_url(db_url=db_url)
+            if db_url
+            else store_url(data_dir=data_dir)
+            if data_dir
+            else settings.database_url
+        )
         engine = open_store(url)
     except (ValueError, OSError, StorageError) as error:
         typer.echo(f"cannot open the store: {error}", err=True)
@@ -49,8 +59,14 @@ def add(
     try:
         with unit_of_work(engine) as session:
             token = add_user(session, name=name, role=role)
-            append_event(session, table_id=settings.table_id, round_id=None, kind="user.added", actor=CLI_ACTOR,
-                         payload={"name": name, "role": role.value})
+            append_event(
+                session,
+                table_id=settings.table_id,
+                round_id=None,
+                kind="user.added",
+                actor=CLI_ACTOR,
+                payload={"name": name, "role": role.value},
+            )
     except (UserExistsError, InvalidFieldError) as error:
         typer.echo(f"user not added: {error}", err=True)
         raise typer.Exit(1) from None

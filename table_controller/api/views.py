@@ -37,8 +37,13 @@ def alert_view(alert: Alert) -> AlertPublic:
     detail = str(data.pop("detail", ""))
     ack = alert.acknowledged
     return AlertPublic(
-        seq=alert.seq, alert=kind, detail=detail, round_id=alert.event.round_id, actor=alert.event.actor,
-        raised_at=alert.event.created_at, data=data,
+        seq=alert.seq,
+        alert=kind,
+        detail=detail,
+        round_id=alert.event.round_id,
+        actor=alert.event.actor,
+        raised_at=alert.event.created_at,
+        data=data,
         acknowledged_by=None if ack is None else ack.actor,
         acknowledged_at=None if ack is None else ack.created_at,
         note=None if ack is None else ack.note,
@@ -55,8 +60,9 @@ def devices(service: TableService) -> list[DeviceHealthPublic]:
     if service.settings.dice.source == "shaker":
         names.append("dice-shaker")
     names += sorted(({f.device for f in faults} | set(registry.devices())) - set(names))
-    return [device_health_view(registry.snapshot(name), [f for f in faults if f.device == name])
-            for name in names]
+    return [
+        device_health_view(registry.snapshot(name), [f for f in faults if f.device == name]) for name in names
+    ]
 
 
 def device_health_view(health: DeviceHealth, faults: list[OpenFault]) -> DeviceHealthPublic:
@@ -65,13 +71,23 @@ def device_health_view(health: DeviceHealth, faults: list[OpenFault]) -> DeviceH
     status = "fault" if open_faults else "stale" if health.stale else "ok"
     identity = health.identity
     return DeviceHealthPublic(
-        device=health.device, status=status, faults=open_faults,
-        link=health.link.value, link_since=health.link_since, link_reason=health.reason,
+        device=health.device,
+        status=status,
+        faults=open_faults,
+        link=health.link.value,
+        link_since=health.link_since,
+        link_reason=health.reason,
         last_seen=health.last_seen,
         silent_for_ms=None if health.silent_for is None else round(health.silent_for * 1000),
-        identity=None if identity is None else DeviceIdentityPublic(
-            model=identity.model, serial_number=identity.serial_number, firmware=identity.firmware,
-            protocol=identity.protocol, session_id=identity.session_id),
+        identity=None
+        if identity is None
+        else DeviceIdentityPublic(
+            model=identity.model,
+            serial_number=identity.serial_number,
+            firmware=identity.firmware,
+            protocol=identity.protocol,
+            session_id=identity.session_id,
+        ),
     )
 
 
@@ -102,10 +118,21 @@ def hold_view(hold: TableHold | None) -> TableHoldPublic | None:
         return None
     check = hold.deck_check
     return TableHoldPublic(
-        reason=hold.reason, since=hold.since, deck_check_pending=hold.deck_check_wanted,
-        deck_check=None if check is None else DeckCheckPublic(
-            complete=check.complete, words=check.words(), scanned=check.scanned, unreadable=check.unreadable,
-            missing=list(check.missing), duplicated=list(check.duplicated), error=check.error, at=check.at),
+        reason=hold.reason,
+        since=hold.since,
+        deck_check_pending=hold.deck_check_wanted,
+        deck_check=None
+        if check is None
+        else DeckCheckPublic(
+            complete=check.complete,
+            words=check.words(),
+            scanned=check.scanned,
+            unreadable=check.unreadable,
+            missing=list(check.missing),
+            duplicated=list(check.duplicated),
+            error=check.error,
+            at=check.at,
+        ),
     )
 
 

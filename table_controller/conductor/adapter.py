@@ -115,9 +115,19 @@ class DeviceAdapter:
                 text = str(error)
                 same = str(error.args[0]) if error.args else text  # without the raw frame: its seq varies
                 kind = PROTOCOL_VERSION if isinstance(error, ProtocolVersionError) else LINK_LOST
-                if last_line is None or last_line[0] != same or loop.time() - last_line[1] >= REPEAT_LOG_AFTER:
-                    log.error("device.unreachable", device=self.device, fault=kind, error=text, retry_in=delay,
-                              repeated=held)
+                if (
+                    last_line is None
+                    or last_line[0] != same
+                    or loop.time() - last_line[1] >= REPEAT_LOG_AFTER
+                ):
+                    log.error(
+                        "device.unreachable",
+                        device=self.device,
+                        fault=kind,
+                        error=text,
+                        retry_in=delay,
+                        repeated=held,
+                    )
                     last_line, held = (same, loop.time()), 0
                 else:
                     held += 1
@@ -128,8 +138,14 @@ class DeviceAdapter:
         self.health.link_up(self.device, hello)
         self.service.fault_cleared(self.device, PROTOCOL_VERSION)
         self.service.fault_cleared(self.device, LINK_LOST)
-        log.info("device.connected", device=self.device, model=hello.model, serial=hello.serial_number,
-                 firmware=hello.firmware, session=hello.session_id)
+        log.info(
+            "device.connected",
+            device=self.device,
+            model=hello.model,
+            serial=hello.serial_number,
+            firmware=hello.firmware,
+            session=hello.session_id,
+        )
         self._pump_task = asyncio.create_task(self._pump(), name=f"pump-{self.device}")
 
     async def close(self) -> None:
@@ -177,7 +193,9 @@ class DeviceAdapter:
         elif isinstance(event, LinkRestored):
             self.health.link_up(self.device, event.hello)
             if event.device_restarted:  # a new device session: it reports its standing faults anew
-                for fault in [f for f in service.faults.values() if f.device == self.device and f.kind != LINK_LOST]:
+                for fault in [
+                    f for f in service.faults.values() if f.device == self.device and f.kind != LINK_LOST
+                ]:
                     log.warning("device.restarted_fault_forgotten", device=self.device, fault=fault.kind)
                     service.fault_cleared(self.device, fault.kind)
             service.fault_cleared(self.device, LINK_LOST)
@@ -186,8 +204,9 @@ class DeviceAdapter:
         elif isinstance(event, FaultCleared):
             service.fault_cleared(self.device, str(event.kind))
         elif isinstance(event, ErrorEvent):
-            log.error("device.error", device=self.device, error=str(event.error),
-                      raw=(event.error.raw or b"").hex())
+            log.error(
+                "device.error", device=self.device, error=str(event.error), raw=(event.error.raw or b"").hex()
+            )
 
     def fault_detail(self, event: DeviceFault) -> str:
         return ""
@@ -197,7 +216,9 @@ class DeviceAdapter:
         getter = asyncio.ensure_future(self._inbox.get())
         stopper = asyncio.ensure_future(self.stop.wait())
         try:
-            done, _ = await asyncio.wait({getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(
+                {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
         finally:
             for future in (getter, stopper):
                 if not future.done():
@@ -219,6 +240,7 @@ class DeviceAdapter:
 
     async def wait_clear(self, ignore: frozenset[str] = frozenset()) -> None:
         """Wait until this device has no open fault other than ``ignore`` (logged once)."""
+
         def blocking() -> list[str]:
             return [kind for kind in self.open_faults() if kind not in ignore]
 

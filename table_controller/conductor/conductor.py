@@ -33,9 +33,9 @@ from ..autodealer import AutoDealer
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
 from ..service import DeckCheck, RoundHeld, StoreOutage, TableRefused, TableService
+from .adapter import OffLoop, Stopped, wait_or_stop
 from .dice import Roll
 from .journal import DeviceRecord
-from .adapter import OffLoop, Stopped, wait_or_stop
 from .shuffler import COUNT_FAULT, Deal, ShufflerAdapter
 
 log = structlog.get_logger()
@@ -193,10 +193,13 @@ class Conductor:
         if self._ready():
             return
         service = self.service
-        log.warning("conductor.waiting", table_open=service.table_open,
-                    hold=None if service.hold is None else service.hold.reason,
-                    store=None if service.outage is None else service.outage.error,
-                    faults=sorted(f"{f.device} {f.kind}" for f in service.faults.values()))
+        log.warning(
+            "conductor.waiting",
+            table_open=service.table_open,
+            hold=None if service.hold is None else service.hold.reason,
+            store=None if service.outage is None else service.outage.error,
+            faults=sorted(f"{f.device} {f.kind}" for f in service.faults.values()),
+        )
         next_probe = time.monotonic()
         while not self._ready():
             hold = service.hold
@@ -214,8 +217,13 @@ class Conductor:
         if isinstance(answer, str):
             check = DeckCheck(complete=False, error=answer)
         else:
-            check = DeckCheck(complete=answer.complete, scanned=answer.scanned, unreadable=answer.unreadable,
-                              missing=tuple(answer.missing), duplicated=tuple(answer.duplicated))
+            check = DeckCheck(
+                complete=answer.complete,
+                scanned=answer.scanned,
+                unreadable=answer.unreadable,
+                missing=tuple(answer.missing),
+                duplicated=tuple(answer.duplicated),
+            )
         await self._off_loop(self.service.record_deck_check, check)
 
     # -- one round ------------------------------------------------------------------------------
@@ -246,7 +254,9 @@ class Conductor:
                 continue
             except TransitionRefused as refused:  # someone else moved the round meanwhile (a pit void)
                 log.warning("conductor.step_refused", phase=state.phase.value, reason=str(refused))
-            except StoreOutage as outage:  # nothing of the step was written: do it again once the store is back
+            except (
+                StoreOutage
+            ) as outage:  # nothing of the step was written: do it again once the store is back
                 log.warning("conductor.store_wait", phase=state.phase.value, reason=str(outage))
                 await self._wait_for_store()
             except (Stopped, asyncio.CancelledError):
@@ -288,9 +298,12 @@ class Conductor:
         decision = self.auto_dealer.player_setting(state, position, rules)
         await self.pace()
         if self.service.round is state:
-            await self._off_loop(self.service.set_player, position, decision.high, decision.low,
-                                    actor=self.auto_dealer.actor)
-            log.info("player.set", position=position, high=decision.high, low=decision.low, choice=decision.choice)
+            await self._off_loop(
+                self.service.set_player, position, decision.high, decision.low, actor=self.auto_dealer.actor
+            )
+            log.info(
+                "player.set", position=position, high=decision.high, low=decision.low, choice=decision.choice
+            )
 
     async def _dealer(self, state: RoundState) -> None:
         if self.auto_dealer is None:
@@ -303,7 +316,9 @@ class Conductor:
                 await self._off_loop(self.service.set_dealer, high, low, actor=self.auto_dealer.actor)
             except HouseWayDeviation as deviation:  # the auto-dealer sets by the required setting: a bug
                 raise RuntimeError(f"the auto-dealer deviated from the house way: {deviation}") from deviation
-            log.info("dealer.set", high=high, low=low, rule=state.required.rule_id if state.required else None)
+            log.info(
+                "dealer.set", high=high, low=low, rule=state.required.rule_id if state.required else None
+            )
 
     async def _settle(self, state: RoundState) -> None:
         await self.pace()
@@ -336,9 +351,14 @@ class Conductor:
             log.info("round.summary", **summary(state), duration_ms=elapsed)
         else:
             self.voided += 1
-            log.warning("round.void", round_id=state.round_id, number=state.opened.number,
-                        reason=state.void_reason or "; ".join(d.detail for d in state.misdeal),
-                        misdeal=bool(state.misdeal), discrepancies=[d.kind for d in state.misdeal])
+            log.warning(
+                "round.void",
+                round_id=state.round_id,
+                number=state.opened.number,
+                reason=state.void_reason or "; ".join(d.detail for d in state.misdeal),
+                misdeal=bool(state.misdeal),
+                discrepancies=[d.kind for d in state.misdeal],
+            )
         structlog.contextvars.unbind_contextvars("round_id")
 
 

@@ -25,14 +25,13 @@ import structlog
 
 from drivers.base import DriverEvent
 from drivers.dice_shaker.driver import ShakeFailed
-from drivers.dice_shaker.events import DiceRead
-from drivers.dice_shaker.events import DiceStatus
+from drivers.dice_shaker.events import DiceRead, DiceStatus
 from drivers.dice_shaker.rng import RngDiceSource
 from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
-from .journal import DeviceRecord
 from .adapter import DeviceAdapter, wait_or_stop
+from .journal import DeviceRecord
 
 log = structlog.get_logger()
 
@@ -111,7 +110,9 @@ class ShakerAdapter(DeviceAdapter):
         for record in records:
             if record.device == DEVICE and record.what == "rolled" and record.round_id == round_id:
                 payload = record.payload
-                roll = Roll(tuple(payload["faces"]), "shaker", f"{payload.get('serial') or ''}:{payload['roll_id']}")
+                roll = Roll(
+                    tuple(payload["faces"]), "shaker", f"{payload.get('serial') or ''}:{payload['roll_id']}"
+                )
                 with self._lock:
                     self._rolls.setdefault(round_id, roll)
                 log.info("dice.roll_recovered", faces=list(roll.faces), roll_id=roll.roll_id)
@@ -136,13 +137,19 @@ class ShakerAdapter(DeviceAdapter):
             if isinstance(event, DiceRead):
                 log.info("dice.roll_resent", roll_id=event.roll_id, faces=list(event.faces))
         self.queueing = False  # from here on rolls come through ``driver.roll()``; faults are observed
-        reported = {fault for fault, active in (("cover_open", event.cover_open), ("tamper", event.tamper))
-                    if active}
+        reported = {
+            fault for fault, active in (("cover_open", event.cover_open), ("tamper", event.tamper)) if active
+        }
         for fault in sorted(reported):
             self.service.device_fault(DEVICE, fault, "reported by the status at start")
         self.service.reconcile_faults(DEVICE, reported)  # faults the record had open that are gone now
-        log.info("dice.status", cover_open=event.cover_open, tamper=event.tamper,
-                 reshake_needed=event.reshake_needed, last_roll_id=event.last_roll_id)
+        log.info(
+            "dice.status",
+            cover_open=event.cover_open,
+            tamper=event.tamper,
+            reshake_needed=event.reshake_needed,
+            last_roll_id=event.last_roll_id,
+        )
 
     # -- the round's roll -----------------------------------------------------------------------
 
@@ -167,7 +174,8 @@ class ShakerAdapter(DeviceAdapter):
                     log.error("dice.roll_refused", attempt=attempt, this_round=bad_rolls, reason=str(failed))
                     if bad_rolls >= BAD_ROLL_LIMIT:
                         self.service.device_fault(
-                            DEVICE, BAD_ROLL, f"{bad_rolls} unusable answers in a row; last: {failed}")
+                            DEVICE, BAD_ROLL, f"{bad_rolls} unusable answers in a row; last: {failed}"
+                        )
                         await wait_or_stop(self.stop, pause)
                         pause = min(pause * 2, BAD_ROLL_RETRY_MAX)
                 elif failed.needs_reshake:
@@ -182,4 +190,4 @@ class ShakerAdapter(DeviceAdapter):
                 await wait_or_stop(self.stop, self.retry_interval)
 
 
-__all__ = ["Roll", "RngDice", "ShakerAdapter"]
+__all__ = ["RngDice", "Roll", "ShakerAdapter"]

@@ -82,31 +82,61 @@ def _fields(event: DriverEvent) -> tuple[str, dict[str, Any]]:
     if isinstance(event, UnusedCards):
         return "unused-cards", {"command_id": event.command_id, "cards": list(event.cards)}
     if isinstance(event, DealAborted):
-        return "deal-aborted", {"command_id": event.command_id, "piles_dealt": event.piles_dealt,
-                                "reason": str(event.reason)}
+        return "deal-aborted", {
+            "command_id": event.command_id,
+            "piles_dealt": event.piles_dealt,
+            "reason": str(event.reason),
+        }
     if isinstance(event, DeckChecked):
-        return "deck-checked", {"command_id": event.command_id, "deck_size": event.deck_size,
-                                "scanned": event.scanned, "unreadable": event.unreadable,
-                                "missing": list(event.missing), "duplicated": [list(d) for d in event.duplicated]}
+        return "deck-checked", {
+            "command_id": event.command_id,
+            "deck_size": event.deck_size,
+            "scanned": event.scanned,
+            "unreadable": event.unreadable,
+            "missing": list(event.missing),
+            "duplicated": [list(d) for d in event.duplicated],
+        }
     if isinstance(event, ShufflerStatus):
-        return "status", {"command_id": event.command_id, "state": str(event.state),
-                          "faults": sorted(str(f) for f in event.faults), "cards": event.cards}
+        return "status", {
+            "command_id": event.command_id,
+            "state": str(event.state),
+            "faults": sorted(str(f) for f in event.faults),
+            "cards": event.cards,
+        }
     if isinstance(event, ShufflerFault):
-        return "fault", {"fault": str(event.kind), "pile": event.pile, "position": event.position,
-                         "counted": event.counted, "expected": event.expected}
+        return "fault", {
+            "fault": str(event.kind),
+            "pile": event.pile,
+            "position": event.position,
+            "counted": event.counted,
+            "expected": event.expected,
+        }
     if isinstance(event, DiceFault):
-        return "fault", {"fault": event.kind, "die": event.die, "roll_id": event.roll_id,
-                         "command_id": event.command_id}
+        return "fault", {
+            "fault": event.kind,
+            "die": event.die,
+            "roll_id": event.roll_id,
+            "command_id": event.command_id,
+        }
     if isinstance(event, FaultCleared):
         return "fault-cleared", {"fault": str(event.kind)}
     if isinstance(event, CommandRejected):
         return "command-rejected", {"command_id": event.command_id, "reason": str(event.reason)}
     if isinstance(event, DiceRead):
-        return "rolled", {"command_id": event.command_id, "roll_id": event.roll_id, "faces": list(event.faces)}
+        return "rolled", {
+            "command_id": event.command_id,
+            "roll_id": event.roll_id,
+            "faces": list(event.faces),
+        }
     if isinstance(event, DiceStatus):
-        return "status", {"command_id": event.command_id, "cover_open": event.cover_open, "tamper": event.tamper,
-                          "reshake_needed": event.reshake_needed, "shaking": event.shaking,
-                          "last_roll_id": event.last_roll_id}
+        return "status", {
+            "command_id": event.command_id,
+            "cover_open": event.cover_open,
+            "tamper": event.tamper,
+            "reshake_needed": event.reshake_needed,
+            "shaking": event.shaking,
+            "last_roll_id": event.last_roll_id,
+        }
     if isinstance(event, ErrorEvent):
         return "protocol-error", {"error": str(event.error)}
     if isinstance(event, DeviceEvent):  # a device event this table does not know: kept, never dropped
@@ -205,8 +235,9 @@ class DeviceJournal:
 
     def command(self, name: str, command_id: int, **fields: Any) -> None:
         """Journal a command sent to the device (after it was queued, before it can be answered)."""
-        self.service.journal(self.device, "command", {**self._common(), "command": name, "command_id": command_id,
-                                                      **fields})
+        self.service.journal(
+            self.device, "command", {**self._common(), "command": name, "command_id": command_id, **fields}
+        )
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -40,8 +40,8 @@ from drivers.shuffler.events import (
 
 from ..game.deal import PILES, UNREADABLE_CODE
 from ..round.events import PilesDealt
-from .journal import DeviceRecord
 from .adapter import DeviceAdapter, wait_or_stop
+from .journal import DeviceRecord
 
 log = structlog.get_logger()
 
@@ -87,13 +87,19 @@ class Deal:
                 self.interrupt(f"pile {event.pile} was reported twice with different cards")
                 return
             self.piles[event.pile] = tuple(event.cards)
-            log.info("deal.pile", pile=event.pile, cards=[_code(c) for c in event.cards],
-                     unreadable=list(event.unreadable))
+            log.info(
+                "deal.pile",
+                pile=event.pile,
+                cards=[_code(c) for c in event.cards],
+                unreadable=list(event.unreadable),
+            )
         elif isinstance(event, UnusedCards):
             self.unused = tuple(event.cards)
             log.info("deal.unused", cards=[_code(c) for c in event.cards])
         else:
-            self.interrupted = f"the shuffler aborted the deal after {event.piles_dealt} piles: {event.reason}"
+            self.interrupted = (
+                f"the shuffler aborted the deal after {event.piles_dealt} piles: {event.reason}"
+            )
             log.warning("deal.aborted", piles_dealt=event.piles_dealt, reason=str(event.reason))
 
     def interrupt(self, reason: str) -> None:
@@ -134,8 +140,9 @@ def rebuild_deal(round_id: str, records: Iterable[DeviceRecord]) -> Deal | None:
             elif record.what == "unused-cards":
                 deal.unused = tuple(payload["cards"])
             else:
-                deal.interrupted = (f"the shuffler aborted the deal after {payload['piles_dealt']} piles: "
-                                    f"{payload['reason']}")
+                deal.interrupted = (
+                    f"the shuffler aborted the deal after {payload['piles_dealt']} piles: {payload['reason']}"
+                )
     return deal
 
 
@@ -155,8 +162,12 @@ class ShufflerAdapter(DeviceAdapter):
 
     def fault_detail(self, event: DeviceFault) -> str:
         if isinstance(event, ShufflerFault):
-            details = {"pile": event.pile, "position": event.position, "counted": event.counted,
-                       "expected": event.expected}
+            details = {
+                "pile": event.pile,
+                "position": event.position,
+                "counted": event.counted,
+                "expected": event.expected,
+            }
             return " ".join(f"{k}={v}" for k, v in details.items() if v is not None)
         return ""
 
@@ -167,8 +178,13 @@ class ShufflerAdapter(DeviceAdapter):
         self.outstanding = rebuild_deal(round_id, records)
         if self.outstanding is not None:
             deal = self.outstanding
-            log.info("deal.rebuilt", command_id=deal.command_id, piles=sorted(deal.piles),
-                     unused=deal.unused is not None, interrupted=deal.interrupted)
+            log.info(
+                "deal.rebuilt",
+                command_id=deal.command_id,
+                piles=sorted(deal.piles),
+                unused=deal.unused is not None,
+                interrupted=deal.interrupted,
+            )
 
     async def start(self) -> None:
         await super().start()
@@ -193,8 +209,12 @@ class ShufflerAdapter(DeviceAdapter):
         for fault in sorted(reported):  # standing faults, after a restart too
             self.service.device_fault(DEVICE, fault, "reported by the status at start")
         self.service.reconcile_faults(DEVICE, reported)  # faults the record had open that are gone now
-        log.info("shuffler.status", state=str(status.state), faults=sorted(str(f) for f in status.faults),
-                 cards=status.cards)
+        log.info(
+            "shuffler.status",
+            state=str(status.state),
+            faults=sorted(str(f) for f in status.faults),
+            cards=status.cards,
+        )
         if status.state is ShufflerState.DEALING:
             deal = self.outstanding
             if deal is None or deal.ended:  # a deal nobody here waits for (a voided round's): let it end
@@ -215,7 +235,9 @@ class ShufflerAdapter(DeviceAdapter):
             if deal is not None and deal.accepts(event):
                 deal.take(event)
             else:
-                log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
+                log.warning(
+                    "deal.stale_event", device_event=type(event).__name__, command_id=event.command_id
+                )
         elif isinstance(event, LinkRestored) and event.device_restarted and deal is not None:
             deal.interrupt(f"{RESTARTED} after piles {sorted(deal.piles)}")
 
@@ -241,8 +263,10 @@ class ShufflerAdapter(DeviceAdapter):
             if deal.device_session is not None and deal.device_session != current:
                 deal.interrupt(f"{RESTARTED} after piles {sorted(deal.piles)}")
             elif deal.piles:
-                deal.interrupt(f"deal interrupted: the shuffler stopped after piles {sorted(deal.piles)} "
-                               "and is no longer dealing")
+                deal.interrupt(
+                    f"deal interrupted: the shuffler stopped after piles {sorted(deal.piles)} "
+                    "and is no longer dealing"
+                )
             else:  # sent, never carried out (nothing dealt, same machine, not dealing): deal afresh
                 log.info("deal.never_carried_out", command_id=deal.command_id)
                 return None
@@ -282,9 +306,15 @@ class ShufflerAdapter(DeviceAdapter):
         self.journal.command("deck-check", command_id, deck_size=self.deck_size)
         answer = await self._answer(command_id, DeckChecked)
         if isinstance(answer, DeckChecked):
-            log.info("shuffler.deck_checked", command_id=command_id, complete=answer.complete,
-                     scanned=answer.scanned, unreadable=answer.unreadable, missing=list(answer.missing),
-                     duplicated=[f"{code}x{seen}" for code, seen in answer.duplicated])
+            log.info(
+                "shuffler.deck_checked",
+                command_id=command_id,
+                complete=answer.complete,
+                scanned=answer.scanned,
+                unreadable=answer.unreadable,
+                missing=list(answer.missing),
+                duplicated=[f"{code}x{seen}" for code, seen in answer.duplicated],
+            )
             return answer
         reason = str(getattr(answer, "reason", type(answer).__name__))
         log.warning("shuffler.deck_check_failed", command_id=command_id, reason=reason)
@@ -310,11 +340,15 @@ class ShufflerAdapter(DeviceAdapter):
                 if deal.accepts(event):
                     deal.take(event)
                 else:
-                    log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
+                    log.warning(
+                        "deal.stale_event", device_event=type(event).__name__, command_id=event.command_id
+                    )
             elif isinstance(event, CommandRejected) and event.command_id == deal.command_id:
                 if not deal.piles:
                     return event
-                deal.interrupt(f"the shuffler refused the deal after piles {sorted(deal.piles)}: {event.reason}")
+                deal.interrupt(
+                    f"the shuffler refused the deal after piles {sorted(deal.piles)}: {event.reason}"
+                )
             elif isinstance(event, CommandsDropped) and deal.command_id in event.command_ids:
                 deal.interrupt(f"deal interrupted: {event.reason} before acknowledging the DEAL")
             elif isinstance(event, LinkRestored) and event.device_restarted:
@@ -322,8 +356,10 @@ class ShufflerAdapter(DeviceAdapter):
             elif isinstance(event, ErrorEvent) and isinstance(event.error, ProtocolError):
                 # a frame the driver refused (NAKed, never ACKed: link.md 3) while this deal ran:
                 # a pile may be in it, so the deal cannot be trusted; say which frame it was
-                deal.interrupt(f"deal interrupted: the shuffler sent a frame the controller cannot use "
-                               f"after piles {sorted(deal.piles)}: {event.error}")
+                deal.interrupt(
+                    f"deal interrupted: the shuffler sent a frame the controller cannot use "
+                    f"after piles {sorted(deal.piles)}: {event.error}"
+                )
         return None
 
     async def _answer(self, command_id: int, wanted: type) -> DriverEvent:
@@ -337,7 +373,9 @@ class ShufflerAdapter(DeviceAdapter):
             if isinstance(event, CommandsDropped) and command_id in event.command_ids:
                 return event
             if isinstance(event, PileRead | UnusedCards | DealAborted):
-                log.warning("deal.stale_event", device_event=type(event).__name__, command_id=event.command_id)
+                log.warning(
+                    "deal.stale_event", device_event=type(event).__name__, command_id=event.command_id
+                )
 
     async def _after_refusal(self, answer: DriverEvent) -> None:
         """Pause before the next attempt; a fault the refusal reported is waited out by ``shuffle``."""

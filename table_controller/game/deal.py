@@ -78,12 +78,16 @@ def _parse_pile(codes_: Sequence[str], pile: int | None, problems: list[Discrepa
     where = f"pile {pile}" if pile else "the unused cards"
     for place, code in enumerate(codes_, start=1):
         if code == UNREADABLE_CODE:
-            problems.append(Discrepancy("unreadable-card", f"card {place} of {where} could not be read", (), pile))
+            problems.append(
+                Discrepancy("unreadable-card", f"card {place} of {where} could not be read", (), pile)
+            )
             continue
         try:
             cards.append(parse_card(code))
         except CardError:
-            problems.append(Discrepancy("unknown-card", f"unknown card code {code!r} in {where}", (str(code),), pile))
+            problems.append(
+                Discrepancy("unknown-card", f"unknown card code {code!r} in {where}", (str(code),), pile)
+            )
     return cards
 
 
@@ -110,12 +114,16 @@ def check_deal(
     for number, pile in enumerate(piles, start=1):
         if len(pile) != PILE_SIZE:
             problems.append(
-                Discrepancy("pile-size", f"pile {number} has {len(pile)} cards, expected {PILE_SIZE}", pile=number)
+                Discrepancy(
+                    "pile-size", f"pile {number} has {len(pile)} cards, expected {PILE_SIZE}", pile=number
+                )
             )
         parsed_piles.append(_parse_pile(pile, number, problems))
     if len(unused) != game.unused_cards:
         problems.append(
-            Discrepancy("unused-count", f"{len(unused)} unused cards, expected {game.unused_cards} ({game.value})")
+            Discrepancy(
+                "unused-count", f"{len(unused)} unused cards, expected {game.unused_cards} ({game.value})"
+            )
         )
     parsed_unused = _parse_pile(unused, None, problems)
 
@@ -124,7 +132,9 @@ def check_deal(
     expected.pop(JOKER)
     missing = sorted(set(expected) - set(seen))
     if missing:
-        problems.append(Discrepancy("missing-card", f"missing {' '.join(codes(missing))}", tuple(codes(missing))))
+        problems.append(
+            Discrepancy("missing-card", f"missing {' '.join(codes(missing))}", tuple(codes(missing)))
+        )
     if problems:
         return DealCheck(discrepancies=tuple(problems))
     positions = pile_positions(start)
@@ -132,20 +142,31 @@ def check_deal(
 
 
 def _seen_cards(
-    game: Game, parsed_piles: list[list[Card]], parsed_unused: list[Card], problems: list[Discrepancy],
-    *, exact_jokers: bool,
+    game: Game,
+    parsed_piles: list[list[Card]],
+    parsed_unused: list[Card],
+    problems: list[Discrepancy],
+    *,
+    exact_jokers: bool,
 ) -> Counter[Card]:
     """Count the natural cards seen; report the joker count and every duplicated card."""
     seen = Counter(card for pile in parsed_piles for card in pile) + Counter(parsed_unused)
     jokers = seen.pop(JOKER, 0)
     if jokers > game.jokers or (exact_jokers and jokers != game.jokers):
-        problems.append(Discrepancy("joker-count", f"{jokers} jokers, the {game.value} deck has {game.jokers}"))
+        problems.append(
+            Discrepancy("joker-count", f"{jokers} jokers, the {game.value} deck has {game.jokers}")
+        )
     for card, count in sorted(seen.items()):
         if count > 1:
             where = [n for n, pile in enumerate(parsed_piles, start=1) if card in pile]
             place = ", ".join(f"pile {n}" for n in where) + (" and unused" if card in parsed_unused else "")
             problems.append(
-                Discrepancy("duplicate-card", f"{card} appears {count} times ({place})", (card.code,), where[0] if where else None)
+                Discrepancy(
+                    "duplicate-card",
+                    f"{card} appears {count} times ({place})",
+                    (card.code,),
+                    where[0] if where else None,
+                )
             )
     return seen
 
@@ -158,7 +179,9 @@ def _check_interrupted(
     for number, pile in enumerate(piles, start=1):
         if len(pile) > PILE_SIZE:
             problems.append(
-                Discrepancy("pile-size", f"pile {number} has {len(pile)} cards, expected {PILE_SIZE}", pile=number)
+                Discrepancy(
+                    "pile-size", f"pile {number} has {len(pile)} cards, expected {PILE_SIZE}", pile=number
+                )
             )
         parsed_piles.append(_parse_pile(pile, number, problems))
     parsed_unused = _parse_pile(unused, None, problems)

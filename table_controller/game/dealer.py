@@ -98,7 +98,9 @@ def required_setting(
             way="overqualifier-003",
         )
     result = set_house_way(cards, way=way, ranking=rules)
-    return RequiredSetting(setting=result.setting, rule_id=result.rule_id, rule_words=result.rule_words, way=result.way)
+    return RequiredSetting(
+        setting=result.setting, rule_id=result.rule_id, rule_words=result.rule_words, way=result.way
+    )
 
 
 def check_dealer_setting(

@@ -245,13 +245,13 @@ def joker_bonus_line(table: PayTable, player_cards: Sequence[Card], dealer_cards
 
 __all__ = [
     "BIG_HAND_LINES",
-    "BadOddsError",
-    "Bonus",
     "DEFAULT_FILES",
     "JOKER_BONUS_LINES",
-    "JokerBonusLine",
     "LINE_NAMES",
     "LOSS",
+    "BadOddsError",
+    "Bonus",
+    "JokerBonusLine",
     "MissingPayLineError",
     "PayLine",
     "PayTable",

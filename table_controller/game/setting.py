@@ -88,4 +88,6 @@ def check_setting(cards: Sequence[Card], high: Sequence[Card], low: Sequence[Car
 
 def same_values(a: Setting, b: Setting, rules: RankingRules = DEFAULT_RULES) -> bool:
     """True when two settings are worth the same (they differ at most in suits)."""
-    return rank_high(a.high, rules) == rank_high(b.high, rules) and rank_low(a.low, rules) == rank_low(b.low, rules)
+    return rank_high(a.high, rules) == rank_high(b.high, rules) and rank_low(a.low, rules) == rank_low(
+        b.low, rules
+    )

@@ -99,4 +99,4 @@ class TableRules(BaseModel):
 
 STANDARD_RULES = TableRules()
 
-__all__ = ["DEFAULT_PREMIUM_MULTIPLE", "FoulRule", "PREMIUM_MULTIPLES", "STANDARD_RULES", "TableRules"]
+__all__ = ["DEFAULT_PREMIUM_MULTIPLE", "PREMIUM_MULTIPLES", "STANDARD_RULES", "FoulRule", "TableRules"]

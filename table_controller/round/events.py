@@ -7,7 +7,7 @@ stored events *are* the round.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
@@ -132,13 +132,22 @@ class RoundVoided(_Event):
 
 
 RoundEvent = Annotated[
-    Union[RoundOpened, DiceRolled, PilesDealt, PlayerSet, DealerSet, DealerOverride, RoundSettled, RoundVoided],
+    RoundOpened | DiceRolled | PilesDealt | PlayerSet | DealerSet | DealerOverride | RoundSettled | RoundVoided,
     Field(discriminator="kind"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(RoundEvent)
 ROUND_EVENT_KINDS = frozenset(
     cls.model_fields["kind"].default
-    for cls in (RoundOpened, DiceRolled, PilesDealt, PlayerSet, DealerSet, DealerOverride, RoundSettled, RoundVoided)
+    for cls in (
+        RoundOpened,
+        DiceRolled,
+        PilesDealt,
+        PlayerSet,
+        DealerSet,
+        DealerOverride,
+        RoundSettled,
+        RoundVoided,
+    )
 )
 
 

@@ -38,7 +38,6 @@ from .events import (
 from .phases import Phase
 
 
-
 class TransitionRefused(ValueError):
     """An event the round cannot take now; the round is unchanged."""
 
@@ -178,18 +177,21 @@ def _after_deal(state: RoundState) -> Phase:
     return _settings_order(state.game)[0]
 
 
-
 def _player_guard(state: RoundState, event: PlayerSet, rules: RoundRules) -> None:
     if event.position not in state.wagers:
         raise TransitionRefused(state.phase, event.kind, f"position {event.position} has no wager")
     if event.position in state.player_settings:
-        raise TransitionRefused(state.phase, event.kind, f"position {event.position} has already set its hand")
+        raise TransitionRefused(
+            state.phase, event.kind, f"position {event.position} has already set its hand"
+        )
     cards = state.hands[event.position]
     high, low = parse_cards(event.high), parse_cards(event.low)
     if sorted(high + low) != sorted(cards):
         # A setting must be made of the position's own seven cards; a wrong 5/2 split of
         # them is a foul (004) and is settled by the foul rule, but other cards are refused.
-        raise TransitionRefused(state.phase, event.kind, f"setting is not position {event.position}'s seven cards")
+        raise TransitionRefused(
+            state.phase, event.kind, f"setting is not position {event.position}'s seven cards"
+        )
 
 
 def _player_set(state: RoundState, event: PlayerSet, rules: RoundRules) -> RoundState:
@@ -204,10 +206,8 @@ def _after_player(state: RoundState) -> Phase:
     return _after(Phase.PLAYERS_SETTING, state.game)
 
 
-
 def _after_dealer(state: RoundState) -> Phase:
     return _after(Phase.DEALER_SETTING, state.game)
-
 
 
 def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> Setting:
@@ -222,7 +222,8 @@ def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> S
         raise TransitionRefused(state.phase, event.kind, str(error)) from error
     if not is_legal(setting, rules.ranking):
         raise TransitionRefused(
-            state.phase, event.kind,
+            state.phase,
+            event.kind,
             f"the banker's hand may never be a foul: low {' '.join(event.low)} outranks "
             f"high {' '.join(event.high)} (the five-card hand must outrank the two-card hand)",
         )
@@ -249,7 +250,9 @@ def _settle(state: RoundState, event: RoundSettled, rules: RoundRules) -> RoundS
     result = rules.settle(state)
     if event.result is not None and event.result != result.as_dict():
         raise TransitionRefused(
-            state.phase, event.kind, "stored settlement differs from the game core's: the record is not trusted"
+            state.phase,
+            event.kind,
+            "stored settlement differs from the game core's: the record is not trusted",
         )
     return replace(state, result=result)
 
@@ -264,7 +267,10 @@ TRANSITIONS: dict[tuple[Phase, type], Transition] = {
         _after_deal, _deal, reaches=(Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.VOID)
     ),
     (Phase.PLAYERS_SETTING, PlayerSet): Transition(
-        _after_player, _player_set, _player_guard, (Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.SETTLING)
+        _after_player,
+        _player_set,
+        _player_guard,
+        (Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.SETTLING),
     ),
     (Phase.DEALER_SETTING, DealerSet): Transition(
         _after_dealer, _dealer_set, _dealer_guard, (Phase.PLAYERS_SETTING, Phase.SETTLING)
@@ -273,11 +279,7 @@ TRANSITIONS: dict[tuple[Phase, type], Transition] = {
         _after_dealer, _dealer_set, _override_guard, (Phase.PLAYERS_SETTING, Phase.SETTLING)
     ),
     (Phase.SETTLING, RoundSettled): Transition(Phase.CLOSED, _settle),
-    **{
-        (phase, RoundVoided): Transition(Phase.VOID, _void)
-        for phase in Phase
-        if not phase.is_final
-    },
+    **{(phase, RoundVoided): Transition(Phase.VOID, _void) for phase in Phase if not phase.is_final},
 }
 """The whole round: anything not here is refused."""
 

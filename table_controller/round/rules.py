@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..game.cards import Card, parse_cards
+from ..game.deal import BANKER_POSITION
 from ..game.dealer import RequiredSetting, required_setting
 from ..game.evaluator import RankingRules
 from ..game.house_way import HouseWay, load_house_way
 from ..game.setting import Setting, same_values
 from ..game.settlement import BankerHand, PositionHand, RoundSettlement, settle_round
 from ..game.table_rules import TableRules
-from ..game.deal import BANKER_POSITION
 from .machine import RoundState
 
 
@@ -31,7 +31,9 @@ class GameRoundRules:
     @classmethod
     def from_snapshot(cls, snapshot: Mapping[str, Any]) -> GameRoundRules:
         """``{"table": TableRules as JSON, "house_way": name}``, as stored in round.opened."""
-        return cls(table=TableRules.model_validate(snapshot["table"]), way=load_house_way(snapshot["house_way"]))
+        return cls(
+            table=TableRules.model_validate(snapshot["table"]), way=load_house_way(snapshot["house_way"])
+        )
 
     def snapshot(self) -> dict[str, Any]:
         return {"table": self.table.model_dump(mode="json"), "house_way": self.way.name}
@@ -42,7 +44,11 @@ class GameRoundRules:
 
     def required_setting(self, cards: tuple[Card, ...]) -> RequiredSetting:
         return required_setting(
-            cards, game=self.table.game, way=self.way, rules=self.table.ranking, overqualifier=self.table.overqualifier
+            cards,
+            game=self.table.game,
+            way=self.way,
+            rules=self.table.ranking,
+            overqualifier=self.table.overqualifier,
         )
 
     def matches(self, proposed: Setting, required: RequiredSetting) -> bool:
@@ -56,7 +62,11 @@ class GameRoundRules:
         hands = []
         for position, wager in sorted(state.wagers.items()):
             chosen = state.player_settings.get(position)
-            setting = None if chosen is None else Setting(high=parse_cards(chosen.high), low=parse_cards(chosen.low))
+            setting = (
+                None
+                if chosen is None
+                else Setting(high=parse_cards(chosen.high), low=parse_cards(chosen.low))
+            )
             hands.append(
                 PositionHand(
                     position=position,

@@ -68,8 +68,8 @@ from .rounds import (
     update_round,
 )
 from .session import read_snapshot, unit_of_work
-from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_user, user_for_token
 from .store import audit_verify, open_store, store_url, verify_store
+from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_user, user_for_token
 
 __all__ = [
     "BANKER_POSITION",
@@ -77,8 +77,8 @@ __all__ = [
     "BreakKind",
     "ChainBreak",
     "ChainConflictError",
-    "ChainLink",
     "ChainHeadMismatchError",
+    "ChainLink",
     "ChainReport",
     "DiceSource",
     "EventCreate",
@@ -90,6 +90,7 @@ __all__ = [
     "InvalidTimeError",
     "PositionExistsError",
     "PositionOutcome",
+    "Role",
     "RoundClosedError",
     "RoundCreate",
     "RoundNotFoundError",
@@ -98,7 +99,6 @@ __all__ = [
     "RoundPositionUpdate",
     "RoundPublic",
     "RoundUpdate",
-    "Role",
     "SchemaVersionError",
     "StorageError",
     "StoreNotFoundError",
@@ -122,9 +122,9 @@ __all__ = [
     "get_positions",
     "get_round",
     "head_of_chain",
+    "head_revision",
     "is_outage",
     "last_event",
-    "head_revision",
     "list_events",
     "lock_table",
     "make_engine",
@@ -133,10 +133,10 @@ __all__ = [
     "read_snapshot",
     "redacted",
     "round_id_for",
-    "trailing_misdeals",
     "sqlite_path",
     "sqlite_url",
     "store_url",
+    "trailing_misdeals",
     "unit_of_work",
     "update_position",
     "update_round",

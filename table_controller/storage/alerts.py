@@ -65,8 +65,9 @@ def acknowledgements(session: Session, *, table_id: str) -> dict[int, Acknowledg
     found: dict[int, Acknowledgement] = {}
     for row in rows:
         data = json.loads(row.payload)
-        found.setdefault(int(data["alert_seq"]), Acknowledgement(row.seq, row.actor, data.get("note", ""),
-                                                                 row.created_at))
+        found.setdefault(
+            int(data["alert_seq"]), Acknowledgement(row.seq, row.actor, data.get("note", ""), row.created_at)
+        )
     return found
 
 
@@ -82,7 +83,9 @@ def list_alerts(
     return [Alert(EventPublic.model_validate(row, from_attributes=True), acks.get(row.seq)) for row in rows]
 
 
-def acknowledge_alert(session: Session, *, table_id: str, alert_seq: int, actor: str, note: str) -> EventPublic:
+def acknowledge_alert(
+    session: Session, *, table_id: str, alert_seq: int, actor: str, note: str
+) -> EventPublic:
     """Record that ``actor`` acknowledged alert ``alert_seq`` with ``note``; once per alert.
 
     Takes the table's write lock first, so two acknowledgements of one alert cannot both pass
@@ -103,8 +106,14 @@ def acknowledge_alert(session: Session, *, table_id: str, alert_seq: int, actor:
             f"alert {alert_seq} was acknowledged by {previous.actor} (event {previous.seq})"
         )
     alert_kind = json.loads(raised.payload).get("alert", "")
-    return append_event(session, table_id=table_id, round_id=raised.round_id, kind=ACKNOWLEDGED, actor=actor,
-                        payload={"alert_seq": alert_seq, "alert": alert_kind, "note": cleaned})
+    return append_event(
+        session,
+        table_id=table_id,
+        round_id=raised.round_id,
+        kind=ACKNOWLEDGED,
+        actor=actor,
+        payload={"alert_seq": alert_seq, "alert": alert_kind, "note": cleaned},
+    )
 
 
 __all__ = [

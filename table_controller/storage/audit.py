@@ -152,8 +152,9 @@ def append_event(
         "payload": text,
         "prev_hash": last_hash,
     }
-    values["hash"] = ChainLink(table_id, seq, round_id, kind, actor, format_timestamp(moment), last_hash,
-                               text).digest()
+    values["hash"] = ChainLink(
+        table_id, seq, round_id, kind, actor, format_timestamp(moment), last_hash, text
+    ).digest()
     try:
         event_id = session.exec(_INSERT_EVENT, params=values).scalar_one()
     except IntegrityError as exc:
@@ -318,8 +319,9 @@ class _TableCheck:
                 BreakKind.PREV_HASH_MISMATCH,
                 f"prev_hash {prev_hash} does not match {before} ({self.prev_hash})",
             )
-        recomputed = ChainLink(table_id, seq, round_id, kind, actor, format_timestamp(created_at), prev_hash,
-                               payload).digest()
+        recomputed = ChainLink(
+            table_id, seq, round_id, kind, actor, format_timestamp(created_at), prev_hash, payload
+        ).digest()
         if recomputed != stored:
             self._break(
                 seq,

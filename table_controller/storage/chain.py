@@ -165,8 +165,17 @@ class ChainLink:
     payload: str
 
     def preimage(self) -> bytes:
-        lines = [FORMAT_TAG, self.table_id, str(self.seq), self.round_id or "", self.kind, self.actor,
-                 self.created_at, self.prev_hash, self.payload]
+        lines = [
+            FORMAT_TAG,
+            self.table_id,
+            str(self.seq),
+            self.round_id or "",
+            self.kind,
+            self.actor,
+            self.created_at,
+            self.prev_hash,
+            self.payload,
+        ]
         return "\n".join(lines).encode("utf-8")
 
     def digest(self) -> str:
@@ -185,9 +194,9 @@ def event_hash(**fields: Any) -> str:
 
 
 __all__ = [
-    "ChainLink",
     "FORMAT_TAG",
     "GENESIS_HASH",
+    "ChainLink",
     "canonical_payload",
     "check_actor",
     "check_hash",

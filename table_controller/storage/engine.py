@@ -152,8 +152,8 @@ def is_sqlite(engine: Engine | Connection) -> bool:
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_MS",
     "POSTGRES_SESSION_SETTINGS",
-    "apply_postgres_session_settings",
     "SQLITE_FILE_NAME",
+    "apply_postgres_session_settings",
     "is_sqlite",
     "make_engine",
     "redacted",

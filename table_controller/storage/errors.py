@@ -81,5 +81,6 @@ def is_outage(error: BaseException) -> bool:
     from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
     return isinstance(
-        error, StoreUnavailableError | OperationalError | InterfaceError | DisconnectionError | PoolTimeoutError
+        error,
+        StoreUnavailableError | OperationalError | InterfaceError | DisconnectionError | PoolTimeoutError,
     )

@@ -33,7 +33,7 @@ POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
 SPARSE = 5000  # a hand category held by at most this many positions is looked up by its index
 
 
-class substring_at(GenericFunction[int]):  # noqa: N801 (an SQL function's name)
+class substring_at(GenericFunction[int]):
     """Where ``needle`` first occurs in ``text`` (from 1; 0 if nowhere): ``instr`` in SQLite,
     ``strpos`` in PostgreSQL. The card filter uses it rather than ``LIKE '% As %'``, whose
     selectivity PostgreSQL guesses from the pattern's letters at a fiftieth of the truth: on
@@ -70,16 +70,28 @@ class HistoryFilter:
     override: bool | None = None
 
 
-_FIRST_AT_OR_AFTER = (select(ROUNDS.c.number)
-                      .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at >= bindparam("moment"))
-                      .order_by(ROUNDS.c.opened_at).limit(1))
-_LAST_BEFORE = (select(ROUNDS.c.number)
-                .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at < bindparam("moment"))
-                .order_by(ROUNDS.c.opened_at.desc()).limit(1))
+_FIRST_AT_OR_AFTER = (
+    select(ROUNDS.c.number)
+    .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at >= bindparam("moment"))
+    .order_by(ROUNDS.c.opened_at)
+    .limit(1)
+)
+_LAST_BEFORE = (
+    select(ROUNDS.c.number)
+    .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at < bindparam("moment"))
+    .order_by(ROUNDS.c.opened_at.desc())
+    .limit(1)
+)
 
 
-def _first_number(session: Session, table_id: str, moment: datetime, *, last: bool,
-                  lookups: list[tuple[Select[Any], dict[str, Any]]]) -> int | None:
+def _first_number(
+    session: Session,
+    table_id: str,
+    moment: datetime,
+    *,
+    last: bool,
+    lookups: list[tuple[Select[Any], dict[str, Any]]],
+) -> int | None:
     """The number of the first round opened at/after ``moment`` (or the last opened before it)."""
     lookup = (_LAST_BEFORE if last else _FIRST_AT_OR_AFTER, {"table_id": table_id, "moment": moment})
     lookups.append(lookup)
@@ -104,8 +116,9 @@ _ROUND_FILTERS = ("game", "dealer", "voided", "misdeal", "override")
 _CATEGORY_FILTERS = ("high_category", "low_category", "seven_card_category")
 
 
-def _rare_rounds(session: Session, where: HistoryFilter,
-                 lookups: list[tuple[Select[Any], dict[str, Any]]]) -> list[str] | None:
+def _rare_rounds(
+    session: Session, where: HistoryFilter, lookups: list[tuple[Select[Any], dict[str, Any]]]
+) -> list[str] | None:
     """The rounds holding a rare hand category (at most ``SPARSE``), or None if it is common.
 
     A rare hand (five aces, a royal flush) would make the walk by number read every round
@@ -122,7 +135,11 @@ def _rare_rounds(session: Session, where: HistoryFilter,
 def _holding(categories: frozenset[str]) -> Select[Any]:
     """The rounds of the positions holding the given hand categories (at most SPARSE + 1)."""
     p = POSITIONS.c
-    return select(p.round_id).where(*[p[name] == bindparam(name) for name in sorted(categories)]).limit(SPARSE + 1)
+    return (
+        select(p.round_id)
+        .where(*[p[name] == bindparam(name) for name in sorted(categories)])
+        .limit(SPARSE + 1)
+    )
 
 
 def _checked_only(column: Any) -> Any:
@@ -151,7 +168,9 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
     if "to" in shape:
         conditions += [bare(c.number) <= bindparam("to_number"), opened < bindparam("opened_to")]
     if "cursor" in shape:
-        conditions.append(bare(c.number) < bindparam("cursor") if newest_first else bare(c.number) > bindparam("cursor"))
+        conditions.append(
+            bare(c.number) < bindparam("cursor") if newest_first else bare(c.number) > bindparam("cursor")
+        )
     conditions += [bare(c[name]) == bindparam(name) for name in _ROUND_FILTERS if name in shape]
     held = [bare(p[name]) == bindparam(name) for name in _CATEGORY_FILTERS if name in shape]
     if "position" in shape:
@@ -170,8 +189,15 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
     return statement.order_by(c.number.desc() if newest_first else c.number.asc()).limit(bindparam("rows"))
 
 
-def history_statement(session: Session, table_id: str, where: HistoryFilter, *, newest_first: bool,
-                      cursor: int | None, limit: int) -> HistoryQuery | None:
+def history_statement(
+    session: Session,
+    table_id: str,
+    where: HistoryFilter,
+    *,
+    newest_first: bool,
+    cursor: int | None,
+    limit: int,
+) -> HistoryQuery | None:
     """The SELECT of one history page and its parameters (None when no round can match).
 
     When a rare hand category is asked for, the statement selects every matching round (at most
@@ -188,7 +214,9 @@ def history_statement(session: Session, table_id: str, where: HistoryFilter, *, 
         if rare is not None:
             params["rare"] = rare
     if where.opened_from is not None:
-        params["from_number"] = _first_number(session, table_id, where.opened_from, last=False, lookups=lookups)
+        params["from_number"] = _first_number(
+            session, table_id, where.opened_from, last=False, lookups=lookups
+        )
         params["opened_from"] = where.opened_from
         if params["from_number"] is None:
             return None
@@ -201,16 +229,24 @@ def history_statement(session: Session, table_id: str, where: HistoryFilter, *, 
         params["cursor"] = cursor
     given = {
         "game": None if where.game is None else where.game.value,
-        "dealer": where.dealer, "voided": where.voided, "misdeal": where.misdeal, "override": where.override,
-        "high_category": where.high_category, "low_category": where.low_category,
-        "seven_card_category": where.seven_card_category, "position": where.position,
+        "dealer": where.dealer,
+        "voided": where.voided,
+        "misdeal": where.misdeal,
+        "override": where.override,
+        "high_category": where.high_category,
+        "low_category": where.low_category,
+        "seven_card_category": where.seven_card_category,
+        "position": where.position,
         "outcome": None if where.outcome is None else where.outcome.value,
         "card": None if where.card is None else f" {where.card} ",
     }
     given = {name: value for name, value in given.items() if value is not None}
     params.update(given)
-    shape = frozenset(given) | {name for name, value in (("from", where.opened_from), ("to", where.opened_to),
-                                                          ("cursor", cursor)) if value is not None}
+    shape = frozenset(given) | {
+        name
+        for name, value in (("from", where.opened_from), ("to", where.opened_to), ("cursor", cursor))
+        if value is not None
+    }
     statement = _page_select(shape, newest_first, rare is not None)
     if rare is not None:
         del params["rows"]
@@ -218,10 +254,30 @@ def history_statement(session: Session, table_id: str, where: HistoryFilter, *, 
     return HistoryQuery(statement, params, lookups=tuple(lookups))
 
 
-SUMMARY_COLUMNS = ("round_id", "number", "game", "dealer", "phase", "opened_at", "closed_at", "voided", "misdeal",
-                   "void_reason", "override", "die_1", "die_2", "die_3", "dice_source", "start_position",
-                   "wagered_cents", "bonus_wagered_cents", "commission_cents", "bonuses_paid_cents",
-                   "house_result_cents", "house_way_rule_id")
+SUMMARY_COLUMNS = (
+    "round_id",
+    "number",
+    "game",
+    "dealer",
+    "phase",
+    "opened_at",
+    "closed_at",
+    "voided",
+    "misdeal",
+    "void_reason",
+    "override",
+    "die_1",
+    "die_2",
+    "die_3",
+    "dice_source",
+    "start_position",
+    "wagered_cents",
+    "bonus_wagered_cents",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "house_result_cents",
+    "house_way_rule_id",
+)
 _SUMMARY = [ROUNDS.c[name] for name in SUMMARY_COLUMNS]
 
 
@@ -231,12 +287,19 @@ _DIE_1 = SUMMARY_COLUMNS.index("die_1")
 def summary_data(row: Any) -> dict[str, Any]:
     """A row of ``SUMMARY_COLUMNS`` as named fields, the three dice as one list."""
     data = dict(zip(SUMMARY_COLUMNS, row))
-    data["dice"] = None if row[_DIE_1] is None else list(row[_DIE_1:_DIE_1 + 3])
+    data["dice"] = None if row[_DIE_1] is None else list(row[_DIE_1 : _DIE_1 + 3])
     return data
 
 
-def history_rows(session: Session, table_id: str, where: HistoryFilter, *, newest_first: bool = True,
-                 cursor: int | None = None, limit: int = 50) -> tuple[list[Any], bool]:
+def history_rows(
+    session: Session,
+    table_id: str,
+    where: HistoryFilter,
+    *,
+    newest_first: bool = True,
+    cursor: int | None = None,
+    limit: int = 50,
+) -> tuple[list[Any], bool]:
     """One page of rounds as rows of ``SUMMARY_COLUMNS``, and whether more follow."""
     query = history_statement(session, table_id, where, newest_first=newest_first, cursor=cursor, limit=limit)
     if query is None:
@@ -251,18 +314,40 @@ def history_rows(session: Session, table_id: str, where: HistoryFilter, *, newes
 # --------------------------------------------------------------------------- one round
 
 
-POSITION_COLUMNS = ("position", "wager_cents", "big_hand_bonus_cents", "joker_bonus_cents", "cards", "high", "low",
-                     "high_category", "low_category", "seven_card_category", "house_way_rule_id", "fouled",
-                     "outcome", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents", "override")
+POSITION_COLUMNS = (
+    "position",
+    "wager_cents",
+    "big_hand_bonus_cents",
+    "joker_bonus_cents",
+    "cards",
+    "high",
+    "low",
+    "high_category",
+    "low_category",
+    "seven_card_category",
+    "house_way_rule_id",
+    "fouled",
+    "outcome",
+    "win_cents",
+    "commission_cents",
+    "bonus_paid_cents",
+    "net_cents",
+    "override",
+)
 _EVENTS = Event.__table__  # type: ignore[attr-defined]
 _EVENT_COLUMNS = ("seq", "kind", "actor", "created_at", "payload", "prev_hash", "hash")
 # Built once: a detail is three indexed SELECTs (primary key, primary key, (round_id, seq)).
 _ROUND_BY_ID = select(ROUNDS.c.table_id, *_SUMMARY).where(ROUNDS.c.round_id == bindparam("round_id"))
-_POSITIONS_OF = (select(*[POSITIONS.c[name] for name in POSITION_COLUMNS])
-                 .where(POSITIONS.c.round_id == bindparam("round_id")).order_by(POSITIONS.c.position))
-_EVENTS_OF = (select(*[_EVENTS.c[name] for name in _EVENT_COLUMNS])
-              .where(_EVENTS.c.round_id == bindparam("round_id"), _EVENTS.c.table_id == bindparam("table_id"))
-              .order_by(_EVENTS.c.seq))
+_POSITIONS_OF = (
+    select(*[POSITIONS.c[name] for name in POSITION_COLUMNS])
+    .where(POSITIONS.c.round_id == bindparam("round_id"))
+    .order_by(POSITIONS.c.position)
+)
+_EVENTS_OF = (
+    select(*[_EVENTS.c[name] for name in _EVENT_COLUMNS])
+    .where(_EVENTS.c.round_id == bindparam("round_id"), _EVENTS.c.table_id == bindparam("table_id"))
+    .order_by(_EVENTS.c.seq)
+)
 
 
 def round_row(session: Session, table_id: str, round_id: str) -> dict[str, Any]:
@@ -276,12 +361,24 @@ def round_row(session: Session, table_id: str, round_id: str) -> dict[str, Any]:
 def round_events(session: Session, table_id: str, round_id: str) -> list[dict[str, Any]]:
     """The round's events in chain order, as ``ChainEventPublic`` fields (payload parsed)."""
     rows = session.connection().execute(_EVENTS_OF, {"round_id": round_id, "table_id": table_id})
-    return [{"seq": seq, "kind": kind, "round_id": round_id, "actor": actor, "created_at": created_at,
-             "payload": json.loads(payload), "prev_hash": prev_hash, "hash": hash_}
-            for seq, kind, actor, created_at, payload, prev_hash, hash_ in rows]
+    return [
+        {
+            "seq": seq,
+            "kind": kind,
+            "round_id": round_id,
+            "actor": actor,
+            "created_at": created_at,
+            "payload": json.loads(payload),
+            "prev_hash": prev_hash,
+            "hash": hash_,
+        }
+        for seq, kind, actor, created_at, payload, prev_hash, hash_ in rows
+    ]
 
 
 def round_positions(session: Session, round_id: str) -> list[dict[str, Any]]:
     """The round's positions as named fields, in position order."""
-    return [dict(zip(POSITION_COLUMNS, row))
-            for row in session.connection().execute(_POSITIONS_OF, {"round_id": round_id})]
+    return [
+        dict(zip(POSITION_COLUMNS, row))
+        for row in session.connection().execute(_POSITIONS_OF, {"round_id": round_id})
+    ]

@@ -206,12 +206,16 @@ SevenCards = Annotated[str | None, BeforeValidator(partial(_card_text, what="car
 # foul (004) that the round records as made (docs/settlement.md), so a hand holds 0..7 cards.
 HighHandCards = Annotated[str | None, BeforeValidator(partial(_card_text, what="high hand", sizes=range(8)))]
 LowHandCards = Annotated[str | None, BeforeValidator(partial(_card_text, what="low hand", sizes=range(8)))]
-HighCategoryLabel = Annotated[str | None, BeforeValidator(
-    partial(_category_label, category=HighCategory, what="high hand category"))]
-LowCategoryLabel = Annotated[str | None, BeforeValidator(
-    partial(_category_label, category=LowCategory, what="low hand category"))]
-SevenCardCategoryLabel = Annotated[str | None, BeforeValidator(
-    partial(_category_label, category=SevenCardCategory, what="seven-card category"))]
+HighCategoryLabel = Annotated[
+    str | None, BeforeValidator(partial(_category_label, category=HighCategory, what="high hand category"))
+]
+LowCategoryLabel = Annotated[
+    str | None, BeforeValidator(partial(_category_label, category=LowCategory, what="low hand category"))
+]
+SevenCardCategoryLabel = Annotated[
+    str | None,
+    BeforeValidator(partial(_category_label, category=SevenCardCategory, what="seven-card category")),
+]
 
 
 # --------------------------------------------------------------------------- events

@@ -24,21 +24,48 @@ from .models import BANKER_POSITION, Round, RoundPosition
 
 ROUNDS = Round.__table__  # type: ignore[attr-defined]
 POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
-GAME_FIELDS = ("game", "rounds", "settled", "voided", "in_progress", "wagered_cents", "bonus_wagered_cents",
-               "commission_cents", "bonuses_paid_cents", "house_result_cents")
-THEORY_FIELDS = ("theoretical_rounds", "covered_wagered_cents", "covered_house_result_cents",
-                 "theoretical_win_cents", "theoretical_variance")  # the last two None when no round has one
+GAME_FIELDS = (
+    "game",
+    "rounds",
+    "settled",
+    "voided",
+    "in_progress",
+    "wagered_cents",
+    "bonus_wagered_cents",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "house_result_cents",
+)
+THEORY_FIELDS = (
+    "theoretical_rounds",
+    "covered_wagered_cents",
+    "covered_house_result_cents",
+    "theoretical_win_cents",
+    "theoretical_variance",
+)  # the last two None when no round has one
 DEALER_FIELDS = ("dealer", *GAME_FIELDS[1:])
 Z_95 = Decimal("1.96")
-POSITION_FIELDS = ("position", "rounds", "wins", "pushes", "losses", "wagered_cents", "bonus_wagered_cents",
-                   "commission_cents", "bonuses_paid_cents", "net_cents")
+POSITION_FIELDS = (
+    "position",
+    "rounds",
+    "wins",
+    "pushes",
+    "losses",
+    "wagered_cents",
+    "bonus_wagered_cents",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "net_cents",
+)
 
 
 @dataclass(frozen=True)
 class PeriodSums:
     """Per game and per player position, the counts and sums of one table's period."""
 
-    per_game: list[dict[str, Any]]  # GAME_FIELDS and THEORY_FIELDS, plus wins / pushes / losses of its positions
+    per_game: list[
+        dict[str, Any]
+    ]  # GAME_FIELDS and THEORY_FIELDS, plus wins / pushes / losses of its positions
     per_position: list[dict[str, Any]]  # POSITION_FIELDS
     per_dealer: list[dict[str, Any]]  # DEALER_FIELDS and THEORY_FIELDS, plus wins / pushes / losses
 
@@ -60,7 +87,8 @@ def _theory_columns() -> tuple[object, ...]:
     c = ROUNDS.c
     covered = (c.phase == "closed") & c.theoretical_win_cents.is_not(None)
     return (
-        _count(covered), _sum(case((covered, c.wagered_cents + c.bonus_wagered_cents), else_=0)),
+        _count(covered),
+        _sum(case((covered, c.wagered_cents + c.bonus_wagered_cents), else_=0)),
         _sum(case((covered, c.house_result_cents), else_=0)),
         func.sum(case((covered, c.theoretical_win_cents), else_=null())),
         func.sum(case((covered, c.theoretical_variance), else_=null())),
@@ -71,25 +99,41 @@ def _theory(values: tuple[Any, ...]) -> dict[str, Any]:
     return {name: None if value is None else int(value) for name, value in zip(THEORY_FIELDS, values)}
 
 
-def _grouped(session: Session, key: Any, in_period: tuple[Any, ...], fields: tuple[str, ...]) -> list[dict[str, Any]]:
+def _grouped(
+    session: Session, key: Any, in_period: tuple[Any, ...], fields: tuple[str, ...]
+) -> list[dict[str, Any]]:
     """Counts, money and theoretical win of the rounds grouped by ``key`` (game or dealer)."""
     c, p = ROUNDS.c, POSITIONS.c
     width = len(fields)
     lines = []
     for row in session.execute(
         select(
-            key, func.count(), _count(c.phase == "closed"), _count(c.voided), _count(c.closed_at.is_(None)),
-            _settled_only(c.wagered_cents), _settled_only(c.bonus_wagered_cents), _settled_only(c.commission_cents),
-            _settled_only(c.bonuses_paid_cents), _settled_only(c.house_result_cents), *_theory_columns(),
-        ).where(*in_period).group_by(key).order_by(key)
+            key,
+            func.count(),
+            _count(c.phase == "closed"),
+            _count(c.voided),
+            _count(c.closed_at.is_(None)),
+            _settled_only(c.wagered_cents),
+            _settled_only(c.bonus_wagered_cents),
+            _settled_only(c.commission_cents),
+            _settled_only(c.bonuses_paid_cents),
+            _settled_only(c.house_result_cents),
+            *_theory_columns(),
+        )
+        .where(*in_period)
+        .group_by(key)
+        .order_by(key)
     ).all():
         line = dict(zip(fields, (row[0], *map(int, row[1:width]))))
         line.update(_theory(tuple(row[width:])))
         lines.append(line)
     outcomes = {
-        name: {"wins": int(w), "pushes": int(pu), "losses": int(lo)} for name, w, pu, lo in session.execute(
+        name: {"wins": int(w), "pushes": int(pu), "losses": int(lo)}
+        for name, w, pu, lo in session.execute(
             select(key, _count(p.outcome == "win"), _count(p.outcome == "push"), _count(p.outcome == "loss"))
-            .join(POSITIONS, p.round_id == c.round_id).where(*in_period, c.phase == "closed").group_by(key)
+            .join(POSITIONS, p.round_id == c.round_id)
+            .where(*in_period, c.phase == "closed")
+            .group_by(key)
         ).all()
     }
     for line in lines:
@@ -103,15 +147,27 @@ def period_sums(session: Session, *, table_id: str, start: datetime, end: dateti
     in_period = (c.table_id == table_id, c.opened_at >= start, c.opened_at < end)
     per_game = _grouped(session, c.game, in_period, GAME_FIELDS)
     per_dealer = _grouped(session, c.dealer, in_period, DEALER_FIELDS)
-    per_position = [dict(zip(POSITION_FIELDS, map(int, row))) for row in session.execute(
-        select(
-            p.position, func.count(), _count(p.outcome == "win"), _count(p.outcome == "push"),
-            _count(p.outcome == "loss"), _sum(p.wager_cents), _sum(p.big_hand_bonus_cents + p.joker_bonus_cents),
-            _sum(p.commission_cents), _sum(p.bonus_paid_cents), _sum(p.net_cents),
-        ).join(ROUNDS, p.round_id == c.round_id)
-        .where(*in_period, c.phase == "closed", p.position != BANKER_POSITION)
-        .group_by(p.position).order_by(p.position)
-    ).all()]
+    per_position = [
+        dict(zip(POSITION_FIELDS, map(int, row)))
+        for row in session.execute(
+            select(
+                p.position,
+                func.count(),
+                _count(p.outcome == "win"),
+                _count(p.outcome == "push"),
+                _count(p.outcome == "loss"),
+                _sum(p.wager_cents),
+                _sum(p.big_hand_bonus_cents + p.joker_bonus_cents),
+                _sum(p.commission_cents),
+                _sum(p.bonus_paid_cents),
+                _sum(p.net_cents),
+            )
+            .join(ROUNDS, p.round_id == c.round_id)
+            .where(*in_period, c.phase == "closed", p.position != BANKER_POSITION)
+            .group_by(p.position)
+            .order_by(p.position)
+        ).all()
+    ]
     return PeriodSums(per_game, per_position, per_dealer)
 
 
@@ -139,24 +195,35 @@ def band(*, rounds: int, actual_cents: int, theoretical_cents: int, variance: in
     with localcontext() as context:
         context.prec = 40
         half = (Z_95 * Decimal(variance).sqrt()).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
-    return Band(rounds, actual_cents, theoretical_cents, variance, theoretical_cents - int(half),
-                theoretical_cents + int(half))
+    return Band(
+        rounds,
+        actual_cents,
+        theoretical_cents,
+        variance,
+        theoretical_cents - int(half),
+        theoretical_cents + int(half),
+    )
 
 
 def band_of(line: dict[str, Any]) -> Band | None:
     """The band of a grouped line (THEORY_FIELDS); None when no round carries a theoretical win."""
     if line.get("theoretical_win_cents") is None:
         return None
-    return band(rounds=line["theoretical_rounds"], actual_cents=line["covered_house_result_cents"],
-                theoretical_cents=line["theoretical_win_cents"], variance=line["theoretical_variance"] or 0)
+    return band(
+        rounds=line["theoretical_rounds"],
+        actual_cents=line["covered_house_result_cents"],
+        theoretical_cents=line["theoretical_win_cents"],
+        variance=line["theoretical_variance"] or 0,
+    )
 
 
 def band_in(session: Session, *, table_id: str, start: datetime, end: datetime) -> Band | None:
     """The table's band over the rounds opened in ``[start, end)`` (one SELECT)."""
     c = ROUNDS.c
     row = session.execute(
-        select(literal(1), *_theory_columns())
-        .where(c.table_id == table_id, c.opened_at >= start, c.opened_at < end)
+        select(literal(1), *_theory_columns()).where(
+            c.table_id == table_id, c.opened_at >= start, c.opened_at < end
+        )
     ).one()
     return band_of(_theory(tuple(row[1:])))
 

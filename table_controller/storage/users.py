@@ -87,8 +87,9 @@ class UserCreate(UserBase):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: Annotated[str, PydanticField(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN,
-                                       examples=["ann"])]  # type: ignore[assignment]
+    name: Annotated[
+        str, PydanticField(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN, examples=["ann"])
+    ]  # type: ignore[assignment]
     role: Role
 
     @field_validator("name")
@@ -137,8 +138,14 @@ def add_user(session: Session, *, name: str, role: Role | str, now: datetime | N
     if session.exec(select(User.id).where(User.name == data.name)).first() is not None:
         raise UserExistsError(f"user {data.name!r} already exists")
     token = new_token()
-    session.add(User(name=data.name, role=data.role.value, token_hash=hash_token(token),
-                     created_at=now or datetime.now(UTC)))
+    session.add(
+        User(
+            name=data.name,
+            role=data.role.value,
+            token_hash=hash_token(token),
+            created_at=now or datetime.now(UTC),
+        )
+    )
     session.flush()
     return token
 

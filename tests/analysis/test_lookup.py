@@ -14,7 +14,13 @@ from table_controller.analysis.lookup import (
     pattern_of_key,
     patterns,
 )
-from table_controller.analysis.vecrank import card_of_id, high_beats_low_np, ids_of_cards, rank_high_ids, rank_low_ids
+from table_controller.analysis.vecrank import (
+    card_of_id,
+    high_beats_low_np,
+    ids_of_cards,
+    rank_high_ids,
+    rank_low_ids,
+)
 from table_controller.game.cards import Card, parse_cards
 from table_controller.game.evaluator import DEFAULT_RULES, RankingRules, Wheel, rank_high, rank_low
 from table_controller.game.house_way import load_house_way

@@ -45,8 +45,16 @@ def test_53_card_distribution_equals_the_published_table(counts_53) -> None:
     assert counts_53.total == comb(53, 7) == 154_143_080
     assert got[H.FIVE_ACES] == PUBLISHED_53["five-aces"]
     assert got[H.STRAIGHT_FLUSH] + got[H.ROYAL_FLUSH] == PUBLISHED_53["straight-flush-including-royal"]
-    for category in (H.FOUR_OF_A_KIND, H.FULL_HOUSE, H.FLUSH, H.STRAIGHT, H.THREE_OF_A_KIND, H.TWO_PAIR,
-                     H.ONE_PAIR, H.HIGH_CARD):
+    for category in (
+        H.FOUR_OF_A_KIND,
+        H.FULL_HOUSE,
+        H.FLUSH,
+        H.STRAIGHT,
+        H.THREE_OF_A_KIND,
+        H.TWO_PAIR,
+        H.ONE_PAIR,
+        H.HIGH_CARD,
+    ):
         assert got[category] == PUBLISHED_53[category], category.label
     assert sum(got.values()) == counts_53.total
 

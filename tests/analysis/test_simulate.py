@@ -62,7 +62,9 @@ def test_every_round_is_settled_as_the_game_core_settles_it(rules: TableRules, t
     for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist()):
         player, dealer = _cards(player_mask), _cards(dealer_mask)
         banker = required_setting(dealer, game, way, rules.ranking, rules.overqualifier).setting
-        result = settle_round(rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, wager)])
+        result = settle_round(
+            rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, wager)]
+        )
         position = result.positions[0]
         tally = settle_masks(lookup, params, np.array([player_mask]), np.array([dealer_mask]))
         assert tally.net == position.net, (player, dealer)
@@ -85,11 +87,16 @@ def test_a_larger_sample_wins_pushes_and_losses_as_the_game_core(way_name: str, 
     for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist()):
         player, dealer = _cards(player_mask), _cards(dealer_mask)
         banker = required_setting(dealer, rules.game, way, rules.ranking, rules.overqualifier).setting
-        position = settle_round(rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, wager)]).positions[0]
+        position = settle_round(
+            rules, BankerHand(dealer, banker), [PositionHand(2, player, way.set(player).setting, wager)]
+        ).positions[0]
         nets.append(position.net)
         outcomes[position.outcome.value] += 1
         copies += "copy" in position.rule or "copied" in position.rule
-    per_round = [settle_masks(lookup, params, np.array([p]), np.array([d])).net for p, d in zip(masks[0].tolist(), masks[1].tolist())]
+    per_round = [
+        settle_masks(lookup, params, np.array([p]), np.array([d])).net
+        for p, d in zip(masks[0].tolist(), masks[1].tolist())
+    ]
     assert per_round == nets
     tally = settle_masks(lookup, params, masks[0], masks[1])
     assert (tally.wins, tally.pushes, tally.losses) == (outcomes["win"], outcomes["push"], outcomes["lose"])

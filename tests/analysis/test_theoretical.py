@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from table_controller.analysis.lookup import build_lookup, cache_path, keys_of_masks, pattern_of_key
-from table_controller.analysis.provenance import sha256_file, house_way_path
+from table_controller.analysis.provenance import house_way_path, sha256_file
 from table_controller.analysis.simulate import deal
 from table_controller.analysis.theoretical import (
     BonusOdds,
@@ -68,7 +68,7 @@ def test_positions_against_one_dealer_add_their_covariance() -> None:
 
 
 def test_a_bonus_adds_its_edge_and_variance() -> None:
-    coin = BonusOdds(Bonus.JOKER, ((F(1, 2), 1), (F(1, 4), 3), (F(1, 4), -1) ))  # net +1, +3 or -1 a unit
+    coin = BonusOdds(Bonus.JOKER, ((F(1, 2), 1), (F(1, 4), 3), (F(1, 4), -1)))  # net +1, +3 or -1 a unit
     # edge = -(1/2 + 3/4 - 1/4) = -1; E[x^2] = 1/2 + 9/4 + 1/4 = 3; variance 3 - 1 = 2
     assert (coin.edge, coin.variance) == (-1, 2)
     math = _math(rules=TableRules(game=Game.DOUBLE_JOKER), joker=coin)
@@ -112,7 +112,9 @@ def test_table_math_is_computed_once_and_read_from_its_cache(tmp_path: Path) -> 
     way = load_house_way(settings.house_way)
     keys = np.unique(keys_of_masks(masks.ravel()))  # the lookup of these hands only (fast)
     lookup = build_lookup(way, rules.ranking, pattern_list=[pattern_of_key(k) for k in keys])
-    lookup.save(cache_path(tmp_path, way.name, sha256_file(house_way_path(settings.house_way)), rules.ranking))
+    lookup.save(
+        cache_path(tmp_path, way.name, sha256_file(house_way_path(settings.house_way)), rules.ranking)
+    )
     first = table_math(settings, cache_dir=tmp_path, rounds=rounds, seed=seed)
     assert len(list(tmp_path.glob("table-math-*.json"))) == 1
     again = table_math(settings, cache_dir=tmp_path, rounds=rounds, seed=seed)

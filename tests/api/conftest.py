@@ -118,11 +118,24 @@ def play_round(api: Api, opener: str = "dealer", *, how: str = "settle") -> str:
     api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
     if how == "misdeal":
         return round_id
-    api.post("/api/round/players/3/setting", "dealer", json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]})
-    api.post("/api/round/players/5/setting", "dealer", json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]})
+    api.post(
+        "/api/round/players/3/setting",
+        "dealer",
+        json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]},
+    )
+    api.post(
+        "/api/round/players/5/setting",
+        "dealer",
+        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
+    )
     if how == "override":
         assert api.post("/api/round/dealer/setting", "dealer", json=MIS_SET).status_code == 409
-        assert api.post("/api/round/dealer/override", "pit", json={**MIS_SET, "reason": "approved misread"}).status_code == 200
+        assert (
+            api.post(
+                "/api/round/dealer/override", "pit", json={**MIS_SET, "reason": "approved misread"}
+            ).status_code
+            == 200
+        )
     else:
         assert api.post("/api/round/dealer/setting", "dealer", json=HOUSE_WAY).status_code == 200
     api.service.settle()

@@ -23,15 +23,24 @@ def test_alerts_are_raised_live_and_acknowledged_by_the_pit_with_a_note(four_rou
     assert deviation["data"]["required"] == {"high": ["Ac", "9h", "5c", "3d", "2h"], "low": ["Qd", "7s"]}
     misdeal = alerts[1]["seq"]
     assert api.post(f"/api/alerts/{misdeal}/acknowledge", "dealer", json={"note": "seen"}).status_code == 403
-    assert api.post(f"/api/alerts/{misdeal}/acknowledge", "surveillance", json={"note": "seen"}).status_code == 403
+    assert (
+        api.post(f"/api/alerts/{misdeal}/acknowledge", "surveillance", json={"note": "seen"}).status_code
+        == 403
+    )
     assert api.post(f"/api/alerts/{misdeal}/acknowledge", "pit", json={"note": "   "}).status_code == 422
     acked = api.post(f"/api/alerts/{misdeal}/acknowledge", "pit", json={"note": "shuffler re-checked"})
     assert acked.status_code == 200
     assert {k: acked.json()[k] for k in ("seq", "alert", "acknowledged_by", "note")} == {
-        "seq": misdeal, "alert": "misdeal", "acknowledged_by": "bob", "note": "shuffler re-checked"}
+        "seq": misdeal,
+        "alert": "misdeal",
+        "acknowledged_by": "bob",
+        "note": "shuffler re-checked",
+    }
     twice = api.post(f"/api/alerts/{misdeal}/acknowledge", "pit", json={"note": "again"})
     assert twice.status_code == 409 and twice.json()["error"] == "already-acknowledged"
-    assert api.post("/api/alerts/1/acknowledge", "pit", json={"note": "x"}).status_code == 404  # seq 1: round.opened
+    assert (
+        api.post("/api/alerts/1/acknowledge", "pit", json={"note": "x"}).status_code == 404
+    )  # seq 1: round.opened
     assert api.post("/api/alerts/9999/acknowledge", "pit", json={"note": "x"}).status_code == 404
     open_now = [a["alert"] for a in api.get("/api/alerts", params={"open": "true"}).json()]
     assert open_now == ["void", "house-way-deviation", "override"]
@@ -39,32 +48,67 @@ def test_alerts_are_raised_live_and_acknowledged_by_the_pit_with_a_note(four_rou
     with read_snapshot(api.engine) as session:
         last = list_events(session, table_id="t1")[-1]
     assert (last.kind, last.actor, last.round_id) == ("alert.acknowledged", "bob", "t1-3")
-    assert json.loads(last.payload) == {"alert": "misdeal", "alert_seq": misdeal, "note": "shuffler re-checked"}
+    assert json.loads(last.payload) == {
+        "alert": "misdeal",
+        "alert_seq": misdeal,
+        "note": "shuffler re-checked",
+    }
 
 
 def test_a_device_fault_shows_in_device_health_and_as_an_alert(api):
     api.service.device_fault("shuffler", "door-open", "front door")
     state = api.get("/api/table", "dealer").json()
-    never = {"link": "never", "link_since": None, "link_reason": None, "last_seen": None,
-             "silent_for_ms": None, "identity": None}  # no device conductor here (test_device_health.py)
+    never = {
+        "link": "never",
+        "link_since": None,
+        "link_reason": None,
+        "last_seen": None,
+        "silent_for_ms": None,
+        "identity": None,
+    }  # no device conductor here (test_device_health.py)
     assert state["devices"] == [
-        {"device": "shuffler", "status": "fault", "faults": [{"kind": "door-open", "detail": "front door"}],
-         **never},
+        {
+            "device": "shuffler",
+            "status": "fault",
+            "faults": [{"kind": "door-open", "detail": "front door"}],
+            **never,
+        },
         {"device": "dice-shaker", "status": "ok", "faults": [], **never},
     ]
-    assert [(a["alert"], a["detail"]) for a in state["open_alerts"]] == [("device-fault", "shuffler: door-open front door")]
+    assert [(a["alert"], a["detail"]) for a in state["open_alerts"]] == [
+        ("device-fault", "shuffler: door-open front door")
+    ]
 
 
 EXPECTED_TOTAL = {
     # t1-1 and t1-4 settled: $25 and $10 wagered each; position 3 wins both ($25 less $1.25, 002),
     # position 5 pushes both; t1-2 (void) and t1-3 (misdeal) return their wagers.
-    "scope": "total", "game": None, "position": None, "rounds": 4, "settled": 2, "voided": 2, "in_progress": 0,
-    "wins": 2, "pushes": 2, "losses": 0, "wagered_cents": 7000, "bonus_wagered_cents": 0,
-    "commission_cents": 250, "bonuses_paid_cents": 0, "house_result_cents": -4750,
+    "scope": "total",
+    "game": None,
+    "position": None,
+    "rounds": 4,
+    "settled": 2,
+    "voided": 2,
+    "in_progress": 0,
+    "wins": 2,
+    "pushes": 2,
+    "losses": 0,
+    "wagered_cents": 7000,
+    "bonus_wagered_cents": 0,
+    "commission_cents": 250,
+    "bonuses_paid_cents": 0,
+    "house_result_cents": -4750,
     # hold: -4750 / 7000 = -67.857...% -> "-67.86"; no round carries a theoretical win: missing, not 0
-    "dealer": None, "hold_percent": "-67.86", "theoretical_rounds": 0, "theoretical_win_cents": None,
-    "theoretical_variance": None, "theoretical_hold_percent": None, "band_actual_cents": None,
-    "band_low_cents": None, "band_high_cents": None, "outside_band": None,
+    "dealer": None,
+    "hold_percent": "-67.86",
+    "theoretical_rounds": 0,
+    "theoretical_win_cents": None,
+    "theoretical_variance": None,
+    "theoretical_hold_percent": None,
+    "band_actual_cents": None,
+    "band_low_cents": None,
+    "band_high_cents": None,
+    "outside_band": None,
 }
 
 
@@ -79,14 +123,34 @@ def test_shift_report_per_game_and_per_position(four_rounds):
     report = found.json()
     assert report["total"] == EXPECTED_TOTAL
     assert report["per_game"] == [{**EXPECTED_TOTAL, "scope": "game", "game": "standard"}]
-    assert [(p["position"], p["rounds"], p["wins"], p["pushes"], p["wagered_cents"], p["commission_cents"],
-             p["house_result_cents"], p["hold_percent"]) for p in report["per_position"]] == [
+    assert [
+        (
+            p["position"],
+            p["rounds"],
+            p["wins"],
+            p["pushes"],
+            p["wagered_cents"],
+            p["commission_cents"],
+            p["house_result_cents"],
+            p["hold_percent"],
+        )
+        for p in report["per_position"]
+    ] == [
         (3, 2, 2, 0, 5000, 250, -4750, "-95.00"),
         (5, 2, 0, 2, 2000, 0, 0, "0.00"),
     ]
     # ann dealt t1-1, t1-2 (void) and t1-4; bob t1-3 (misdeal)
-    assert [(d["dealer"], d["rounds"], d["settled"], d["house_result_cents"], d["hold_percent"],
-             d["theoretical_win_cents"]) for d in report["per_dealer"]] == [
+    assert [
+        (
+            d["dealer"],
+            d["rounds"],
+            d["settled"],
+            d["house_result_cents"],
+            d["hold_percent"],
+            d["theoretical_win_cents"],
+        )
+        for d in report["per_dealer"]
+    ] == [
         ("ann", 3, 2, -4750, "-67.86", None),
         ("bob", 1, 0, 0, None, None),
     ]
@@ -115,13 +179,20 @@ def test_day_report_runs_midnight_to_midnight_in_the_zone(four_rounds):
     assert day["start"].startswith(opened.date().isoformat()) and day["total"]["settled"] == 2
     assert api.get("/api/reports/day", params={"date": "2000-01-01"}).json()["total"]["rounds"] == 0
     assert api.get("/api/reports/day.csv", params={"date": "2000-01-01"}).text.splitlines()[1] == (
-        "total,,,0,0,0,0,0,0,0,0,0,0,0,0,,,0,,,,,,,")
+        "total,,,0,0,0,0,0,0,0,0,0,0,0,0,,,0,,,,,,,"
+    )
 
 
 def test_the_calendars_ends_are_reports_too(api):
     # a day at the end of the calendar, a zone far from UTC: clamped, never a 500
-    assert api.get("/api/reports/day", params={"date": "9999-12-31", "tz": "Pacific/Kiritimati"}).status_code == 200
-    assert api.get("/api/reports/day", params={"date": "0001-01-01", "tz": "Pacific/Kiritimati"}).status_code == 200
+    assert (
+        api.get("/api/reports/day", params={"date": "9999-12-31", "tz": "Pacific/Kiritimati"}).status_code
+        == 200
+    )
+    assert (
+        api.get("/api/reports/day", params={"date": "0001-01-01", "tz": "Pacific/Kiritimati"}).status_code
+        == 200
+    )
     far = {"start": "0001-01-01T00:00:00+14:00", "end": "9999-12-31T23:59:59-12:00"}
     assert api.get("/api/reports/shift", params=far).json()["total"]["rounds"] == 0
 
@@ -131,8 +202,16 @@ def test_bad_report_queries_are_422(api):
         ("/api/reports/day", {"date": "2024-13-01"}, "query.date"),
         ("/api/reports/day", {"date": "2024-05-01", "tz": "Mars/Olympus"}, "query.tz"),
         ("/api/reports/day", {"date": "2024-05-01", "tz": "../../etc/passwd"}, "query.tz"),
-        ("/api/reports/shift", {"start": "2024-05-01T00:00:00", "end": "2024-05-01T08:00:00Z"}, "start needs a time zone"),
-        ("/api/reports/shift", {"start": "2024-05-01T08:00:00Z", "end": "2024-05-01T00:00:00Z"}, "end must be after start"),
+        (
+            "/api/reports/shift",
+            {"start": "2024-05-01T00:00:00", "end": "2024-05-01T08:00:00Z"},
+            "start needs a time zone",
+        ),
+        (
+            "/api/reports/shift",
+            {"start": "2024-05-01T08:00:00Z", "end": "2024-05-01T00:00:00Z"},
+            "end must be after start",
+        ),
     ]:
         answer = api.get(path, params=params)
         assert answer.status_code == 422, (params, answer.text)

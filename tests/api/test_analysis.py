@@ -7,9 +7,16 @@ from __future__ import annotations
 def test_today_without_a_theoretical_win_is_null_not_zero(api) -> None:
     found = api.get("/api/analysis/today", "pit", params={"tz": "America/Los_Angeles"})
     assert found.status_code == 200, found.text
-    assert found.json() == {"time_zone": "America/Los_Angeles", "rounds": 0, "actual_cents": None,
-                            "theoretical_cents": None, "band_low_cents": None, "band_high_cents": None,
-                            "outside_band": None, "theoretical_variance": None}
+    assert found.json() == {
+        "time_zone": "America/Los_Angeles",
+        "rounds": 0,
+        "actual_cents": None,
+        "theoretical_cents": None,
+        "band_low_cents": None,
+        "band_high_cents": None,
+        "outside_band": None,
+        "theoretical_variance": None,
+    }
     assert api.get("/api/analysis/today", "pit", params={"tz": "Mars/Olympus"}).status_code == 422
 
 

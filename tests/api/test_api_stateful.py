@@ -31,9 +31,9 @@ from structlog.testing import capture_logs
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.game.cards import codes, parse_cards
+from table_controller.game.deal import BANKER_POSITION
 from table_controller.game.setting import all_settings, is_legal
 from table_controller.round.events import DiceRolled, PilesDealt
-from table_controller.game.deal import BANKER_POSITION
 from table_controller.round.machine import TransitionRefused
 from table_controller.round.phases import Phase as RoundPhase
 from table_controller.service import DeckCheck, StoreOutage, TableRefused, TableService
@@ -87,7 +87,9 @@ class ApiMachine(RuleBasedStateMachine):
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def post(self, path: str, role: str | None, allowed: set[str], body: Any = None, malformed: bool = False) -> int:
+    def post(
+        self, path: str, role: str | None, allowed: set[str], body: Any = None, malformed: bool = False
+    ) -> int:
         headers = {} if role is None else {"Authorization": f"Bearer {self.tokens.get(role, 'not-a-token')}"}
         answer = self.client.post(path, headers=headers, json=body)
         status = answer.status_code
@@ -123,12 +125,19 @@ class ApiMachine(RuleBasedStateMachine):
 
     people = st.sampled_from(["dealer", "dealer", "dealer", "pit", "pit", "pit", *ROLES, "stranger", None])
 
-    @rule(role=people, main=st.sampled_from([500, 2500, 499, 100_001, "2500", 2500.5]),
-          positions=st.sets(st.integers(1, 8), max_size=3))
+    @rule(
+        role=people,
+        main=st.sampled_from([500, 2500, 499, 100_001, "2500", 2500.5]),
+        positions=st.sets(st.integers(1, 8), max_size=3),
+    )
     def open_round(self, role: str | None, main: Any, positions: set[int]) -> None:
         wagers = {str(p): {"main": main} for p in positions}
-        malformed = not positions or not isinstance(main, int) or not 500 <= main <= 100_000 or bool(
-            positions - set(range(2, 8)))
+        malformed = (
+            not positions
+            or not isinstance(main, int)
+            or not 500 <= main <= 100_000
+            or bool(positions - set(range(2, 8)))
+        )
         self.post("/api/round", role, PLAY, {"wagers": wagers}, malformed)
 
     @rule(seed=st.integers(0, 2**32 - 1), misdeal=st.booleans())
@@ -137,12 +146,18 @@ class ApiMachine(RuleBasedStateMachine):
         s = self.service
         phase = None if s.round is None else s.round.phase
         if phase is RoundPhase.OPEN:
-            self.device(s.record_dice, DiceRolled(faces=(1 + seed % 6, 1 + seed // 6 % 6, 1 + seed // 36 % 6),
-                                                  source="shaker", actor="device:dice-shaker"))
+            self.device(
+                s.record_dice,
+                DiceRolled(
+                    faces=(1 + seed % 6, 1 + seed // 6 % 6, 1 + seed // 36 % 6),
+                    source="shaker",
+                    actor="device:dice-shaker",
+                ),
+            )
         elif phase is RoundPhase.DEALING:
             deck = codes(self.settings.game.deck())
             random.Random(seed).shuffle(deck)
-            piles, unused = [deck[7 * k: 7 * k + 7] for k in range(7)], deck[49:]
+            piles, unused = [deck[7 * k : 7 * k + 7] for k in range(7)], deck[49:]
             if misdeal:
                 unused[0] = next(c for c in piles[0] if c != "JK")
             self.device(s.record_deal, PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
@@ -160,7 +175,9 @@ class ApiMachine(RuleBasedStateMachine):
         malformed = malformed or not 2 <= position <= 7
         self.post(f"/api/round/players/{position}/setting", role, PLAY, payload, malformed)
 
-    @rule(role=people, pick=st.integers(0, 100), kind=st.sampled_from(["required", "required", "other", "bad"]))
+    @rule(
+        role=people, pick=st.integers(0, 100), kind=st.sampled_from(["required", "required", "other", "bad"])
+    )
     def dealer_setting(self, role: str | None, pick: int, kind: str) -> None:
         state = self.service.round
         if kind == "required" and state is not None and state.required is not None:
@@ -172,7 +189,11 @@ class ApiMachine(RuleBasedStateMachine):
             payload = self.a_setting(BANKER_POSITION, pick)
         self.post("/api/round/dealer/setting", role, PLAY, payload, kind == "bad")
 
-    @rule(role=people, pick=st.integers(0, 100), reason=st.sampled_from(["approved misread", "  ", "ok\u0002", ""]))
+    @rule(
+        role=people,
+        pick=st.integers(0, 100),
+        reason=st.sampled_from(["approved misread", "  ", "ok\u0002", ""]),
+    )
     def override(self, role: str | None, pick: int, reason: str) -> None:
         payload = {**self.a_setting(BANKER_POSITION, pick, legal=pick % 4 != 0), "reason": reason}
         self.post("/api/round/dealer/override", role, PIT, payload, reason != "approved misread")
@@ -221,8 +242,12 @@ class ApiMachine(RuleBasedStateMachine):
             self.devices_play(pick, pick % 7 == 0)
         elif state.phase is RoundPhase.PLAYERS_SETTING:
             position = min(set(state.wagers) - set(state.player_settings))
-            self.post(f"/api/round/players/{position}/setting", ("dealer", "pit")[pick % 2], PLAY,
-                      self.a_setting(position, pick, legal=pick % 5 != 0))
+            self.post(
+                f"/api/round/players/{position}/setting",
+                ("dealer", "pit")[pick % 2],
+                PLAY,
+                self.a_setting(position, pick, legal=pick % 5 != 0),
+            )
         elif state.phase is RoundPhase.DEALER_SETTING:
             if pick % 4:
                 self.dealer_setting("dealer", pick, "required")
@@ -249,16 +274,24 @@ class ApiMachine(RuleBasedStateMachine):
 
     @invariant()
     def the_server_answers_and_the_chain_verifies(self) -> None:
-        answer = self.client.get("/api/table", headers={"Authorization": f"Bearer {self.tokens['surveillance']}"})
+        answer = self.client.get(
+            "/api/table", headers={"Authorization": f"Bearer {self.tokens['surveillance']}"}
+        )
         assert answer.status_code == 200, answer.text[:300]
         with read_snapshot(self.engine) as session:
             report = verify_chain(session, table_id=self.table_id)
         assert report.ok, f"the chain is broken: {report}"
 
 
-BUDGET = settings(max_examples=12, stateful_step_count=25, deadline=None, derandomize=True, database=None,
-                  phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+BUDGET = settings(
+    max_examples=12,
+    stateful_step_count=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def test_no_request_sequence_breaks_the_api(tmp_path: Path) -> None:

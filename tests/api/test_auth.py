@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from table_controller.api.users_cli import app as users_app
 from table_controller.storage import list_events, open_store, sqlite_url, unit_of_work
+from table_controller.storage.errors import InvalidFieldError
 from table_controller.storage.session import read_snapshot
 from table_controller.storage.users import (
     TOKEN_PREFIX,
@@ -20,9 +21,11 @@ from table_controller.storage.users import (
     hash_token,
     user_for_token,
 )
-from table_controller.storage.errors import InvalidFieldError
 
-UNAUTHORIZED = {"error": "unauthorized", "detail": "missing or invalid credentials: give 'Authorization: Bearer <token>'"}
+UNAUTHORIZED = {
+    "error": "unauthorized",
+    "detail": "missing or invalid credentials: give 'Authorization: Bearer <token>'",
+}
 
 
 def test_the_token_is_shown_once_and_only_its_sha256_is_stored(engine):
@@ -50,7 +53,9 @@ def test_names_are_checked_and_unique(engine):
         add_user(session, name="fay", role="boss")
 
 
-@pytest.mark.parametrize("header", [None, "Bearer", "Bearer nope", "Basic Ym9iOnB3", "Bearer pgt_unknown", "bearer  "])
+@pytest.mark.parametrize(
+    "header", [None, "Bearer", "Bearer nope", "Basic Ym9iOnB3", "Bearer pgt_unknown", "bearer  "]
+)
 def test_wrong_or_missing_credentials_are_401_and_say_nothing_about_the_user(api, header):
     headers = {} if header is None else {"Authorization": header}
     answer = api.client.get("/api/table", headers=headers)
@@ -91,7 +96,11 @@ def test_every_request_is_logged_with_who_made_it(api):
         api.get("/api/table", "surveillance")
         api.client.get("/api/table")
         api.post("/api/round/void", "surveillance", json={"reason": "test"})
-    lines = [(e["method"], e["path"], e["status"], e["user"], e["role"]) for e in logs if e["event"] == "api.request"]
+    lines = [
+        (e["method"], e["path"], e["status"], e["user"], e["role"])
+        for e in logs
+        if e["event"] == "api.request"
+    ]
     assert lines == [
         ("GET", "/api/table", 200, "cy", "surveillance"),
         ("GET", "/api/table", 401, "anonymous", None),
@@ -113,7 +122,10 @@ def test_users_add_prints_the_token_once(tmp_path, monkeypatch):
             assert user_for_token(session, token=token).role.value == "dealer"
             [event] = list_events(session, table_id="t9")
             assert (event.kind, event.actor, json.loads(event.payload)) == (
-                "user.added", "admin-cli", {"name": "ann", "role": "dealer"})
+                "user.added",
+                "admin-cli",
+                {"name": "ann", "role": "dealer"},
+            )
     finally:
         engine.dispose()
     again = runner.invoke(users_app, ["add", "ann", "--role", "pit", "--data-dir", str(tmp_path)])

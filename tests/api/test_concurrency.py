@@ -25,23 +25,33 @@ def test_concurrent_commands_get_one_winner_and_the_chain_stays_whole(engine):
     tokens = add_people(engine)
     app = create_app(settings, service, engine)
     with serving(app) as base:
+
         def call(method: str, path: str, role: str, body: dict | None = None) -> int:
             with httpx.Client(base_url=base, timeout=30) as client:
-                return client.request(method, path, json=body,
-                                      headers={"Authorization": f"Bearer {tokens[role]}"}).status_code
+                return client.request(
+                    method, path, json=body, headers={"Authorization": f"Bearer {tokens[role]}"}
+                ).status_code
 
         with ThreadPoolExecutor(TERMINALS) as pool:
             opened = list(pool.map(lambda _: call("POST", "/api/round", "dealer", WAGERS), range(TERMINALS)))
         assert sorted(opened) == [201] + [409] * (TERMINALS - 1)
         with ThreadPoolExecutor(TERMINALS) as pool:
-            voided = list(pool.map(lambda _: call("POST", "/api/round/void", "pit", {"reason": "test void"}),
-                                   range(TERMINALS)))
+            voided = list(
+                pool.map(
+                    lambda _: call("POST", "/api/round/void", "pit", {"reason": "test void"}),
+                    range(TERMINALS),
+                )
+            )
         assert sorted(voided) == [200] + [409] * (TERMINALS - 1)
         with read_snapshot(engine) as session:
             [alert] = [e for e in list_events(session, table_id="t1") if e.kind == "alert.raised"]
         with ThreadPoolExecutor(TERMINALS) as pool:
-            acked = list(pool.map(lambda _: call("POST", f"/api/alerts/{alert.seq}/acknowledge", "pit",
-                                                 {"note": "seen"}), range(TERMINALS)))
+            acked = list(
+                pool.map(
+                    lambda _: call("POST", f"/api/alerts/{alert.seq}/acknowledge", "pit", {"note": "seen"}),
+                    range(TERMINALS),
+                )
+            )
         assert sorted(acked) == [200] + [409] * (TERMINALS - 1)
     with read_snapshot(engine) as session:
         kinds = [e.kind for e in list_events(session, table_id="t1")]

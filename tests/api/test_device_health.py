@@ -9,8 +9,16 @@ from __future__ import annotations
 
 from ..test_device_health import HELLO, Probe, registry
 
-NEVER = {"status": "ok", "faults": [], "link": "never", "link_since": None, "link_reason": None,
-         "last_seen": None, "silent_for_ms": None, "identity": None}
+NEVER = {
+    "status": "ok",
+    "faults": [],
+    "link": "never",
+    "link_since": None,
+    "link_reason": None,
+    "last_seen": None,
+    "silent_for_ms": None,
+    "identity": None,
+}
 
 
 def test_without_a_conductor_no_device_has_ever_connected(api):
@@ -21,8 +29,12 @@ def test_without_a_conductor_no_device_has_ever_connected(api):
 def test_a_fault_open_without_a_conductor_is_shown_and_the_link_still_never(api):
     api.service.device_fault("shuffler", "link-lost", "no HELLO from /dev/ttyUSB0")
     [shuffler, _] = api.get("/api/table").json()["devices"]
-    assert shuffler == {"device": "shuffler", **NEVER, "status": "fault",
-                        "faults": [{"kind": "link-lost", "detail": "no HELLO from /dev/ttyUSB0"}]}
+    assert shuffler == {
+        "device": "shuffler",
+        **NEVER,
+        "status": "fault",
+        "faults": [{"kind": "link-lost", "detail": "no HELLO from /dev/ttyUSB0"}],
+    }
 
 
 def test_device_health_as_the_conductor_reports_it_up_stale_down(api):
@@ -39,11 +51,21 @@ def test_device_health_as_the_conductor_reports_it_up_stale_down(api):
         return api.get("/api/table").json()["devices"][0]
 
     up = {
-        "device": "shuffler", "status": "ok", "faults": [], "link": "up",
-        "link_since": "2025-03-01T20:00:02Z", "link_reason": None,
-        "last_seen": "2025-03-01T20:00:02Z", "silent_for_ms": 750,
-        "identity": {"model": "SHF-7", "serial_number": "A1234", "firmware": "2.3.1", "protocol": "1.0",
-                     "session_id": 0xCAFEF00D},
+        "device": "shuffler",
+        "status": "ok",
+        "faults": [],
+        "link": "up",
+        "link_since": "2025-03-01T20:00:02Z",
+        "link_reason": None,
+        "last_seen": "2025-03-01T20:00:02Z",
+        "silent_for_ms": 750,
+        "identity": {
+            "model": "SHF-7",
+            "serial_number": "A1234",
+            "firmware": "2.3.1",
+            "protocol": "1.0",
+            "session_id": 0xCAFEF00D,
+        },
     }
     assert shuffler() == up
 
@@ -54,9 +76,13 @@ def test_device_health_as_the_conductor_reports_it_up_stale_down(api):
     api.service.device_fault("shuffler", "link-lost", "no frame from the device for 3.010 s")
     clocks.advance(1.0)
     assert shuffler() == {
-        **up, "status": "fault", "link": "down",
-        "faults": [{"kind": "link-lost", "detail": "no frame from the device for 3.010 s"}], "link_since": "2025-03-01T20:00:05.250000Z",
-        "link_reason": "no frame from the device for 3.010 s", "silent_for_ms": 4250,
+        **up,
+        "status": "fault",
+        "link": "down",
+        "faults": [{"kind": "link-lost", "detail": "no frame from the device for 3.010 s"}],
+        "link_since": "2025-03-01T20:00:05.250000Z",
+        "link_reason": "no frame from the device for 3.010 s",
+        "silent_for_ms": 4250,
     }
 
 
@@ -68,4 +94,9 @@ def test_the_openapi_document_describes_the_health_fields(api):
     for name in ("status", "link", "link_since", "link_reason", "last_seen", "silent_for_ms", "identity"):
         assert fields[name].get("description"), name
     assert set(schemas["DeviceIdentityPublic"]["properties"]) == {
-        "model", "serial_number", "firmware", "protocol", "session_id"}
+        "model",
+        "serial_number",
+        "firmware",
+        "protocol",
+        "session_id",
+    }

@@ -46,8 +46,13 @@ def test_no_request_gives_a_500_or_breaks_its_schema(fuzzed):
         auth = {"Authorization": headers[(operation.method.upper(), operation.path)]}
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck),
-                  phases=[Phase.explicit, Phase.generate], database=None)
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.explicit, Phase.generate],
+            database=None,
+        )
         def check(case) -> None:
             if case.path == "/api/stream":
                 case.query = {**(case.query or {}), "follow": "false"}  # the live stream never ends by itself

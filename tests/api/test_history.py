@@ -17,30 +17,30 @@ def numbers(api, **params):
 
 
 FILTERS = [
-        ({}, [4, 3, 2, 1]),
-        ({"order": "oldest"}, [1, 2, 3, 4]),
-        ({"dealer": "bob"}, [2]),
-        ({"dealer": "ann"}, [4, 3, 1]),
-        ({"voided": "true"}, [3, 2]),  # a misdeal voids the round
-        ({"voided": "false"}, [4, 1]),
-        ({"misdeal": "true"}, [3]),
-        ({"override": "true"}, [4]),
-        ({"outcome": "win"}, [4, 1]),
-        ({"outcome": "loss"}, []),
-        ({"position": 5, "outcome": "push"}, [4, 1]),
-        ({"position": 5, "outcome": "win"}, []),
-        ({"position": 4}, []),  # position 4 had no wager in any round
-        ({"position": 3}, [4, 3, 2, 1]),
-        ({"card": "As"}, [4, 1]),  # dealt to position 3 (no hands on a void or a misdeal)
-        ({"card": "Kc", "position": 5}, [4, 1]),
-        ({"card": "As", "position": 5}, []),
-        ({"card": "as"}, [4, 1]),  # codes are case-insensitive in, canonical out
-        ({"high_category": "one-pair"}, [4, 1]),  # position 3's high hand As Ah 9c 8c 2c
-        ({"high_category": "one-pair", "position": 1}, []),  # the banker's: ace high
-        ({"low_category": "pair", "position": 3}, [4, 1]),  # K-K in front
-        ({"seven_card_category": "flush"}, []),
-        ({"game": "double-joker"}, []),
-        ({"game": "standard", "voided": "false", "override": "false"}, [1]),
+    ({}, [4, 3, 2, 1]),
+    ({"order": "oldest"}, [1, 2, 3, 4]),
+    ({"dealer": "bob"}, [2]),
+    ({"dealer": "ann"}, [4, 3, 1]),
+    ({"voided": "true"}, [3, 2]),  # a misdeal voids the round
+    ({"voided": "false"}, [4, 1]),
+    ({"misdeal": "true"}, [3]),
+    ({"override": "true"}, [4]),
+    ({"outcome": "win"}, [4, 1]),
+    ({"outcome": "loss"}, []),
+    ({"position": 5, "outcome": "push"}, [4, 1]),
+    ({"position": 5, "outcome": "win"}, []),
+    ({"position": 4}, []),  # position 4 had no wager in any round
+    ({"position": 3}, [4, 3, 2, 1]),
+    ({"card": "As"}, [4, 1]),  # dealt to position 3 (no hands on a void or a misdeal)
+    ({"card": "Kc", "position": 5}, [4, 1]),
+    ({"card": "As", "position": 5}, []),
+    ({"card": "as"}, [4, 1]),  # codes are case-insensitive in, canonical out
+    ({"high_category": "one-pair"}, [4, 1]),  # position 3's high hand As Ah 9c 8c 2c
+    ({"high_category": "one-pair", "position": 1}, []),  # the banker's: ace high
+    ({"low_category": "pair", "position": 3}, [4, 1]),  # K-K in front
+    ({"seven_card_category": "flush"}, []),
+    ({"game": "double-joker"}, []),
+    ({"game": "standard", "voided": "false", "override": "false"}, [1]),
 ]
 
 
@@ -57,9 +57,13 @@ def test_a_hand_category_pages_the_same_whether_rare_or_common(four_rounds, monk
         monkeypatch.setattr(history, "SPARSE", sparse)
         first = four_rounds.get("/api/rounds", params={"high_category": "one-pair", "limit": 1}).json()
         assert ([r["number"] for r in first["rounds"]], first["next_cursor"]) == ([4], 4)
-        rest = four_rounds.get("/api/rounds", params={"high_category": "one-pair", "limit": 1, "cursor": 4}).json()
+        rest = four_rounds.get(
+            "/api/rounds", params={"high_category": "one-pair", "limit": 1, "cursor": 4}
+        ).json()
         assert ([r["number"] for r in rest["rounds"]], rest["next_cursor"]) == ([1], None)
-        oldest = four_rounds.get("/api/rounds", params={"high_category": "one-pair", "order": "oldest"}).json()
+        oldest = four_rounds.get(
+            "/api/rounds", params={"high_category": "one-pair", "order": "oldest"}
+        ).json()
         assert [r["number"] for r in oldest["rounds"]] == [1, 4]
         assert numbers(four_rounds, high_category="four-of-a-kind") == []
 
@@ -87,7 +91,10 @@ def test_history_pages_with_a_cursor_and_a_time_range(four_rounds):
         ({"outcome": "foul"}, "query.outcome"),
         ({"high_category": "two-pairs"}, "query.high_category"),
         ({"opened_from": "2024-05-01T20:00:00"}, "opened_from needs a time zone"),
-        ({"opened_from": "2024-05-02T00:00:00Z", "opened_to": "2024-05-01T00:00:00Z"}, "opened_from must be before"),
+        (
+            {"opened_from": "2024-05-02T00:00:00Z", "opened_to": "2024-05-01T00:00:00Z"},
+            "opened_from must be before",
+        ),
         ({"cursor": -1}, "query.cursor"),
         ({"order": "random"}, "query.order"),
     ],
@@ -103,7 +110,7 @@ def test_one_round_in_full(four_rounds):
     assert detail["dice"] == [1, 1, 1] and detail["start_position"] == 3
     assert detail["dice_rolled"] == {"faces": [1, 1, 1], "source": "shaker", "roll_id": None}
     assert [p["position"] for p in detail["piles"]] == [3, 4, 5, 6, 7, 1, 2]
-    assert detail["piles"][5]["cards"] == "Ac Qd 9h 7s 5c 3d 2h".split()  # the banker's pile
+    assert detail["piles"][5]["cards"] == ["Ac", "Qd", "9h", "7s", "5c", "3d", "2h"]  # the banker's pile
     assert len(detail["unused"]) == 4
     assert detail["house_way"]["rule_id"] == "high-card.second-and-fourth"
     assert detail["house_way"]["setting"] == {"high": ["Ac", "9h", "5c", "3d", "2h"], "low": ["Qd", "7s"]}
@@ -111,15 +118,44 @@ def test_one_round_in_full(four_rounds):
     positions = {p["position"]: p for p in detail["positions"]}
     assert sorted(positions) == [1, 3, 5]
     assert (positions[1]["high"], positions[1]["low"]) == (["Ac", "9h", "5c", "3d", "2h"], ["Qd", "7s"])
-    assert {k: positions[3][k] for k in ("outcome", "wager_cents", "win_cents", "commission_cents", "net_cents",
-                                          "bonus_paid_cents", "high_category", "low_category")} == {
-        "outcome": "win", "wager_cents": 2500, "win_cents": 2500, "commission_cents": 125, "net_cents": 2375,
-        "bonus_paid_cents": 0, "high_category": "one-pair", "low_category": "pair"}
+    assert {
+        k: positions[3][k]
+        for k in (
+            "outcome",
+            "wager_cents",
+            "win_cents",
+            "commission_cents",
+            "net_cents",
+            "bonus_paid_cents",
+            "high_category",
+            "low_category",
+        )
+    } == {
+        "outcome": "win",
+        "wager_cents": 2500,
+        "win_cents": 2500,
+        "commission_cents": 125,
+        "net_cents": 2375,
+        "bonus_paid_cents": 0,
+        "high_category": "one-pair",
+        "low_category": "pair",
+    }
     assert (positions[5]["outcome"], positions[5]["net_cents"]) == ("push", 0)
-    assert (detail["commission_cents"], detail["house_result_cents"], detail["wagered_cents"]) == (125, -2375, 3500)
+    assert (detail["commission_cents"], detail["house_result_cents"], detail["wagered_cents"]) == (
+        125,
+        -2375,
+        3500,
+    )
     events = detail["events"]
-    assert [e["kind"] for e in events] == ["round.opened", "dice.rolled", "piles.dealt", "player.set", "player.set",
-                                           "dealer.set", "round.settled"]
+    assert [e["kind"] for e in events] == [
+        "round.opened",
+        "dice.rolled",
+        "piles.dealt",
+        "player.set",
+        "player.set",
+        "dealer.set",
+        "round.settled",
+    ]
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
     assert all(b["prev_hash"] == a["hash"] for a, b in zip(events, events[1:]))
     assert events[0]["actor"] == "ann" and events[0]["payload"]["wagers"]["3"]["main"] == 2500
@@ -129,7 +165,12 @@ def test_a_misdeal_in_full_has_its_piles_and_no_house_way(four_rounds):
     detail = four_rounds.get("/api/rounds/t1-3").json()
     assert detail["misdeal"] and detail["voided"] and detail["void_reason"].startswith("misdeal: ")
     assert detail["house_way"] is None and [p["position"] for p in detail["piles"]] == [None] * 7
-    assert [e["kind"] for e in detail["events"]] == ["round.opened", "dice.rolled", "piles.dealt", "alert.raised"]
+    assert [e["kind"] for e in detail["events"]] == [
+        "round.opened",
+        "dice.rolled",
+        "piles.dealt",
+        "alert.raised",
+    ]
 
 
 def test_replay_gives_the_state_after_each_event(four_rounds):
@@ -146,7 +187,10 @@ def test_replay_gives_the_state_after_each_event(four_rounds):
     ]
     assert steps[5]["actor"] == "bob" and steps[5]["state"]["override"]["reason"] == "approved misread"
     last = steps[-1]["state"]["settlement"]
-    assert [(p["position"], p["outcome"], p["net"]) for p in last["positions"]] == [(3, "win", 2375), (5, "push", 0)]
+    assert [(p["position"], p["outcome"], p["net"]) for p in last["positions"]] == [
+        (3, "win", 2375),
+        (5, "push", 0),
+    ]
     # the refused dealer setting and the alerts are in the round's events, not replay steps
     assert "round.refused" in [e["kind"] for e in four_rounds.get("/api/rounds/t1-4").json()["events"]]
 

@@ -20,7 +20,9 @@ from .conftest import add_people
 def write(engine, count: int) -> None:
     with unit_of_work(engine) as session:
         for n in range(count):
-            append_event(session, table_id="t1", round_id=None, kind="table.note", actor="system", payload={"n": n})
+            append_event(
+                session, table_id="t1", round_id=None, kind="table.note", actor="system", payload={"n": n}
+            )
 
 
 async def test_a_terminal_behind_the_buffer_is_served_from_the_store(engine):
@@ -59,8 +61,12 @@ def test_stopping_the_server_ends_open_streams_at_once(tmp_path, engine):
     connected, ended = threading.Event(), threading.Event()
 
     def follow(base: str) -> None:
-        with httpx.Client(timeout=30) as client, client.stream(
-                "GET", f"{base}/api/stream", headers={"Authorization": f"Bearer {tokens['pit']}"}) as answer:
+        with (
+            httpx.Client(timeout=30) as client,
+            client.stream(
+                "GET", f"{base}/api/stream", headers={"Authorization": f"Bearer {tokens['pit']}"}
+            ) as answer,
+        ):
             connected.set()
             for _ in answer.iter_lines():
                 pass

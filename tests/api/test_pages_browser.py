@@ -38,17 +38,28 @@ from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SETUP = "scripts/setup-test-host.sh"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage", "--window-size=1400,1000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1000",
+]
 
 
 @pytest.fixture(scope="session")
 def browser_installed() -> None:
     missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
     if missing:
-        pytest.fail(f"no headless browser ({', '.join(missing)} missing): install it with: bash {SETUP}",
-                    pytrace=False)
+        pytest.fail(
+            f"no headless browser ({', '.join(missing)} missing): install it with: bash {SETUP}",
+            pytrace=False,
+        )
 
 
 @pytest.fixture
@@ -72,21 +83,30 @@ def browser(browser_installed, tmp_path) -> Iterator[webdriver.Chrome]:
         yield driver
         violations = csp_violations(driver)
         if violations:
-            pytest.fail("the Content-Security-Policy blocked something:\n" + "\n".join(violations), pytrace=False)
+            pytest.fail(
+                "the Content-Security-Policy blocked something:\n" + "\n".join(violations), pytrace=False
+            )
     finally:
         driver.quit()
 
 
 def csp_violations(driver) -> list[str]:
     """The console's CSP reports since the last call (reading the console empties it)."""
-    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+    return [
+        entry["message"]
+        for entry in driver.get_log("browser")
+        if "Content Security Policy" in entry["message"]
+    ]
 
 
 def wait_for(driver, condition, timeout: float = 10):
     """Wait until ``condition`` holds; a page re-rendering under the check is checked again."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.05,
-                         ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)).until(
-        lambda d: condition(d))
+    return WebDriverWait(
+        driver,
+        timeout,
+        poll_frequency=0.05,
+        ignored_exceptions=(StaleElementReferenceException, NoSuchElementException),
+    ).until(lambda d: condition(d))
 
 
 def text(driver, css: str) -> str:
@@ -138,18 +158,28 @@ def test_history_round_detail_and_replay(site, browser):
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".round-row")) == 2)
     Select(browser.find_element(By.CSS_SELECTOR, 'select[name="override"]')).select_by_visible_text("true")
     browser.find_element(By.ID, "search").click()
-    wait_for(browser, lambda d: [r.get_attribute("data-round") for r in d.find_elements(By.CSS_SELECTOR, ".round-row")]
-             == ["t1-2"])
+    wait_for(
+        browser,
+        lambda d: (
+            [r.get_attribute("data-round") for r in d.find_elements(By.CSS_SELECTOR, ".round-row")]
+            == ["t1-2"]
+        ),
+    )
     browser.find_element(By.LINK_TEXT, "t1-2").click()
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".event-row")) > 0)
-    kinds = [r.find_elements(By.TAG_NAME, "td")[2].text for r in browser.find_elements(By.CSS_SELECTOR, ".event-row")]
+    kinds = [
+        r.find_elements(By.TAG_NAME, "td")[2].text
+        for r in browser.find_elements(By.CSS_SELECTOR, ".event-row")
+    ]
     assert kinds[:3] == ["round.opened", "dice.rolled", "piles.dealt"] and "dealer.override" in kinds
     assert len(browser.find_elements(By.CSS_SELECTOR, ".position-row")) == 3
     wait_for(browser, lambda d: text(d, "#step").startswith("step 1 of 7"))
     assert text(browser, "#replay-phase") == "open"
     for _ in range(6):
         browser.find_element(By.ID, "next").click()
-    wait_for(browser, lambda d: text(d, "#replay-phase") == "closed" and text(d, "#step").startswith("step 7 of 7"))
+    wait_for(
+        browser, lambda d: text(d, "#replay-phase") == "closed" and text(d, "#step").startswith("step 7 of 7")
+    )
 
 
 def test_the_pit_acknowledges_an_alert_from_the_page(site, browser):
@@ -195,13 +225,17 @@ def test_a_bad_token_is_refused_on_the_sign_in_page_and_a_good_one_then_signs_in
 
 # -- the command forms ------------------------------------------------------------------------
 
+
 def codes(driver, css: str) -> list[str]:
     return [c.get_attribute("data-code") for c in driver.find_elements(By.CSS_SELECTOR, f"{css} .card")]
 
 
 def command_forms(driver) -> dict[str, bool]:
     """The command forms on the table page: id -> shown."""
-    return {f.get_attribute("id"): f.is_displayed() for f in driver.find_elements(By.CSS_SELECTOR, "#commands form")}
+    return {
+        f.get_attribute("id"): f.is_displayed()
+        for f in driver.find_elements(By.CSS_SELECTOR, "#commands form")
+    }
 
 
 def shown(driver) -> set[str]:
@@ -237,15 +271,28 @@ def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviati
     base, api = site
     sign_in(browser, base, api.tokens["dealer"])
     wait_for(browser, lambda d: shown(d) == {"open-round"})
-    assert set(command_forms(browser)) == {"open-round", "player-setting", "dealer-setting"}  # no void, override, open/close
+    assert set(command_forms(browser)) == {
+        "open-round",
+        "player-setting",
+        "dealer-setting",
+    }  # no void, override, open/close
     assert nav_links(browser) == ["Table"] and text(browser, "#who") == "ann (dealer)"
 
     submit(browser, "open-round", **{"main-3": "25.555"})  # refused on the page: nothing is sent
-    wait_for(browser, lambda d: form_error(d, "open-round")
-             == 'position 3: "25.555" is not an amount in dollars and cents (like 25 or 25.50)')
+    wait_for(
+        browser,
+        lambda d: (
+            form_error(d, "open-round")
+            == 'position 3: "25.555" is not an amount in dollars and cents (like 25 or 25.50)'
+        ),
+    )
     submit(browser, "open-round", **{"main-3": "4.99"})  # below the table's minimum: the API's reason
-    wait_for(browser, lambda d: form_error(d, "open-round")
-             == "body.wagers.3.main: Input should be greater than or equal to 500")
+    wait_for(
+        browser,
+        lambda d: (
+            form_error(d, "open-round") == "body.wagers.3.main: Input should be greater than or equal to 500"
+        ),
+    )
     assert api.service.round.round_id == "t1-2"
 
     submit(browser, "open-round", **{"main-3": "25", "main-5": "10.10"})
@@ -258,19 +305,32 @@ def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviati
     api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
     wait_for(browser, lambda d: shown(d) == {"player-setting"})  # the dealer's page looks every 2 s
     submit(browser, "player-setting", position="3", high="As Ah 9c 8c 3c", low="Kd Kh")
-    wait_for(browser, lambda d: form_error(d, "player-setting")
-             == "player.set refused in phase players-setting: setting is not position 3's seven cards")
+    wait_for(
+        browser,
+        lambda d: (
+            form_error(d, "player-setting")
+            == "player.set refused in phase players-setting: setting is not position 3's seven cards"
+        ),
+    )
     submit(browser, "player-setting", position="3", high="As Ah 9c 8c 2c", low="Kd Kh")
-    wait_for(browser, lambda d: codes(d, 'tr[data-position="3"]')[-7:] == ["As", "Ah", "9c", "8c", "2c", "Kd", "Kh"])
+    wait_for(
+        browser,
+        lambda d: codes(d, 'tr[data-position="3"]')[-7:] == ["As", "Ah", "9c", "8c", "2c", "Kd", "Kh"],
+    )
     assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#player-setting option")] == ["5"]
     submit(browser, "player-setting", position="5", high="Kc 8d 6s 4h 3c", low="Qh Jd")
     wait_for(browser, lambda d: shown(d) == {"dealer-setting"})
 
     submit(browser, "dealer-setting", high=" ".join(MIS_SET["high"]), low=" ".join(MIS_SET["low"]))
     wait_for(browser, lambda d: d.find_element(By.ID, "deviation").is_displayed())
-    assert codes(browser, "#deviation-high") == HOUSE_WAY["high"] and codes(browser, "#deviation-low") == HOUSE_WAY["low"]
+    assert (
+        codes(browser, "#deviation-high") == HOUSE_WAY["high"]
+        and codes(browser, "#deviation-low") == HOUSE_WAY["low"]
+    )
     assert text(browser, "#deviation-rule") == "high-card.second-and-fourth"
-    assert form_error(browser, "dealer-setting").startswith("dealer.set refused in phase dealer-setting: setting deviates")
+    assert form_error(browser, "dealer-setting").startswith(
+        "dealer.set refused in phase dealer-setting: setting deviates"
+    )
     assert api.service.round.phase == "dealer-setting" and shown(browser) == {"dealer-setting"}
 
     browser.find_element(By.ID, "sign-out").click()  # the pit comes to the table
@@ -280,13 +340,21 @@ def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviati
     assert codes(browser, "#deviation-proposed") == MIS_SET["high"] + MIS_SET["low"]
     override = browser.find_element(By.ID, "override")
     assert [override.find_element(By.NAME, n).get_attribute("value") for n in ("high", "low")] == [
-        " ".join(MIS_SET["high"]), " ".join(MIS_SET["low"])]  # offered: the setting the dealer made
+        " ".join(MIS_SET["high"]),
+        " ".join(MIS_SET["low"]),
+    ]  # offered: the setting the dealer made
     submit(browser, "override", reason="ok")
-    wait_for(browser, lambda d: form_error(d, "override") == "body.reason: String should have at least 3 characters")
+    wait_for(
+        browser,
+        lambda d: form_error(d, "override") == "body.reason: String should have at least 3 characters",
+    )
     submit(browser, "override", reason="approved misread")
     wait_for(browser, lambda d: text(d, "#phase") == "settling")
     wait_for(browser, lambda d: "override by bob" in text(d, 'tr[data-position="1"]'))
-    wait_for(browser, lambda d: "override: bob let the dealer's setting stand: approved misread" in text(d, "#alerts"))
+    wait_for(
+        browser,
+        lambda d: "override: bob let the dealer's setting stand: approved misread" in text(d, "#alerts"),
+    )
     assert not browser.find_element(By.ID, "deviation").is_displayed()
     [overridden] = [e for e in events(api, "t1-3") if e["kind"] == "dealer.override"]
     assert (overridden["actor"], overridden["payload"]["reason"]) == ("bob", "approved misread")
@@ -298,8 +366,14 @@ def test_the_pit_opens_and_voids_a_round_and_closes_and_reopens_the_table(site, 
     base, api = site
     sign_in(browser, base, api.tokens["pit"])
     wait_for(browser, lambda d: shown(d) == {"open-round", "open-close"})
-    assert set(command_forms(browser)) == {"open-round", "player-setting", "dealer-setting", "override", "void",
-                                           "open-close"}
+    assert set(command_forms(browser)) == {
+        "open-round",
+        "player-setting",
+        "dealer-setting",
+        "override",
+        "void",
+        "open-close",
+    }
     # a double submit sends one request: the form's controls are disabled while it is in flight
     browser.execute_script("""
         window.posts = 0;
@@ -330,17 +404,41 @@ def test_the_pit_opens_and_voids_a_round_and_closes_and_reopens_the_table(site, 
     refused = api.post("/api/round", "dealer", json=WAGERS)
     assert (refused.status_code, refused.json()["detail"]) == (409, "round.open refused: the table is closed")
     browser.find_element(By.ID, "open-close-button").click()
-    wait_for(browser, lambda d: text(d, "#table-open") == "table open" and shown(d) == {"open-round", "open-close"})
+    wait_for(
+        browser, lambda d: text(d, "#table-open") == "table open" and shown(d) == {"open-round", "open-close"}
+    )
     stored = api.get("/api/stream", params={"after": 0, "follow": "false"}).text
-    kinds = [(e["kind"], e["actor"]) for e in map(json.loads, re.findall(r"^data: (.*)$", stored, re.M))
-             if e["kind"] in ("table.closed", "table.opened")]  # (each also chains a system table.state)
+    kinds = [
+        (e["kind"], e["actor"])
+        for e in map(json.loads, re.findall(r"^data: (.*)$", stored, re.M))
+        if e["kind"] in ("table.closed", "table.opened")
+    ]  # (each also chains a system table.state)
     assert kinds == [("table.closed", "bob"), ("table.opened", "bob")]
 
 
-CENTS = {"25": 2500, "25.5": 2550, "0.1": 10, "0.10": 10, "1.1": 110, "4.35": 435, "0.29": 29, " 7.25 ": 725,
-         "00012": 1200, "9999999999.99": 999999999999,
-         "1.005": None, "-1": None, "": None, "25.": None, ".5": None, "1e3": None, "1,000": None, "$5": None,
-         "0x10": None, "NaN": None, "12345678901": None}
+CENTS = {
+    "25": 2500,
+    "25.5": 2550,
+    "0.1": 10,
+    "0.10": 10,
+    "1.1": 110,
+    "4.35": 435,
+    "0.29": 29,
+    " 7.25 ": 725,
+    "00012": 1200,
+    "9999999999.99": 999999999999,
+    "1.005": None,
+    "-1": None,
+    "": None,
+    "25.": None,
+    ".5": None,
+    "1e3": None,
+    "1,000": None,
+    "$5": None,
+    "0x10": None,
+    "NaN": None,
+    "12345678901": None,
+}
 """Typed wager -> integer cents (None: refused). 1.1, 4.35 and 0.29 are where float arithmetic
 (x * 100) is off by a hair (110.00000000000001, 434.99999999999994, 28.999999999999996)."""
 
@@ -359,9 +457,12 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
     browser.get(f"{base}/ui/history.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".round-row")) == 2)
 
-    parsed = browser.execute_async_script("""
+    parsed = browser.execute_async_script(
+        """
         const [cases, done] = arguments;
-        import("./app.js").then((app) => done(cases.map((typed) => app.parseCents(typed))));""", list(CENTS))
+        import("./app.js").then((app) => done(cases.map((typed) => app.parseCents(typed))));""",
+        list(CENTS),
+    )
     assert dict(zip(CENTS, parsed)) == CENTS
 
     assert csp_violations(browser) == []  # so far nothing was blocked; the policy is in force:
@@ -381,18 +482,29 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
 def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
     base, api = site
     sign_in(browser, base, api.tokens["admin"], page="admin.html")
-    wait_for(browser, lambda d: [r.get_attribute("data-name") for r in d.find_elements(By.CSS_SELECTOR, ".user-row")]
-             == ["ann", "bob", "cy", "dee"])
+    wait_for(
+        browser,
+        lambda d: (
+            [r.get_attribute("data-name") for r in d.find_elements(By.CSS_SELECTOR, ".user-row")]
+            == ["ann", "bob", "cy", "dee"]
+        ),
+    )
     assert nav_links(browser) == ["Users"]
     submit(browser, "add-user", name="Eve")
-    wait_for(browser, lambda d: form_error(d, "add-user").startswith("body.name: 'Eve' is not a person's name: lowercase"))
+    wait_for(
+        browser,
+        lambda d: form_error(d, "add-user").startswith("body.name: 'Eve' is not a person's name: lowercase"),
+    )
     submit(browser, "add-user", name="eve", role="pit")
     wait_for(browser, lambda d: d.find_element(By.ID, "new-token").is_displayed())
     token = text(browser, "#new-token-value")
     assert token.startswith("pgt_") and text(browser, "#new-token-name") == "eve (pit)"
     me = api.client.get("/api/me", headers={"Authorization": f"Bearer {token}"})
-    assert me.json() == {"name": "eve", "role": "pit", "permissions": ["read-table", "play", "void", "override",
-                                                                       "acknowledge", "open-close", "audit"]}
+    assert me.json() == {
+        "name": "eve",
+        "role": "pit",
+        "permissions": ["read-table", "play", "void", "override", "acknowledge", "open-close", "audit"],
+    }
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".user-row")) == 5)
     submit(browser, "add-user", name="eve", role="dealer")
     wait_for(browser, lambda d: form_error(d, "add-user") == "user 'eve' already exists")
@@ -406,7 +518,10 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
     wait_for(browser, lambda d: text(d, f"{eve} .status") == "disabled")
     assert api.client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
     browser.find_element(By.CSS_SELECTOR, f"{eve} form.new-key button").click()
-    wait_for(browser, lambda d: text(d, "#new-token-value").startswith("pgt_") and text(d, f"{eve} .status") == "active")
+    wait_for(
+        browser,
+        lambda d: text(d, "#new-token-value").startswith("pgt_") and text(d, f"{eve} .status") == "active",
+    )
     new_token = text(browser, "#new-token-value")
     assert new_token != token
     assert api.client.get("/api/me", headers={"Authorization": f"Bearer {new_token}"}).json()["name"] == "eve"
@@ -474,14 +589,19 @@ def banner_shown(driver) -> bool:
 def test_the_pages_say_when_the_controller_stops_answering_and_refresh_when_it_is_back(controller, browser):
     api = controller.api
     sign_in(browser, controller.base, api.tokens["pit"])
-    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2" and text(d, "#devices").startswith("shuffler: ok"))
+    wait_for(
+        browser, lambda d: text(d, "#round-id") == "t1-2" and text(d, "#devices").startswith("shuffler: ok")
+    )
     assert not banner_shown(browser)
 
     controller.stop()
     wait_for(browser, lambda d: banner_shown(d))
     banner = text(browser, BANNER)
-    assert re.fullmatch(r"The table controller is not answering \(nothing since \d\d:\d\d:\d\d\)\. What this page "
-                        r"shows may be out of date; it will refresh when the controller answers again\.", banner), banner
+    assert re.fullmatch(
+        r"The table controller is not answering \(nothing since \d\d:\d\d:\d\d\)\. What this page "
+        r"shows may be out of date; it will refresh when the controller answers again\.",
+        banner,
+    ), banner
     # device health no longer claims "ok, last frame ... ago": nobody is saying so any more
     wait_for(browser, lambda d: DOWN_DEVICE.match(text(d, '#devices li[data-device="shuffler"]')))
     assert text(browser, "#error") == ""  # no small "Failed to fetch" beside the banner
@@ -491,7 +611,10 @@ def test_the_pages_say_when_the_controller_stops_answering_and_refresh_when_it_i
 
     assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201  # the table goes on meanwhile
     controller.start()
-    wait_for(browser, lambda d: not banner_shown(d) and text(d, "#round-id") == "t1-3" and text(d, "#phase") == "open")
+    wait_for(
+        browser,
+        lambda d: not banner_shown(d) and text(d, "#round-id") == "t1-3" and text(d, "#phase") == "open",
+    )
     assert text(browser, '#devices li[data-device="shuffler"]') == "shuffler: ok · link never up"
     voided = api.post("/api/round/void", "pit", json={"reason": "testing the stream"})
     assert voided.status_code == 200, voided.text
@@ -511,7 +634,12 @@ def test_the_alerts_page_tells_a_dealer_once_and_asks_nothing_it_would_be_refuse
     base, api = site
     sign_in(browser, base, api.tokens["dealer"])
     browser.get(f"{base}/ui/alerts.html")
-    wait_for(browser, lambda d: text(d, "#error") == "Alerts are for the pit and surveillance: the dealer role cannot see them.")
+    wait_for(
+        browser,
+        lambda d: (
+            text(d, "#error") == "Alerts are for the pit and surveillance: the dealer role cannot see them."
+        ),
+    )
     browser.execute_script("window.setTimeout(() => { window.waited = true; }, 2500)")
     wait_for(browser, lambda d: d.execute_script("return window.waited === true"))
     asked = browser.execute_script("""
@@ -531,18 +659,33 @@ def test_the_history_rows_follow_a_round_being_played_until_it_closes(site, brow
     browser.get(f"{base}/ui/history.html")
 
     def phases(driver) -> dict[str, str]:
-        return {r.get_attribute("data-round"): r.find_element(By.CSS_SELECTOR, ".round-phase").text
-                for r in driver.find_elements(By.CSS_SELECTOR, ".round-row")}
+        return {
+            r.get_attribute("data-round"): r.find_element(By.CSS_SELECTOR, ".round-phase").text
+            for r in driver.find_elements(By.CSS_SELECTOR, ".round-row")
+        }
 
     wait_for(browser, lambda d: phases(d) == {"t1-3": "players-setting", "t1-2": "closed", "t1-1": "closed"})
-    api.post("/api/round/players/3/setting", "dealer", json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]})
-    api.post("/api/round/players/5/setting", "dealer", json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]})
+    api.post(
+        "/api/round/players/3/setting",
+        "dealer",
+        json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]},
+    )
+    api.post(
+        "/api/round/players/5/setting",
+        "dealer",
+        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
+    )
     assert api.post("/api/round/dealer/setting", "dealer", json=HOUSE_WAY).status_code == 200
     api.service.settle()
     wait_for(browser, lambda d: phases(d)["t1-3"] == "closed")  # not the phase it had when the page was read
     assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
-    wait_for(browser, lambda d: [r.get_attribute("data-round") for r in d.find_elements(By.CSS_SELECTOR, ".round-row")]
-             == ["t1-4", "t1-3", "t1-2", "t1-1"])
+    wait_for(
+        browser,
+        lambda d: (
+            [r.get_attribute("data-round") for r in d.find_elements(By.CSS_SELECTOR, ".round-row")]
+            == ["t1-4", "t1-3", "t1-2", "t1-1"]
+        ),
+    )
     assert phases(browser)["t1-4"] == "open"
 
 
@@ -555,10 +698,20 @@ def test_the_table_page_marks_a_fouled_hand(site, browser):
     piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
     api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
     # position 3 puts its aces in front of its kings: the low hand outranks the high hand (001)
-    api.post("/api/round/players/3/setting", "dealer", json={"high": ["Kd", "Kh", "9c", "8c", "2c"], "low": ["As", "Ah"]})
-    api.post("/api/round/players/5/setting", "dealer", json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]})
-    wait_for(browser, lambda d: text(d, "#phase") == "dealer-setting"
-             and len(codes(d, 'tr[data-position="5"]')) == 14)
+    api.post(
+        "/api/round/players/3/setting",
+        "dealer",
+        json={"high": ["Kd", "Kh", "9c", "8c", "2c"], "low": ["As", "Ah"]},
+    )
+    api.post(
+        "/api/round/players/5/setting",
+        "dealer",
+        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
+    )
+    wait_for(
+        browser,
+        lambda d: text(d, "#phase") == "dealer-setting" and len(codes(d, 'tr[data-position="5"]')) == 14,
+    )
     fouled = browser.find_element(By.CSS_SELECTOR, 'tr[data-position="3"]')
     assert "fouled" in fouled.get_attribute("class").split()
     assert fouled.find_element(By.CSS_SELECTOR, ".foul-mark").text == "FOUL"

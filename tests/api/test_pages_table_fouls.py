@@ -39,9 +39,15 @@ def test_a_wrong_split_of_the_seven_cards_is_a_foul(api):
     assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
     deal_round(api)
     state, rules = api.service.round, api.service.round_rules
-    four_three = PlayerSet(position=3, high=["As", "Ah", "Kd", "Kh"], low=["9c", "8c", "2c"], actor="ann")  # 004
-    high_card_behind = PlayerSet(position=5, high=["Qh", "Jd", "8d", "6s", "4h"], low=["Kc", "3c"], actor="ann")
-    state = apply(apply(state, four_three, rules), high_card_behind, rules)  # K-3 in front beats Q high behind
+    four_three = PlayerSet(
+        position=3, high=["As", "Ah", "Kd", "Kh"], low=["9c", "8c", "2c"], actor="ann"
+    )  # 004
+    high_card_behind = PlayerSet(
+        position=5, high=["Qh", "Jd", "8d", "6s", "4h"], low=["Kc", "3c"], actor="ann"
+    )
+    state = apply(
+        apply(state, four_three, rules), high_card_behind, rules
+    )  # K-3 in front beats Q high behind
     made = {s.position: s.fouled for s in live_round_view(state).player_settings}
     assert made == {3: True, 5: True}
 

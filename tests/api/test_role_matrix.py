@@ -26,7 +26,9 @@ MATRIX = {
     ("POST", "/api/table/hold/clear"): ({P}, {}),
     ("POST", "/api/round"): ({D, P}, {"json": WAGERS}),
     ("POST", "/api/round/players/{position}/setting"): (
-        {D, P}, {"json": {"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]}}),
+        {D, P},
+        {"json": {"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]}},
+    ),
     ("POST", "/api/round/dealer/setting"): ({D, P}, {"json": HOUSE_WAY}),
     ("POST", "/api/round/dealer/override"): ({P}, {"json": {**HOUSE_WAY, "reason": "pit approved"}}),
     ("POST", "/api/round/void"): ({P}, {"json": {"reason": "wrong wagers"}}),
@@ -37,9 +39,14 @@ MATRIX = {
     ("POST", "/api/alerts/{seq}/acknowledge"): ({P}, {"json": {"note": "seen"}}),
     ("GET", "/api/reports/day"): (AUDIT, {"params": {"date": "2024-05-01"}}),
     ("GET", "/api/reports/day.csv"): (AUDIT, {"params": {"date": "2024-05-01"}}),
-    ("GET", "/api/reports/shift"): (AUDIT, {"params": {"start": "2024-05-01T00:00:00Z", "end": "2024-05-01T08:00:00Z"}}),
+    ("GET", "/api/reports/shift"): (
+        AUDIT,
+        {"params": {"start": "2024-05-01T00:00:00Z", "end": "2024-05-01T08:00:00Z"}},
+    ),
     ("GET", "/api/reports/shift.csv"): (
-        AUDIT, {"params": {"start": "2024-05-01T00:00:00Z", "end": "2024-05-01T08:00:00Z"}}),
+        AUDIT,
+        {"params": {"start": "2024-05-01T00:00:00Z", "end": "2024-05-01T08:00:00Z"}},
+    ),
     ("GET", "/api/devices/events"): ({S}, {}),
     ("GET", "/api/stream"): (AUDIT, {"params": {"after": 0, "follow": "false"}}),
     ("GET", "/api/users"): ({A}, {}),
@@ -72,7 +79,9 @@ def concrete(path: str) -> str:
 def test_every_endpoint_of_the_app_is_in_the_matrix(api):
     assert operations(api.client.app) == set(MATRIX)
     # everything else the app serves is public: the OpenAPI document, the home redirect, the pages
-    public = {route.path for route in api.client.app.router.routes if getattr(route, "path", None) is not None}
+    public = {
+        route.path for route in api.client.app.router.routes if getattr(route, "path", None) is not None
+    }
     assert public == {"/openapi.json", "/", "/ui"}
     assert STATIC_DIR.is_dir()
 

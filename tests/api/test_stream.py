@@ -35,8 +35,10 @@ class Terminal:
             headers["Last-Event-ID"] = self.last_id
         params = {} if after is None else {"after": after}
         got = 0
-        with httpx.Client(timeout=timeout) as client, client.stream(
-                "GET", f"{self.base}/api/stream", headers=headers, params=params) as answer:
+        with (
+            httpx.Client(timeout=timeout) as client,
+            client.stream("GET", f"{self.base}/api/stream", headers=headers, params=params) as answer,
+        ):
             assert answer.status_code == 200
             assert answer.headers["content-type"].startswith("text/event-stream")
             event: dict[str, str] = {}
@@ -96,7 +98,9 @@ def test_a_live_terminal_sees_new_events_as_they_are_stored(served):
     api.service.journal("shuffler", "card-read", {"frame": "02a1"})
     reader.join(timeout=10)
     assert [(e["seq"], e["kind"], e["actor"]) for e in terminal.received] == [
-        (8, "round.opened", "ann"), (9, "device.shuffler.card-read", "device:shuffler")]
+        (8, "round.opened", "ann"),
+        (9, "device.shuffler.card-read", "device:shuffler"),
+    ]
 
 
 def test_the_pits_stream_leaves_out_raw_device_events(served):

@@ -22,11 +22,16 @@ def _to_dealer_setting(api) -> None:
 
 def test_a_fouled_banker_hand_is_refused_with_the_reason_for_the_dealer_and_the_pit(api):
     _to_dealer_setting(api)
-    for path, role, body in (("/api/round/dealer/setting", "dealer", FOUL),
-                             ("/api/round/dealer/override", "pit", {**FOUL, "reason": "pit approved"})):
+    for path, role, body in (
+        ("/api/round/dealer/setting", "dealer", FOUL),
+        ("/api/round/dealer/override", "pit", {**FOUL, "reason": "pit approved"}),
+    ):
         answer = api.post(path, role, json=body)
         assert answer.status_code == 409, answer.text
-        assert "the banker's hand may never be a foul: low Ac Qd outranks high 9h 7s 5c 3d 2h" in answer.json()["detail"]
+        assert (
+            "the banker's hand may never be a foul: low Ac Qd outranks high 9h 7s 5c 3d 2h"
+            in answer.json()["detail"]
+        )
     state = api.get("/api/table").json()
     assert state["round"]["phase"] == "dealer-setting" and state["round_held"] is None
 
@@ -36,8 +41,11 @@ def test_a_held_round_is_shown_and_only_a_void_moves_it(api):
     api.service.hold_round("the conductor failed in dealer-setting: RuntimeError: boom")
     state = api.get("/api/table").json()
     assert "RuntimeError: boom" in state["round_held"]
-    answer = api.post("/api/round/dealer/setting", "dealer",
-                      json={"high": ["Ac", "9h", "5c", "3d", "2h"], "low": ["Qd", "7s"]})
+    answer = api.post(
+        "/api/round/dealer/setting",
+        "dealer",
+        json={"high": ["Ac", "9h", "5c", "3d", "2h"], "low": ["Qd", "7s"]},
+    )
     assert answer.status_code == 409 and "only a pit void moves it on" in answer.json()["detail"]
     assert api.post("/api/round/void", "pit", json={"reason": "held by the controller"}).status_code == 200
     assert api.get("/api/table").json()["round_held"] is None

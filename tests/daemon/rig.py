@@ -21,7 +21,13 @@ from simulators.device_link import DeviceLinkConfig
 from simulators.dice_shaker import DiceShakerSimulator
 from simulators.shuffler.simulator import ShufflerSimulator
 from table_controller.autodealer import AutoDealer
-from table_controller.conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter, recent_device_events
+from table_controller.conductor import (
+    Conductor,
+    RngDice,
+    ShakerAdapter,
+    ShufflerAdapter,
+    recent_device_events,
+)
 from table_controller.game.cards import Game
 from table_controller.service import TableService
 from table_controller.settings import AutoDealerSettings, TableSettings
@@ -32,8 +38,16 @@ TABLE = "t1"
 # takes longer than a few heartbeats on a loaded machine (fsync) must not look like a pulled cable.
 # The host no longer counts its own commit as silence and keeps sending heartbeats meanwhile
 # (link.md 6); the margin stays for a loaded machine, where a thread may wait long for the GIL.
-HOST_LINK = LinkConfig(heartbeat_interval=0.05, loss_after_heartbeats=20, ack_timeout=0.25, hello_timeout=0.1,
-                       backoff_initial=0.02, backoff_max=0.2, poll_interval=0.005, stale_frame_after=0.1)
+HOST_LINK = LinkConfig(
+    heartbeat_interval=0.05,
+    loss_after_heartbeats=20,
+    ack_timeout=0.25,
+    hello_timeout=0.1,
+    backoff_initial=0.02,
+    backoff_max=0.2,
+    poll_interval=0.005,
+    stale_frame_after=0.1,
+)
 DEVICE_LINK = DeviceLinkConfig(ack_timeout=0.25, loss_after_heartbeats=20, stale_frame_after=0.1)
 
 
@@ -51,10 +65,22 @@ class Devices:
             self.shaker.close()
 
 
-def devices(game: Game = Game.STANDARD, *, shuffler_faults=(), shaker_faults=(), seed: int = 7,
-            rng_dice: bool = False, pile_interval: float = 0.0) -> Devices:
-    shuffler = ShufflerSimulator(seed=seed, faults=list(shuffler_faults), jokers=game.jokers,
-                                 pile_interval=pile_interval, link_config=DEVICE_LINK).start()
+def devices(
+    game: Game = Game.STANDARD,
+    *,
+    shuffler_faults=(),
+    shaker_faults=(),
+    seed: int = 7,
+    rng_dice: bool = False,
+    pile_interval: float = 0.0,
+) -> Devices:
+    shuffler = ShufflerSimulator(
+        seed=seed,
+        faults=list(shuffler_faults),
+        jokers=game.jokers,
+        pile_interval=pile_interval,
+        link_config=DEVICE_LINK,
+    ).start()
     if rng_dice:
         return Devices(shuffler, None)
     shaker = DiceShakerSimulator(seed=seed, faults=list(shaker_faults), link_config=DEVICE_LINK)
@@ -71,27 +97,47 @@ class Table:
     settled: int | None = None
 
 
-def build(engine, devs: Devices, *, game: Game = Game.STANDARD, auto: bool = True, seed: int = 11,
-          step_delay: float = 0.0, **settings: Any) -> Table:
+def build(
+    engine,
+    devs: Devices,
+    *,
+    game: Game = Game.STANDARD,
+    auto: bool = True,
+    seed: int = 11,
+    step_delay: float = 0.0,
+    **settings: Any,
+) -> Table:
     """A service and a conductor on ``engine`` for the simulated ``devs`` (not started)."""
-    table_settings = TableSettings(table_id=TABLE, game=game,
-                                   auto_dealer=AutoDealerSettings(enabled=auto, seed=seed), **settings)
+    table_settings = TableSettings(
+        table_id=TABLE, game=game, auto_dealer=AutoDealerSettings(enabled=auto, seed=seed), **settings
+    )
     service = TableService(table_settings, engine)
     stop = asyncio.Event()
     known = recent_device_events(engine, TABLE)
     shuffler = ShufflerAdapter(
         service,
-        lambda journal: ShufflerDriver.from_url(devs.shuffler.url, url_packages=("simulators.shuffler",),
-                                                link_config=HOST_LINK, journal=journal),
-        stop=stop, known=known, deck_size=game.deck_size, retry_interval=0.05, answer_timeout=5.0)
+        lambda journal: ShufflerDriver.from_url(
+            devs.shuffler.url, url_packages=("simulators.shuffler",), link_config=HOST_LINK, journal=journal
+        ),
+        stop=stop,
+        known=known,
+        deck_size=game.deck_size,
+        retry_interval=0.05,
+        answer_timeout=5.0,
+    )
     if devs.shaker is None:
         dice = RngDice()
     else:
         dice = ShakerAdapter(
             service,
-            lambda journal: DiceShakerDriver.over_usb(backend=devs.backend, link_config=HOST_LINK,
-                                                      journal=journal),
-            stop=stop, known=known, roll_timeout=5.0, retry_interval=0.05)
+            lambda journal: DiceShakerDriver.over_usb(
+                backend=devs.backend, link_config=HOST_LINK, journal=journal
+            ),
+            stop=stop,
+            known=known,
+            roll_timeout=5.0,
+            retry_interval=0.05,
+        )
     auto_dealer = AutoDealer(table_settings.auto_dealer, game, table_settings.limits) if auto else None
     conductor = Conductor(service, shuffler, dice, stop=stop, auto_dealer=auto_dealer, step_delay=step_delay)
     return Table(service, conductor, stop, engine)

@@ -25,7 +25,9 @@ def _dealer(**rates) -> AutoDealer:
 
 def _players_setting_round():
     state = open_round(opened({3: 2500, 5: 1000}))
-    state = apply(state, DiceRolled(faces=(1, 1, 1), source="rng"), RULES)  # total 3: first pile to position 3
+    state = apply(
+        state, DiceRolled(faces=(1, 1, 1), source="rng"), RULES
+    )  # total 3: first pile to position 3
     piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
     return apply(state, PilesDealt(piles=piles, unused=unused), RULES)
 
@@ -43,7 +45,9 @@ def test_wagers_are_whole_table_minimums_within_the_limits_on_positions_2_to_7()
 
 def test_double_joker_positions_sometimes_make_bonus_wagers_within_max_bonus():
     dealer = AutoDealer(AutoDealerSettings(enabled=True, seed=3, bonus_rate=0.5), Game.DOUBLE_JOKER, LIMITS)
-    bonuses = [w for n in range(1, 101) for w in dealer.wagers(n).values() for w in (w.big_hand, w.joker_bonus)]
+    bonuses = [
+        w for n in range(1, 101) for w in dealer.wagers(n).values() for w in (w.big_hand, w.joker_bonus)
+    ]
     made = [b for b in bonuses if b]
     assert made and len(made) < len(bonuses)
     assert all(b % 100 == 0 and 100 <= b <= LIMITS.max_bonus for b in made)
@@ -59,8 +63,11 @@ def test_with_no_deviation_rates_a_player_sets_by_the_house_way():
     state = _players_setting_round()
     decision = _dealer(other_setting_rate=0, foul_rate=0).player_setting(state, 3, RULES)
     # A-A and K-K (002, "Two pairs: the two cards will be the lowest pair"): K-K in front.
-    assert (decision.choice, decision.high, sorted(decision.low)) == ("house-way", codes(parse_cards("As Ah 9c 8c 2c")),
-                                                                      ["Kd", "Kh"])
+    assert (decision.choice, decision.high, sorted(decision.low)) == (
+        "house-way",
+        codes(parse_cards("As Ah 9c 8c 2c")),
+        ["Kd", "Kh"],
+    )
 
 
 def test_a_player_told_to_foul_puts_a_low_hand_that_outranks_the_high_hand():

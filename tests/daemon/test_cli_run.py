@@ -20,8 +20,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     environment = {**os.environ, "TABLE_SIMULATOR__PILE_INTERVAL": "0", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "table_controller", *args], cwd=REPO, env=environment,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "table_controller", *args],
+        cwd=REPO,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def log_lines(stderr: str) -> list[dict]:
@@ -52,12 +58,17 @@ def test_simulate_three_rounds_then_a_second_run_continues_the_numbering(tmp_pat
         if line["event"] == "round.summary":
             current = None
     assert stored(tmp_path, "SELECT number, phase FROM rounds ORDER BY number") == [
-        (1, "closed"), (2, "closed"), (3, "closed")]
+        (1, "closed"),
+        (2, "closed"),
+        (3, "closed"),
+    ]
 
     second = cli("run", "--simulate", "--rounds", "2", "--data-dir", str(tmp_path), "--seed", "4")
     assert second.returncode == 0, second.stderr[-3000:]
     assert stored(tmp_path, "SELECT number, phase FROM rounds WHERE number > 3 ORDER BY number") == [
-        (4, "closed"), (5, "closed")]
+        (4, "closed"),
+        (5, "closed"),
+    ]
     assert stored(tmp_path, "SELECT count(*) FROM events WHERE kind = 'round.settled'") == [(5,)]
     verified = cli("audit", "verify", "--data-dir", str(tmp_path))
     assert verified.returncode == 0 and verified.stdout.startswith("audit chain whole:")
@@ -73,8 +84,12 @@ def test_audit_verify_names_the_first_broken_link_after_a_row_is_edited_behind_t
     try:
         with engine.begin() as connection:  # an owner drops the guards, then edits the dice
             connection.execute(text("DROP TRIGGER events_no_update"))
-            connection.execute(text("UPDATE events SET payload = replace(payload, '\"faces\":[', '\"faces\":[6,') "
-                                    "WHERE kind = 'dice.rolled'"))
+            connection.execute(
+                text(
+                    "UPDATE events SET payload = replace(payload, '\"faces\":[', '\"faces\":[6,') "
+                    "WHERE kind = 'dice.rolled'"
+                )
+            )
     finally:
         engine.dispose()
     verified = cli("audit", "verify", "--data-dir", str(tmp_path))
@@ -84,12 +99,18 @@ def test_audit_verify_names_the_first_broken_link_after_a_row_is_edited_behind_t
     assert f"table table-1, seq {seq} (event id {event_id}): hash-mismatch" in lines[1]
 
 
-@pytest.mark.parametrize(("env", "named"), [
-    ({"TABLE_LIMITS__MAX_MAIN": "-5"}, "limits.max_main"),
-    ({"TABLE_GAME": "baccarat"}, "game"),
-    ({"TABLE_STEP_DELAY": "-1"}, "step_delay"),
-    ({"TABLE_AUTO_DEALER__FOUL_RATE": "0.9", "TABLE_AUTO_DEALER__OTHER_SETTING_RATE": "0.5"}, "auto_dealer"),
-])
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"TABLE_LIMITS__MAX_MAIN": "-5"}, "limits.max_main"),
+        ({"TABLE_GAME": "baccarat"}, "game"),
+        ({"TABLE_STEP_DELAY": "-1"}, "step_delay"),
+        (
+            {"TABLE_AUTO_DEALER__FOUL_RATE": "0.9", "TABLE_AUTO_DEALER__OTHER_SETTING_RATE": "0.5"},
+            "auto_dealer",
+        ),
+    ],
+)
 def test_a_bad_configuration_is_refused_at_start_with_the_field_named(tmp_path, env, named):
     result = cli("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path), env=env)
     assert result.returncode == 2
@@ -124,9 +145,14 @@ def _started_simulators(process: subprocess.Popen) -> tuple[list[int], list[dict
 
 def _daemon(tmp_path: Path) -> subprocess.Popen:
     env = {**os.environ, "TABLE_SIMULATOR__PILE_INTERVAL": "0", "TABLE_STEP_DELAY": "0.05"}
-    return subprocess.Popen([sys.executable, "-m", "table_controller", "run", "--simulate", "--data-dir",
-                             str(tmp_path)], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "table_controller", "run", "--simulate", "--data-dir", str(tmp_path)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
@@ -157,7 +183,15 @@ def test_the_simulators_die_with_a_daemon_killed_by_sigkill(tmp_path):
 
 
 def test_a_store_that_cannot_be_reached_stops_the_start_with_a_clear_message(tmp_path):
-    result = cli("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path),
-                 "--db-url", "postgresql+psycopg://nobody@127.0.0.1:1/table?connect_timeout=2")
+    result = cli(
+        "run",
+        "--simulate",
+        "--rounds",
+        "1",
+        "--data-dir",
+        str(tmp_path),
+        "--db-url",
+        "postgresql+psycopg://nobody@127.0.0.1:1/table?connect_timeout=2",
+    )
     assert result.returncode == 1
     assert "cannot open the store:" in result.stderr and "127.0.0.1" in result.stderr

@@ -137,4 +137,6 @@ async def test_a_lost_link_blocks_the_next_round_until_it_is_back(engine):
         devs.close()
     [loss] = [a for a in alerts(engine) if a["alert"] == "link-loss"]
     assert (loss["device"], loss["fault"]) == ("shuffler", "link-lost")
-    assert {"device": "shuffler", "fault": "link-lost"} in [p for _, p in events(engine, "device.fault.cleared")]
+    assert {"device": "shuffler", "fault": "link-lost"} in [
+        p for _, p in events(engine, "device.fault.cleared")
+    ]

@@ -10,12 +10,12 @@ DECK = codes(Game.STANDARD.deck())  # 2s 2h 2d 2c 3s ... As Ah Ad Ac JK
 
 
 def _piles(cards: list[str]) -> tuple[list[list[str]], list[str]]:
-    return [cards[i * 7:(i + 1) * 7] for i in range(7)], cards[49:]
+    return [cards[i * 7 : (i + 1) * 7] for i in range(7)], cards[49:]
 
 
 def test_an_unreadable_card_is_named_by_its_place_and_the_card_not_seen_is_missing():
     piles, unused = _piles(list(DECK))
-    assert piles[1] == "3c 4s 4h 4d 4c 5s 5h".split()  # pile 2 is cards 8-14 of the deck
+    assert piles[1] == ["3c", "4s", "4h", "4d", "4c", "5s", "5h"]  # pile 2 is cards 8-14 of the deck
     piles[1][3] = UNREADABLE_CODE  # the reader could not read the 4d
     check = check_deal(Game.STANDARD, piles, unused, start=1)
     assert [(d.kind, d.detail) for d in check.discrepancies] == [
@@ -28,7 +28,9 @@ def test_an_unreadable_card_is_named_by_its_place_and_the_card_not_seen_is_missi
 def test_an_interrupted_deal_is_a_misdeal_with_the_reason_and_checks_only_the_cards_dealt():
     piles, _ = _piles(list(DECK))
     dealt = piles[:3]
-    check = check_deal(Game.STANDARD, dealt, [], start=4, interrupted="the shuffler aborted the deal after 3 piles: jam")
+    check = check_deal(
+        Game.STANDARD, dealt, [], start=4, interrupted="the shuffler aborted the deal after 3 piles: jam"
+    )
     assert [(d.kind, d.detail) for d in check.discrepancies] == [
         ("deal-interrupted", "the shuffler aborted the deal after 3 piles: jam"),
     ]
@@ -40,7 +42,9 @@ def test_an_interrupted_deal_still_reports_a_duplicate_and_too_many_jokers_among
     dealt[1][0] = dealt[0][0]  # 2s twice
     dealt[1][1] = "JK"
     dealt[1][2] = "JK"  # two jokers in a 53-card game
-    check = check_deal(Game.STANDARD, dealt, [], start=1, interrupted="deal interrupted: the shuffler restarted")
+    check = check_deal(
+        Game.STANDARD, dealt, [], start=1, interrupted="deal interrupted: the shuffler restarted"
+    )
     assert [d.kind for d in check.discrepancies] == ["deal-interrupted", "joker-count", "duplicate-card"]
     assert check.discrepancies[1].detail == "2 jokers, the standard deck has 1"
     assert check.discrepancies[2].detail == "2s appears 2 times (pile 1, pile 2)"

@@ -38,7 +38,9 @@ async def test_a_mis_set_is_refused_then_overridden_by_the_pit_and_everything_is
                 service.set_dealer(high, low, actor="dealer-ann")
             assert f"rule {required.rule_id} requires" in str(refused.value)
             assert phase_of(table) == "dealer-setting"  # the refusal changed nothing
-            service.override_dealer(high, low, actor="pit-bob", reason="dealer misread the hand; let it stand")
+            service.override_dealer(
+                high, low, actor="pit-bob", reason="dealer misread the hand; let it stand"
+            )
             await until(lambda: table.conductor.settled == 1)
     finally:
         devs.close()
@@ -49,10 +51,16 @@ async def test_a_mis_set_is_refused_then_overridden_by_the_pit_and_everything_is
     assert deviation["rule"] == required.rule_id
     assert deviation["required"] == {"high": codes(required.setting.high), "low": codes(required.setting.low)}
     assert deviation["proposed"] == {"high": high, "low": low}
-    assert override["detail"] == "pit-bob let the dealer's setting stand: dealer misread the hand; let it stand"
+    assert (
+        override["detail"] == "pit-bob let the dealer's setting stand: dealer misread the hand; let it stand"
+    )
     [(_, stood)] = events(engine, "dealer.override")
     assert (stood["actor"], stood["reason"], stood["high"], stood["low"]) == (
-        "pit-bob", "dealer misread the hand; let it stand", high, low)
+        "pit-bob",
+        "dealer misread the hand; let it stand",
+        high,
+        low,
+    )
     assert events(engine, "dealer.set") == []
     row, banker = round_row(engine, "t1-1"), positions(engine, "t1-1")[1]
     assert (row.phase, row.override, banker.override) == ("closed", True, True)

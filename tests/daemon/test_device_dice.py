@@ -22,9 +22,14 @@ def with_long_roll_timeout(table, devs):
     """The rig's table, its shaker port waiting ``LONG_TIMEOUT`` for an answer."""
     port = ShakerAdapter(
         table.service,
-        lambda journal: DiceShakerDriver.over_usb(backend=devs.backend, link_config=HOST_LINK, journal=journal,
-                                                  roll_timeout=LONG_TIMEOUT),
-        stop=table.stop, known=(), roll_timeout=LONG_TIMEOUT, retry_interval=0.05)
+        lambda journal: DiceShakerDriver.over_usb(
+            backend=devs.backend, link_config=HOST_LINK, journal=journal, roll_timeout=LONG_TIMEOUT
+        ),
+        stop=table.stop,
+        known=(),
+        roll_timeout=LONG_TIMEOUT,
+        retry_interval=0.05,
+    )
     table.conductor.dice = port
     return table
 

@@ -40,13 +40,16 @@ async def test_devices_are_up_with_frames_seen_then_a_switched_off_shuffler_is_d
             shuffler = health.snapshot("shuffler")
             assert started <= shuffler.link_since <= shuffler.last_seen <= now
             assert shuffler.identity == DeviceIdentity(
-                "SIM-SHUFFLER", "SIM0001", "1.0.0", "1.0", devs.shuffler.link.session_id)
+                "SIM-SHUFFLER", "SIM0001", "1.0.0", "1.0", devs.shuffler.link.session_id
+            )
             shaker = health.snapshot("dice-shaker")
             assert shaker.link is LinkState.UP and started <= shaker.last_seen <= now
             assert shaker.identity is not None and shaker.identity.serial_number == "DS3-SIM-0001"
             shown = views(table)
             assert [(v["device"], v["status"], v["link"], v["faults"]) for v in shown.values()] == [
-                ("shuffler", "ok", "up", []), ("dice-shaker", "ok", "up", [])]
+                ("shuffler", "ok", "up", []),
+                ("dice-shaker", "ok", "up", []),
+            ]
             assert shown["shuffler"]["identity"]["model"] == "SIM-SHUFFLER"
 
             devs.shuffler.stop()  # switched off: its port is gone, it says nothing more
@@ -100,7 +103,9 @@ async def test_a_driver_that_stops_under_the_controller_opens_a_link_lost_fault(
             await until(lambda: views(table)["shuffler"]["status"] == "fault")
             shown = views(table)["shuffler"]
             assert (shown["link"], shown["link_reason"]) == ("down", "the driver stopped")
-            assert shown["faults"] == [{"kind": "link-lost", "detail": "the driver stopped: nothing reads the device"}]
+            assert shown["faults"] == [
+                {"kind": "link-lost", "detail": "the driver stopped: nothing reads the device"}
+            ]
             assert views(table)["dice-shaker"]["status"] == "ok"
     finally:
         devs.close()

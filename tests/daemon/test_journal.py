@@ -48,10 +48,23 @@ def test_a_pile_is_stored_with_its_sessions_ids_cards_and_raw_frame(service, eng
     journal(PileRead(device="shuffler", event_id=3, command_id=2, pile=2, cards=("Qs", "Ad", None)), RAW)
     [(kind, payload)] = events(engine, "device.shuffler")
     assert kind == "device.shuffler.pile-dealt"
-    assert payload == {"session": 77, "host_session": 5, "serial": "SIM0001", "event_id": 3, "command_id": 2,
-                       "pile": 2, "cards": ["Qs", "Ad", None], "raw": RAW.hex()}
+    assert payload == {
+        "session": 77,
+        "host_session": 5,
+        "serial": "SIM0001",
+        "event_id": 3,
+        "command_id": 2,
+        "pile": 2,
+        "cards": ["Qs", "Ad", None],
+        "raw": RAW.hex(),
+    }
     [record] = round_device_events(engine, "t1", "t1-1")
-    assert (record.device, record.what, record.round_id, record.key) == ("shuffler", "pile-dealt", "t1-1", (77, 3))
+    assert (record.device, record.what, record.round_id, record.key) == (
+        "shuffler",
+        "pile-dealt",
+        "t1-1",
+        (77, 3),
+    )
 
 
 def test_a_resent_copy_is_acknowledged_but_stored_once_even_after_a_restart(service, engine):
@@ -79,5 +92,14 @@ def test_a_command_is_journalled_with_both_sessions(service, engine):
     journal.bind(_driver())
     journal.command("deal", 4, round_id="t1-1")
     [(kind, payload)] = events(engine, "device.shuffler")
-    assert (kind, payload) == ("device.shuffler.command", {"session": 77, "host_session": 5, "serial": "SIM0001",
-                                                           "command": "deal", "command_id": 4, "round_id": "t1-1"})
+    assert (kind, payload) == (
+        "device.shuffler.command",
+        {
+            "session": 77,
+            "host_session": 5,
+            "serial": "SIM0001",
+            "command": "deal",
+            "command_id": 4,
+            "round_id": "t1-1",
+        },
+    )

@@ -45,7 +45,12 @@ def _assert_void_nothing_settled(engine, state, discrepancies: list[tuple[str, s
     assert [(d.kind, d.detail) for d in state.misdeal] == discrepancies
     row = round_row(engine, "t1-1")
     assert (row.phase, row.voided, row.misdeal, row.commission_cents, row.house_result_cents) == (
-        "void", True, True, 0, 0)
+        "void",
+        True,
+        True,
+        0,
+        0,
+    )
     assert row.void_reason == "misdeal: " + "; ".join(detail for _, detail in discrepancies)
     assert events(engine, "round.settled") == []
     [alert] = [a for a in alerts(engine, "t1-1") if a["alert"] == "misdeal"]
@@ -55,36 +60,52 @@ def _assert_void_nothing_settled(engine, state, discrepancies: list[tuple[str, s
 
 async def test_duplicated_card_two_kd_in_pile_5_and_no_2c(engine):
     state, _ = await _first_round_void(engine, ["duplicated-card"])
-    _assert_void_nothing_settled(engine, state, [
-        ("duplicate-card", "Kd appears 2 times (pile 5)"),
-        ("missing-card", "missing 2c"),
-    ])
+    _assert_void_nothing_settled(
+        engine,
+        state,
+        [
+            ("duplicate-card", "Kd appears 2 times (pile 5)"),
+            ("missing-card", "missing 2c"),
+        ],
+    )
 
 
 async def test_missing_card_pile_4_comes_out_one_short(engine):
     state, _ = await _first_round_void(engine, ["missing-card"])
     [stuck] = _not_seen(engine)  # the card that stayed inside the machine
-    _assert_void_nothing_settled(engine, state, [
-        ("pile-size", "pile 4 has 6 cards, expected 7"),
-        ("missing-card", f"missing {stuck}"),
-    ])
+    _assert_void_nothing_settled(
+        engine,
+        state,
+        [
+            ("pile-size", "pile 4 has 6 cards, expected 7"),
+            ("missing-card", f"missing {stuck}"),
+        ],
+    )
 
 
 async def test_wrong_joker_count_a_second_joker_in_place_of_the_3d(engine):
     state, _ = await _first_round_void(engine, ["wrong-joker-count"])
-    _assert_void_nothing_settled(engine, state, [
-        ("joker-count", "2 jokers, the standard deck has 1"),
-        ("missing-card", "missing 3d"),
-    ])
+    _assert_void_nothing_settled(
+        engine,
+        state,
+        [
+            ("joker-count", "2 jokers, the standard deck has 1"),
+            ("missing-card", "missing 3d"),
+        ],
+    )
 
 
 async def test_unreadable_card_pile_2_position_4_is_never_guessed(engine):
     state, _ = await _first_round_void(engine, ["unreadable-card"])
     [unread] = _not_seen(engine)
-    _assert_void_nothing_settled(engine, state, [
-        ("unreadable-card", "card 4 of pile 2 could not be read"),
-        ("missing-card", f"missing {unread}"),
-    ])
+    _assert_void_nothing_settled(
+        engine,
+        state,
+        [
+            ("unreadable-card", "card 4 of pile 2 could not be read"),
+            ("missing-card", f"missing {unread}"),
+        ],
+    )
     [(_, dealt)] = events(engine, "piles.dealt")
     assert dealt["piles"][1][3] == "??" and dealt["interrupted"] is None
     [(_, fault)] = events(engine, "device.shuffler.fault")
@@ -95,13 +116,20 @@ async def test_unreadable_card_pile_2_position_4_is_never_guessed(engine):
 @pytest.mark.parametrize(("fault", "piles", "reason"), [("jam", 3, "jam"), ("door-open", 2, "door-open")])
 async def test_a_deal_aborted_mid_deal_is_a_misdeal_with_the_device_reason(engine, fault, piles, reason):
     state, devs = await _first_round_void(engine, [fault])
-    _assert_void_nothing_settled(engine, state, [
-        ("deal-interrupted", f"the shuffler aborted the deal after {piles} piles: {reason}"),
-    ])
+    _assert_void_nothing_settled(
+        engine,
+        state,
+        [
+            ("deal-interrupted", f"the shuffler aborted the deal after {piles} piles: {reason}"),
+        ],
+    )
     [(_, dealt)] = events(engine, "piles.dealt")
     assert len(dealt["piles"]) == piles and dealt["unused"] == []
     assert dealt["interrupted"] == f"the shuffler aborted the deal after {piles} piles: {reason}"
-    assert [(a["alert"], a.get("fault")) for a in alerts(engine)] == [("device-fault", reason), ("misdeal", None)]
+    assert [(a["alert"], a.get("fault")) for a in alerts(engine)] == [
+        ("device-fault", reason),
+        ("misdeal", None),
+    ]
     assert [k for k, _ in events(engine, "round.opened")] == ["round.opened"]  # the fault stops play
 
 
@@ -133,8 +161,13 @@ async def test_a_deck_with_a_wrong_card_count_holds_the_deal_until_a_full_deck_i
         devs.close()
     assert round_row(engine, "t1-1").phase == "closed"
     [fault] = [a for a in alerts(engine) if a["alert"] == "device-fault"]
-    assert (fault["fault"], fault["detail"]) == ("wrong-card-count", "shuffler: wrong-card-count counted=52 expected=53")
-    assert {"device": "shuffler", "fault": "wrong-card-count"} in [p for _, p in events(engine, "device.fault.cleared")]
+    assert (fault["fault"], fault["detail"]) == (
+        "wrong-card-count",
+        "shuffler: wrong-card-count counted=52 expected=53",
+    )
+    assert {"device": "shuffler", "fault": "wrong-card-count"} in [
+        p for _, p in events(engine, "device.fault.cleared")
+    ]
 
 
 async def test_no_round_opens_while_no_deck_is_loaded(engine):

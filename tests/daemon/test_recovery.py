@@ -32,7 +32,9 @@ def _assert_whole(engine, round_id: str = "t1-1") -> None:
     assert Counter(c for pile in dealt["piles"] for c in pile) + Counter(dealt["unused"]) == DECK
     [(_, opened)] = events(engine, "round.opened", round_id)  # the wagers, recorded once
     seats = positions(engine, round_id)
-    assert {p: seats[p].wager_cents for p in seats if p != 1} == {int(p): w["main"] for p, w in opened["wagers"].items()}
+    assert {p: seats[p].wager_cents for p in seats if p != 1} == {
+        int(p): w["main"] for p, w in opened["wagers"].items()
+    }
     assert round_row(engine, round_id).wagered_cents == sum(w["main"] for w in opened["wagers"].values())
 
 
@@ -90,10 +92,12 @@ async def test_a_shuffler_that_restarted_mid_deal_makes_the_deal_a_misdeal(engin
     finally:
         devs.close()
     state = replayed(engine, "t1-1")
-    assert [(d.kind, d.detail) for d in state.misdeal] == [(
-        "deal-interrupted",
-        f"deal interrupted: the shuffler restarted during the deal (a new device session) after piles {piles}",
-    )]
+    assert [(d.kind, d.detail) for d in state.misdeal] == [
+        (
+            "deal-interrupted",
+            f"deal interrupted: the shuffler restarted during the deal (a new device session) after piles {piles}",
+        )
+    ]
     assert events(engine, "round.settled", "t1-1") == []
 
 
@@ -109,7 +113,7 @@ async def test_a_crash_in_a_setting_phase_resumes_there_and_settles_once(engine,
     finally:
         devs.close()
     after = [k for k, _ in events(engine, round_id="t1-1") if k in ("player.set", "dealer.set")]
-    assert after[:len(done)] == done  # nothing set twice, nothing lost
+    assert after[: len(done)] == done  # nothing set twice, nothing lost
     assert len(after) == len(replayed(engine, "t1-1").wagers) + 1
     assert [p["command"] for _, p in events(engine, "device.shuffler.command")].count("deal") == 1
     _assert_whole(engine)

@@ -34,8 +34,8 @@ def test_the_settlement_line_carries_the_round_id_and_the_next_line_does_not(ser
     piles, unused = _dealt(service)
     with structlog.testing.capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
         service.record_deal(PilesDealt(piles=piles, unused=unused))
-        service.set_player(3, "As Ah 9c 8c 2c".split(), ["Kd", "Kh"], actor="dealer-ann")
-        service.set_dealer("Ac 9h 5c 3d 2h".split(), ["Qd", "7s"], actor="dealer-ann")
+        service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
+        service.set_dealer(["Ac", "9h", "5c", "3d", "2h"], ["Qd", "7s"], actor="dealer-ann")
         service.settle()
         structlog.get_logger().info("after.the.round")
     structlog.contextvars.clear_contextvars()

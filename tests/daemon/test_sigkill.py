@@ -54,8 +54,19 @@ class Simulators:
     def start(self, log_dir: Path, shuffler_args: tuple[str, ...] = ()) -> Simulators:
         for name, args in (("shuffler", ["--pile-interval", PILE_INTERVAL, *shuffler_args]), ("dice", [])):
             with (log_dir / f"sim-{name}.log").open("w") as log:
-                process = _python("-m", "simulators", name, "--pty", "--seed", "21", *args,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+                process = _python(
+                    "-m",
+                    "simulators",
+                    name,
+                    "--pty",
+                    "--seed",
+                    "21",
+                    *args,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                )
             self.processes.append(process)
             self.ports[name] = process.stdout.readline().strip()
             assert self.ports[name].startswith("/dev/"), f"{name} simulator printed {self.ports[name]!r}"
@@ -92,9 +103,24 @@ class Daemon:
             "TABLE_LOG_FORMAT": "json",
         }
         self.log_path = log_path
-        self.process = _python("-m", "table_controller", "run", "--rounds", str(rounds), "--auto-dealer", "--seed", "9",
-                               "--step-delay", STEP_DELAY, *store, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.process = _python(
+            "-m",
+            "table_controller",
+            "run",
+            "--rounds",
+            str(rounds),
+            "--auto-dealer",
+            "--seed",
+            "9",
+            "--step-delay",
+            STEP_DELAY,
+            *store,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines: list[dict] = []
         self._queue: queue.Queue[dict | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, name="daemon-log", daemon=True)
@@ -167,8 +193,10 @@ class Store:
             engine.dispose()
 
     def events(self, kind: str) -> list[dict]:
-        return [json.loads(payload) for (payload,) in
-                self.rows(f"SELECT payload FROM events WHERE kind = '{kind}' ORDER BY seq")]
+        return [
+            json.loads(payload)
+            for (payload,) in self.rows(f"SELECT payload FROM events WHERE kind = '{kind}' ORDER BY seq")
+        ]
 
 
 @pytest.fixture
@@ -228,12 +256,23 @@ def _kill_and_resume(store: Store, tmp_path: Path, point: str) -> None:
         assert rolls_before == [rolled]
     piles = [p["pile"] for p in store.events("device.shuffler.pile-dealt")]
     assert piles == [1, 2, 3, 4, 5, 6, 7]  # every pile stored once, across the kill
-    assert [p["cards"] for p in piles_before] == dealt["piles"][:len(piles_before)]
+    assert [p["cards"] for p in piles_before] == dealt["piles"][: len(piles_before)]
     deals = [c for c in store.events("device.shuffler.command") if c["command"] == "deal"]
     assert len(deals) == 1  # one deal in all
-    verify = subprocess.run([sys.executable, "-m", "table_controller", "audit", "verify",
-                             *(store.args if store.args[0] == "--db-url" else ["--data-dir", store.args[1]])],
-                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    verify = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "table_controller",
+            "audit",
+            "verify",
+            *(store.args if store.args[0] == "--db-url" else ["--data-dir", store.args[1]]),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert verify.returncode == 0, verify.stdout
     assert verify.stdout.startswith("audit chain whole:")
 

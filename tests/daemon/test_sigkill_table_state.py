@@ -23,8 +23,10 @@ def _people(store: Store) -> dict[str, dict[str, str]]:
     engine = open_store(store.url)
     try:
         with unit_of_work(engine) as session:
-            return {role: {"Authorization": f"Bearer {add_user(session, name=name, role=role)}"}
-                    for role, name in (("pit", "bob"), ("dealer", "ann"))}
+            return {
+                role: {"Authorization": f"Bearer {add_user(session, name=name, role=role)}"}
+                for role, name in (("pit", "bob"), ("dealer", "ann"))
+            }
     finally:
         engine.dispose()
 
@@ -86,7 +88,8 @@ def test_a_table_held_after_misdeals_stays_held_with_its_deck_check_after_sigkil
 
 
 def test_an_open_fault_is_restored_after_sigkill_and_cleared_when_the_device_no_longer_reports_it(
-        sqlite_store, tmp_path):
+    sqlite_store, tmp_path
+):
     sims = Simulators().start(tmp_path)
     try:
         first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)

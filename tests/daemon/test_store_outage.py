@@ -16,7 +16,14 @@ from collections import Counter
 
 from sqlalchemy.engine import make_url
 
-from table_controller.storage import get_round, list_events, make_engine, sqlite_url, upgrade_to_head, verify_chain
+from table_controller.storage import (
+    get_round,
+    list_events,
+    make_engine,
+    sqlite_url,
+    upgrade_to_head,
+    verify_chain,
+)
 from table_controller.storage.session import read_snapshot
 
 from ..db_fixtures import _admin
@@ -110,9 +117,13 @@ class CuttableProxy:
 
 def _settled_once(engine) -> None:
     with read_snapshot(engine) as session:
-        settled = Counter(e.round_id for e in list_events(session, table_id="t1") if e.kind == "round.settled")
+        settled = Counter(
+            e.round_id for e in list_events(session, table_id="t1") if e.kind == "round.settled"
+        )
         assert settled and max(settled.values()) == 1
-        closed = {r.round_id for r in [get_round(session, round_id=i) for i in settled] if r.phase == "closed"}
+        closed = {
+            r.round_id for r in [get_round(session, round_id=i) for i in settled] if r.phase == "closed"
+        }
         assert closed == set(settled)
         assert verify_chain(session).ok
 
@@ -122,7 +133,9 @@ async def test_the_daemon_rides_through_postgres_going_away_and_coming_back(post
     _admin(postgres_url, f'CREATE SCHEMA "{schema}"')
     url = make_url(postgres_url)
     proxy = CuttableProxy((url.host or "127.0.0.1", url.port or 5432))
-    proxied = url.set(host="127.0.0.1", port=proxy.port).update_query_dict({"options": f"-csearch_path={schema}"})
+    proxied = url.set(host="127.0.0.1", port=proxy.port).update_query_dict(
+        {"options": f"-csearch_path={schema}"}
+    )
     engine = make_engine(proxied.render_as_string(hide_password=False))
     devs = devices()
     try:
@@ -135,7 +148,9 @@ async def test_the_daemon_rides_through_postgres_going_away_and_coming_back(post
             await until(lambda: service.outage is not None, timeout=15)
             settled_in_outage = table.conductor.settled
             await asyncio.sleep(1.0)
-            assert table.conductor.settled <= settled_in_outage + 1  # play stopped (a commit in flight may land)
+            assert (
+                table.conductor.settled <= settled_in_outage + 1
+            )  # play stopped (a commit in flight may land)
             proxy.restore()
             await until(lambda: service.outage is None, timeout=15)
             await until(lambda: table.conductor.settled >= settled_in_outage + 2, timeout=20)

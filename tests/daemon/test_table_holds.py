@@ -87,7 +87,9 @@ async def test_a_two_second_commit_does_not_stall_the_api(engine, monkeypatch):
             answered: list[float] = []
             while time.monotonic() - slow[0] < 1.8:
                 started = time.monotonic()
-                response = await client.get("/api/table", headers={"Authorization": f"Bearer {tokens['pit']}"})
+                response = await client.get(
+                    "/api/table", headers={"Authorization": f"Bearer {tokens['pit']}"}
+                )
                 assert response.status_code == 200
                 answered.append(time.monotonic() - started)
                 await asyncio.sleep(0.05)

@@ -88,14 +88,16 @@ def test_message_types_are_in_the_dice_range_and_split_by_direction():
 
 def test_roll_golden_frame():
     assert decode_golden("roll_1042") == DiceRead(
-        device="dice-shaker", event_id=4, roll_id=1042, command_id=7, faces=(3, 5, 6))
+        device="dice-shaker", event_id=4, roll_id=1042, command_id=7, faces=(3, 5, 6)
+    )
     assert decode_golden("roll_1042").total == 14
 
 
 def test_cocked_die_golden_frame_names_the_die_and_the_void_attempt():
     event = decode_golden("fault_cocked")
-    assert event == DiceFault(device="dice-shaker", event_id=2, kind="die_cocked", die=2, roll_id=1041,
-                              command_id=6)
+    assert event == DiceFault(
+        device="dice-shaker", event_id=2, kind="die_cocked", die=2, roll_id=1041, command_id=6
+    )
     assert event.fault is DiceFaultKind.DIE_COCKED and event.needs_reshake
 
 
@@ -113,14 +115,22 @@ def test_shake_refused_golden_frame():
 
 def test_status_golden_frame():
     assert decode_golden("status_cover") == DiceStatus(
-        device="dice-shaker", event_id=1, command_id=None, cover_open=True, tamper=False,
-        reshake_needed=False, shaking=False, last_roll_id=1042)
+        device="dice-shaker",
+        event_id=1,
+        command_id=None,
+        cover_open=True,
+        tamper=False,
+        reshake_needed=False,
+        shaking=False,
+        last_roll_id=1042,
+    )
 
 
 def test_tamper_golden_frame_has_no_die_and_no_shake():
     event = decode_golden("fault_tamper")
-    assert event == DiceFault(device="dice-shaker", event_id=6, kind="tamper", die=None, roll_id=None,
-                              command_id=None)
+    assert event == DiceFault(
+        device="dice-shaker", event_id=6, kind="tamper", die=None, roll_id=None, command_id=None
+    )
     assert not event.needs_reshake
 
 
@@ -142,8 +152,11 @@ def test_faces_outside_one_to_six_are_refused(faces):
 
 
 @settings(max_examples=60)
-@given(roll_id=st.integers(1, 2**32 - 1), command_id=st.integers(1, 2**32 - 1),
-       faces=st.tuples(*[st.integers(1, 6)] * 3))
+@given(
+    roll_id=st.integers(1, 2**32 - 1),
+    command_id=st.integers(1, 2**32 - 1),
+    faces=st.tuples(*[st.integers(1, 6)] * 3),
+)
 def test_any_valid_roll_decodes_to_its_fields(roll_id, command_id, faces):
     event = decode_raw(device_frame(DiceMsg.ROLL, struct.pack(">IIBBB", roll_id, command_id, *faces)))
     assert (event.roll_id, event.command_id, event.faces) == (roll_id, command_id, faces)

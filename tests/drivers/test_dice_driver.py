@@ -93,9 +93,11 @@ async def collect(driver, until: Callable[[list], bool], *, timeout: float = 3.0
 
 def has(kind, count: int = 1, **fields) -> Callable[[list], bool]:
     def check(events: list) -> bool:
-        matching = [e for e in events
-                    if isinstance(e, kind) and all(getattr(e, k) == v for k, v in fields.items())]
+        matching = [
+            e for e in events if isinstance(e, kind) and all(getattr(e, k) == v for k, v in fields.items())
+        ]
         return len(matching) >= count
+
     return check
 
 
@@ -124,7 +126,11 @@ async def test_start_reports_link_up_then_the_status(target):
             hello = events[0].hello
             assert (hello.model, hello.serial_number) == ("DS-3 dice shaker", "DS3-SIM-0001")
             assert (status.cover_open, status.tamper, status.reshake_needed, status.last_roll_id) == (
-                False, False, False, None)
+                False,
+                False,
+                False,
+                None,
+            )
             assert len(events) == 2
 
 
@@ -178,7 +184,8 @@ async def test_the_driver_is_a_dice_source(target):
 
 @pytest.mark.parametrize("target", SIMULATED)
 @pytest.mark.parametrize(
-    ("fault", "kind"), [("cocked-die", "die_cocked"), ("die-unreadable", "die_unreadable")])
+    ("fault", "kind"), [("cocked-die", "die_cocked"), ("die-unreadable", "die_unreadable")]
+)
 async def test_die_fault_voids_the_shake_and_the_reshake_rolls_once_with_a_new_id(target, fault, kind):
     async with shaker(target, faults=[fault]) as rig:
         with pytest.raises(ShakeFailed) as info:
@@ -207,7 +214,11 @@ async def test_cover_open_refuses_the_shake_until_it_closes(target):
         events = await collect(rig.driver, has(DiceFaultCleared))
         assert [type(e) for e in events] == [LinkUp, DiceStatus, DiceFault, ShakeRefused, DiceFaultCleared]
         assert (events[2].kind, events[2].die, events[2].roll_id, events[2].command_id) == (
-            "cover_open", None, None, None)
+            "cover_open",
+            None,
+            None,
+            None,
+        )
         roll = await rig.driver.roll()
         assert roll.roll_id == 1  # the refused SHAKE was never an attempt
         events += await collect(rig.driver, has(DiceRead))
@@ -223,8 +234,14 @@ async def test_tamper_is_latched_until_the_attendant_resets_it(target):
             assert info.value.event.reason == "tamper"
         rig.sim.attendant_reset()
         events = await collect(rig.driver, has(DiceFaultCleared))
-        assert [type(e) for e in events] == [LinkUp, DiceStatus, DiceFault, ShakeRefused, ShakeRefused,
-                                             DiceFaultCleared]
+        assert [type(e) for e in events] == [
+            LinkUp,
+            DiceStatus,
+            DiceFault,
+            ShakeRefused,
+            ShakeRefused,
+            DiceFaultCleared,
+        ]
         assert events[2].kind == "tamper" and events[5].kind == "tamper"
         roll = await rig.driver.roll()
         assert roll.roll_id == 1
@@ -303,7 +320,7 @@ async def test_link_cut_after_the_roll_reconnects_and_delivers_it_exactly_once(t
 def status_after_restore(events: list) -> bool:
     """True once a DiceStatus (sent after every HELLO) follows a LinkRestored."""
     kinds = [type(e) for e in events]
-    return LinkRestored in kinds and DiceStatus in kinds[kinds.index(LinkRestored):]
+    return LinkRestored in kinds and DiceStatus in kinds[kinds.index(LinkRestored) :]
 
 
 # -- errors -------------------------------------------------------------------------------------

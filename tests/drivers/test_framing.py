@@ -28,14 +28,17 @@ GOLDEN = [
     pytest.param(0x07, 0x02, bytes.fromhex("00000001"), "A5 04 07 02 00 00 00 01 AC EB", id="ack-1"),
     pytest.param(0x10, 0x03, bytes.fromhex("0103"), "A5 02 10 03 01 03 14 2A", id="nak-bad-crc"),
     pytest.param(
-        0x00, 0x01,
+        0x00,
+        0x01,
         bytes.fromhex("01 00 03 E8 12 34 56 78") + b"\x10table-controller" + b"\x00" + b"\x050.1.0",
         "A5 20 00 01 01 00 03 E8 12 34 56 78 10 74 61 62 6C 65 2D 63 6F 6E 74 72 6F 6C 6C 65 72"
         " 00 05 30 2E 31 2E 30 89 A6",
         id="host-hello",
     ),
     pytest.param(  # shuffler PILE 1 of command 2, event id 2 (docs/protocols/shuffler.md)
-        0x04, 0x22, bytes.fromhex("00000002 00000002 01 07") + b"7h5d9s4cTh4d2s",
+        0x04,
+        0x22,
+        bytes.fromhex("00000002 00000002 01 07") + b"7h5d9s4cTh4d2s",
         "A5 18 04 22 00 00 00 02 00 00 00 02 01 07 37 68 35 64 39 73 34 63 54 68 34 64 32 73 80 8C",
         id="shuffler-pile",
     ),
@@ -186,7 +189,7 @@ def test_any_stream_of_frames_and_garbage_decodes_in_order(pieces, tail, data):
     position = 0
     while position < len(stream):  # fed in random-sized chunks
         size = data.draw(st.integers(1, 50))
-        got += [item for item in decoder.feed(stream[position:position + size]) if isinstance(item, Frame)]
+        got += [item for item in decoder.feed(stream[position : position + size]) if isinstance(item, Frame)]
         position += size
     assert [(f.seq, f.msg_type, f.payload) for f in got] == [frame for _, frame in pieces]
 

@@ -45,7 +45,9 @@ async def test_journal_runs_before_the_ack_and_a_failure_makes_the_device_resend
         async with driver:
             events = []
             shuffle_id = driver.shuffle(53)
-            while not (isinstance(e := await driver.next_event(2.0), Shuffled) and e.command_id == shuffle_id):
+            while not (
+                isinstance(e := await driver.next_event(2.0), Shuffled) and e.command_id == shuffle_id
+            ):
                 pass
             driver.deal()
             while not isinstance(e := await driver.next_event(4.0), UnusedCards):

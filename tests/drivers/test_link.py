@@ -21,9 +21,17 @@ from drivers.transport import Transport
 
 pytest_plugins = ["pytester"]
 
-CONFIG = LinkConfig(heartbeat_interval=1.0, ack_timeout=0.25, max_retransmissions=3, hello_timeout=0.5,
-                    hello_attempts=3, backoff_initial=0.1, backoff_factor=2.0, backoff_max=5.0,
-                    poll_interval=0.01)
+CONFIG = LinkConfig(
+    heartbeat_interval=1.0,
+    ack_timeout=0.25,
+    max_retransmissions=3,
+    hello_timeout=0.5,
+    hello_attempts=3,
+    backoff_initial=0.1,
+    backoff_factor=2.0,
+    backoff_max=5.0,
+    poll_interval=0.01,
+)
 DEVICE_SESSION = 0xCAFEF00D
 
 
@@ -173,7 +181,8 @@ def test_connect_sends_the_documented_hello_and_reads_the_device():
     hello = link.connect()
     assert transport.written[0] == bytes.fromhex(
         "A5 20 00 01 01 00 03 E8 12 34 56 78 10 74 61 62 6C 65 2D 63 6F 6E 74 72 6F 6C 6C 65 72"
-        " 00 05 30 2E 31 2E 30 89 A6")
+        " 00 05 30 2E 31 2E 30 89 A6"
+    )
     assert hello == Hello(1, 0, 1000, DEVICE_SESSION, "SHF-7", "A1234", "2.3.1")
     assert recorder.calls == [("up", DEVICE_SESSION, False, False)]
 
@@ -297,7 +306,7 @@ def test_command_is_framed_with_its_id_and_retransmitted_after_ack_timeout_same_
     run_until(link, transport, clock, lambda: len(transport.frames(0x10)) == 2)
     sent = [f.raw for f in transport.frames(0x10)]
     assert sent[0] == sent[1]
-    assert sent[0][4:] [:5] == b"\x00\x00\x00\x01\x35"
+    assert sent[0][4:][:5] == b"\x00\x00\x00\x01\x35"
 
 
 def test_ack_stops_retransmission_and_releases_the_next_command():
@@ -476,8 +485,14 @@ def test_port_error_loses_the_link_at_once_and_reconnects():
 
 
 def test_reconnect_backoff_doubles_up_to_the_limit():
-    config = LinkConfig(heartbeat_interval=1.0, backoff_initial=0.1, backoff_factor=2.0, backoff_max=0.5,
-                        hello_timeout=0.5, hello_attempts=1)
+    config = LinkConfig(
+        heartbeat_interval=1.0,
+        backoff_initial=0.1,
+        backoff_factor=2.0,
+        backoff_max=0.5,
+        hello_timeout=0.5,
+        hello_attempts=1,
+    )
     link, transport, recorder, clock = make_link(config=config)
     link.connect()
     transport.fail_reads = True
@@ -538,8 +553,15 @@ def test_send_is_thread_safe_and_ids_are_unique():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"heartbeat_interval": 0}, {"ack_timeout": -1}, {"loss_after_heartbeats": 1}, {"hello_attempts": 0},
-     {"backoff_max": 0.01}, {"heartbeat_interval": 70.0}, {"backoff_factor": 0.5}],
+    [
+        {"heartbeat_interval": 0},
+        {"ack_timeout": -1},
+        {"loss_after_heartbeats": 1},
+        {"hello_attempts": 0},
+        {"backoff_max": 0.01},
+        {"heartbeat_interval": 70.0},
+        {"backoff_factor": 0.5},
+    ],
 )
 def test_link_config_refuses_unsafe_values(kwargs):
     with pytest.raises(ValueError):
@@ -552,7 +574,8 @@ def test_link_config_refuses_unsafe_values(kwargs):
 def test_leak_fixture_fails_a_leaked_thread_port_pty_and_task(pytester, monkeypatch):
     pytester.makeconftest((Path(__file__).parents[1] / "leaks.py").read_text())
     pytester.makeini("[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n")
-    pytester.makepyfile(textwrap.dedent("""
+    pytester.makepyfile(
+        textwrap.dedent("""
         import asyncio, os, threading, serial
         KEEP = []
         async def test_task():
@@ -567,12 +590,14 @@ def test_leak_fixture_fails_a_leaked_thread_port_pty_and_task(pytester, monkeypa
             KEEP.append(os.openpty())
         async def test_clean():
             await asyncio.sleep(0)
-    """))
+    """)
+    )
     monkeypatch.setenv("TABLE_TEST_LEAK_GRACE", "0.05")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=5, errors=4)
-    result.stdout.fnmatch_lines(["*leaky-task*", "*leaky-thread*", "*1 serial port(s) left open*",
-                                 "*file descriptors left open*"])
+    result.stdout.fnmatch_lines(
+        ["*leaky-task*", "*leaky-thread*", "*1 serial port(s) left open*", "*file descriptors left open*"]
+    )
 
 
 # -- the layers (STYLE.md: each arrow points one way) -------------------------------------------------
@@ -594,16 +619,22 @@ def imported_modules(package: str):
 
 
 def test_drivers_import_neither_simulators_nor_the_controller():
-    bad = [(str(path.relative_to(ROOT)), name) for path, name in imported_modules("drivers")
-           if name.split(".")[0] in ("simulators", "table_controller")]
+    bad = [
+        (str(path.relative_to(ROOT)), name)
+        for path, name in imported_modules("drivers")
+        if name.split(".")[0] in ("simulators", "table_controller")
+    ]
     assert bad == []
 
 
 def test_simulators_use_only_the_framer_crc_and_message_constants_of_the_drivers():
     allowed = {"drivers.framing", "drivers.crc", "drivers.messages"}
-    bad = [(str(path.relative_to(ROOT)), name) for path, name in imported_modules("simulators")
-           if (name.split(".")[0] == "drivers" and name not in allowed and not name.endswith(".msgtypes"))
-           or name.split(".")[0] == "table_controller"]
+    bad = [
+        (str(path.relative_to(ROOT)), name)
+        for path, name in imported_modules("simulators")
+        if (name.split(".")[0] == "drivers" and name not in allowed and not name.endswith(".msgtypes"))
+        or name.split(".")[0] == "table_controller"
+    ]
     assert bad == []
 
 
@@ -611,9 +642,11 @@ def test_registry_loads_drivers_lazily_by_name():
     import subprocess
     import sys
 
-    code = ("import sys, drivers; "
-            "assert 'serial' not in sys.modules and 'drivers.shuffler' not in sys.modules; "
-            "cls = drivers.load_driver('shuffler'); print(cls.__module__, cls.__name__, cls.name)")
+    code = (
+        "import sys, drivers; "
+        "assert 'serial' not in sys.modules and 'drivers.shuffler' not in sys.modules; "
+        "cls = drivers.load_driver('shuffler'); print(cls.__module__, cls.__name__, cls.name)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["drivers.shuffler.driver", "ShufflerDriver", "shuffler"]
 

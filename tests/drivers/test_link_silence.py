@@ -29,8 +29,9 @@ URL_PACKAGES = ("simulators.shuffler",)
 HOST = LinkConfig.fast()
 LOSS_WINDOW = HOST.heartbeat_interval * HOST.loss_after_heartbeats  # 0.15 s
 SLOW_COMMIT = 0.4  # longer than the loss window: the reader thread reads nothing meanwhile
-PATIENT_DEVICE = DeviceLinkConfig(ack_timeout=0.1, max_retransmissions=30, loss_after_heartbeats=40,
-                                  stale_frame_after=0.1)
+PATIENT_DEVICE = DeviceLinkConfig(
+    ack_timeout=0.1, max_retransmissions=30, loss_after_heartbeats=40, stale_frame_after=0.1
+)
 
 
 class SlowJournal:
@@ -76,8 +77,9 @@ async def test_a_journal_write_longer_than_the_loss_window_is_not_silence():
     assert SLOW_COMMIT > LOSS_WINDOW
     with ShufflerSimulator(seed=7, link_config=PATIENT_DEVICE) as sim:
         journal = SlowJournal(sim)
-        driver = ShufflerDriver.from_url(sim.url, link_config=HOST, url_packages=URL_PACKAGES,
-                                         journal=journal)
+        driver = ShufflerDriver.from_url(
+            sim.url, link_config=HOST, url_packages=URL_PACKAGES, journal=journal
+        )
         async with driver:
             assert driver.link.loss_window == LOSS_WINDOW
             command_id = driver.shuffle(53)
@@ -120,11 +122,12 @@ async def test_the_device_does_not_take_the_hosts_commit_for_silence_either():
     here) and no extra patience: while the reader thread is inside the 0.4 s journal write, the
     keep-alive thread sends the heartbeats, so neither side loses the link."""
     standard = DeviceLinkConfig()
-    assert SLOW_COMMIT > HOST.heartbeat_interval * standard.loss_after_heartbeats
+    assert HOST.heartbeat_interval * standard.loss_after_heartbeats < SLOW_COMMIT
     with ShufflerSimulator(seed=7, link_config=standard) as sim:
         journal = SlowJournal(sim)
-        driver = ShufflerDriver.from_url(sim.url, link_config=HOST, url_packages=URL_PACKAGES,
-                                         journal=journal)
+        driver = ShufflerDriver.from_url(
+            sim.url, link_config=HOST, url_packages=URL_PACKAGES, journal=journal
+        )
         async with driver:
             command_id = driver.shuffle(53)
             seen = await wait_for(driver, lambda e: isinstance(e, Shuffled) and e.command_id == command_id)

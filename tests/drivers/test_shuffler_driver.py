@@ -60,7 +60,7 @@ def expected_deal(seed: int, jokers: int = 1) -> tuple[list[list[str]], list[str
     """Seeded shuffle of the documented deck, dealt as the document says."""
     order = documented_deck(jokers)
     random.Random(seed).shuffle(order)
-    return [order[7 * i:7 * i + 7] for i in range(7)], order[49:]
+    return [order[7 * i : 7 * i + 7] for i in range(7)], order[49:]
 
 
 @dataclass
@@ -78,8 +78,9 @@ class Rig:
     async def next(self, timeout: float = EVENT_TIMEOUT) -> DriverEvent:
         return await self.driver.next_event(timeout)
 
-    async def collect(self, until: Callable[[DriverEvent], bool], timeout: float = EVENT_TIMEOUT,
-                      limit: int = 200) -> list[DriverEvent]:
+    async def collect(
+        self, until: Callable[[DriverEvent], bool], timeout: float = EVENT_TIMEOUT, limit: int = 200
+    ) -> list[DriverEvent]:
         """Events up to and including the first for which ``until`` holds."""
         events = []
         while len(events) < limit:
@@ -95,8 +96,8 @@ class Rig:
         assert isinstance(shuffled[-1], Shuffled), shuffled
         deal_id = self.driver.deal()
         return deal_id, await self.collect(
-            lambda e: isinstance(e, (UnusedCards, CommandRejected, DealAborted)),
-            timeout=EVENT_TIMEOUT * 4)
+            lambda e: isinstance(e, (UnusedCards, CommandRejected, DealAborted)), timeout=EVENT_TIMEOUT * 4
+        )
 
 
 def link_config() -> LinkConfig:
@@ -136,8 +137,20 @@ async def process_rig(
     *, seed: int = SEED, faults=(), cut_duration: float = 0.3, **ignored
 ) -> AsyncIterator[Rig]:
     """``python -m simulators shuffler --pty`` in a subprocess; the driver opens the printed tty path."""
-    args = [sys.executable, "-m", "simulators", "shuffler", "--pty", "--seed", str(seed), "--fast",
-            "--pile-interval", "0", "--cut", str(cut_duration)]
+    args = [
+        sys.executable,
+        "-m",
+        "simulators",
+        "shuffler",
+        "--pty",
+        "--seed",
+        str(seed),
+        "--fast",
+        "--pile-interval",
+        "0",
+        "--cut",
+        str(cut_duration),
+    ]
     for fault in faults:
         args += ["--fault", fault]
     process = subprocess.Popen(args, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -172,7 +185,10 @@ async def test_hello_names_the_device(kind):
         assert first.hello.protocol_major == 1
         if r.seeded:
             assert (first.hello.model, first.hello.serial_number, first.hello.firmware) == (
-                "SIM-SHUFFLER", "SIM0001", "1.0.0")
+                "SIM-SHUFFLER",
+                "SIM0001",
+                "1.0.0",
+            )
 
 
 @pytest.mark.parametrize("kind", TRANSPORTS)
@@ -203,8 +219,14 @@ async def test_status_request_is_answered(kind):
         status = await r.next()
         assert isinstance(status, ShufflerStatus) and status.command_id == command
         if r.seeded:
-            assert status == ShufflerStatus(device="shuffler", event_id=status.event_id, command_id=command,
-                                            state=ShufflerState.IDLE, faults=frozenset(), cards=53)
+            assert status == ShufflerStatus(
+                device="shuffler",
+                event_id=status.event_id,
+                command_id=command,
+                state=ShufflerState.IDLE,
+                faults=frozenset(),
+                cards=53,
+            )
 
 
 @pytest.mark.parametrize("kind", TRANSPORTS)
@@ -223,8 +245,12 @@ async def test_deal_without_a_shuffle_is_rejected(kind):
         await r.next()
         command = r.driver.deal()
         rejected = await r.next()
-        assert rejected == CommandRejected(device="shuffler", event_id=rejected.event_id, command_id=command,
-                                           reason=RejectReason.NOT_SHUFFLED)
+        assert rejected == CommandRejected(
+            device="shuffler",
+            event_id=rejected.event_id,
+            command_id=command,
+            reason=RejectReason.NOT_SHUFFLED,
+        )
 
 
 @pytest.mark.parametrize("kind", SIMULATED)
@@ -292,8 +318,12 @@ async def test_trace_hook_sees_every_raw_frame():
     """pymodbus habit: a trace on the transport records the raw bytes both ways (surveillance)."""
     seen: list[tuple[str, bytes]] = []
     with simulator() as sim:
-        driver = ShufflerDriver.from_url(sim.url, link_config=link_config(), url_packages=URL_PACKAGES,
-                                         trace=lambda direction, data: seen.append((direction, data)))
+        driver = ShufflerDriver.from_url(
+            sim.url,
+            link_config=link_config(),
+            url_packages=URL_PACKAGES,
+            trace=lambda direction, data: seen.append((direction, data)),
+        )
         async with driver:
             await driver.next_event(2)
             driver.request_status()

@@ -158,12 +158,14 @@ async def test_jam_aborts_the_deal_after_three_piles_and_blocks_until_cleared(ki
         assert [list(p.cards) for p in piles_of(events)] == expected_piles[:3]
         fault, aborted = events[-2:]
         assert fault == ShufflerFault(device=S, event_id=fault.event_id, kind=FaultKind.JAM)
-        assert aborted == DealAborted(device=S, event_id=fault.event_id + 1, command_id=deal_id,
-                                      piles_dealt=3, reason=FaultKind.JAM)
+        assert aborted == DealAborted(
+            device=S, event_id=fault.event_id + 1, command_id=deal_id, piles_dealt=3, reason=FaultKind.JAM
+        )
         command = r.driver.shuffle(53)
         rejected = await r.next()
-        assert rejected == CommandRejected(device=S, event_id=rejected.event_id, command_id=command,
-                                           reason=RejectReason.JAM)
+        assert rejected == CommandRejected(
+            device=S, event_id=rejected.event_id, command_id=command, reason=RejectReason.JAM
+        )
         r.simulator.clear_jam()
         cleared = await r.next()
         assert cleared == FaultCleared(device=S, event_id=cleared.event_id, kind=FaultKind.JAM)
@@ -197,8 +199,9 @@ async def test_unreadable_card_is_reported_with_its_place_and_the_deal_goes_on(k
         piles = piles_of(events)
         fault_index = next(i for i, e in enumerate(events) if isinstance(e, ShufflerFault))
         fault = events[fault_index]
-        assert fault == ShufflerFault(device=S, event_id=fault.event_id, kind=FaultKind.CARD_UNREADABLE,
-                                      pile=2, position=4)
+        assert fault == ShufflerFault(
+            device=S, event_id=fault.event_id, kind=FaultKind.CARD_UNREADABLE, pile=2, position=4
+        )
         assert events[fault_index + 1] is piles[1]  # the fault comes just before pile 2
         expected_piles, _ = expected_deal(SEED)
         pile_two = list(expected_piles[1])
@@ -245,8 +248,16 @@ async def test_wrong_joker_count_shows_in_the_deal_and_the_deck_check(kind):
         assert len(seen) == 53 and seen.count("JK") == 2 and "3d" not in seen
         command = r.driver.check_deck(53)
         checked = await r.next()
-        assert checked == DeckChecked(device=S, event_id=checked.event_id, command_id=command, deck_size=53,
-                                      scanned=53, unreadable=0, missing=("3d",), duplicated=(("JK", 2),))
+        assert checked == DeckChecked(
+            device=S,
+            event_id=checked.event_id,
+            command_id=command,
+            deck_size=53,
+            scanned=53,
+            unreadable=0,
+            missing=("3d",),
+            duplicated=(("JK", 2),),
+        )
 
 
 @pytest.mark.parametrize("kind", SIMULATED)
@@ -257,8 +268,9 @@ async def test_deck_not_present_is_reported_and_refuses_until_a_deck_is_loaded(k
         assert fault == ShufflerFault(device=S, event_id=1, kind=FaultKind.DECK_NOT_PRESENT)
         command = r.driver.shuffle(53)
         rejected = await r.next()
-        assert rejected == CommandRejected(device=S, event_id=2, command_id=command,
-                                           reason=RejectReason.DECK_NOT_PRESENT)
+        assert rejected == CommandRejected(
+            device=S, event_id=2, command_id=command, reason=RejectReason.DECK_NOT_PRESENT
+        )
         r.simulator.load_deck()
         cleared = await r.next()
         assert cleared == FaultCleared(device=S, event_id=3, kind=FaultKind.DECK_NOT_PRESENT)
@@ -272,10 +284,12 @@ async def test_wrong_card_count_refuses_the_shuffle_and_the_deck_check_names_the
         await r.next()
         command = r.driver.shuffle(53)
         fault, rejected = await r.next(), await r.next()
-        assert fault == ShufflerFault(device=S, event_id=1, kind=FaultKind.WRONG_CARD_COUNT, counted=52,
-                                      expected=53)
-        assert rejected == CommandRejected(device=S, event_id=2, command_id=command,
-                                           reason=RejectReason.WRONG_CARD_COUNT)
+        assert fault == ShufflerFault(
+            device=S, event_id=1, kind=FaultKind.WRONG_CARD_COUNT, counted=52, expected=53
+        )
+        assert rejected == CommandRejected(
+            device=S, event_id=2, command_id=command, reason=RejectReason.WRONG_CARD_COUNT
+        )
         check = r.driver.check_deck(53)
         checked = await r.next()
         assert checked.command_id == check and checked.missing == ("7h",) and checked.scanned == 52
@@ -283,8 +297,9 @@ async def test_wrong_card_count_refuses_the_shuffle_and_the_deck_check_names_the
         command = r.driver.shuffle(53)
         cleared, shuffled = await r.next(), await r.next()
         assert cleared == FaultCleared(device=S, event_id=cleared.event_id, kind=FaultKind.WRONG_CARD_COUNT)
-        assert shuffled == Shuffled(device=S, event_id=cleared.event_id + 1, command_id=command,
-                                    cards_counted=53)
+        assert shuffled == Shuffled(
+            device=S, event_id=cleared.event_id + 1, command_id=command, cards_counted=53
+        )
 
 
 # -- errors -----------------------------------------------------------------------------------------
@@ -302,8 +317,9 @@ async def test_unknown_card_code_is_an_error_event_with_the_raw_frame_and_the_li
         assert isinstance(error, ErrorEvent) and isinstance(error.error, ProtocolError)
         assert "unknown card code" in str(error.error)
         assert error.error.raw is not None and body in error.error.raw
-        assert any(entry["event"] == "driver.protocol_error" and entry["log_level"] == "error"
-                   for entry in logs)
+        assert any(
+            entry["event"] == "driver.protocol_error" and entry["log_level"] == "error" for entry in logs
+        )
         command = r.driver.request_status()
         assert (await r.next()).command_id == command  # the frame was ACKed: no retransmission loop
 
@@ -323,8 +339,9 @@ async def test_start_on_a_silent_port_is_an_init_error():
 
 
 async def test_a_named_simulator_url_that_is_not_running_is_an_init_error():
-    driver = ShufflerDriver.from_url("simshuffler://nobody", link_config=link_config(),
-                                     url_packages=("simulators.shuffler",))
+    driver = ShufflerDriver.from_url(
+        "simshuffler://nobody", link_config=link_config(), url_packages=("simulators.shuffler",)
+    )
     with pytest.raises(DriverInitError) as info:
         await driver.start()
     assert "nobody" in str(info.value)
@@ -338,8 +355,14 @@ async def test_private_simulator_from_the_url_query():
         driver.shuffle(53)
         driver.deal()
         events = [await driver.next_event(2) for _ in range(6)]
-        assert [type(e).__name__ for e in events] == ["Shuffled", "PileRead", "PileRead", "PileRead",
-                                                      "ShufflerFault", "DealAborted"]
+        assert [type(e).__name__ for e in events] == [
+            "Shuffled",
+            "PileRead",
+            "PileRead",
+            "PileRead",
+            "ShufflerFault",
+            "DealAborted",
+        ]
 
 
 @pytest.mark.parametrize("kind", SIMULATED)

@@ -19,7 +19,16 @@ from table_controller.game.cards import (
 
 @pytest.mark.parametrize(
     ("code", "canonical"),
-    [("As", "As"), ("as", "As"), ("AS", "As"), ("td", "Td"), ("10d", "Td"), ("10H", "Th"), ("jk", "JK"), ("7c", "7c")],
+    [
+        ("As", "As"),
+        ("as", "As"),
+        ("AS", "As"),
+        ("td", "Td"),
+        ("10d", "Td"),
+        ("10H", "Th"),
+        ("jk", "JK"),
+        ("7c", "7c"),
+    ],
 )
 def test_codes_are_case_insensitive_in_and_canonical_out(code, canonical):
     assert parse_card(code).code == canonical

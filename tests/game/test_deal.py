@@ -10,7 +10,15 @@ from table_controller.game.deal import DiceError, check_deal, pile_positions, st
 
 @pytest.mark.parametrize(
     ("faces", "start"),
-    [((1, 1, 1), 3), ((1, 2, 4), 7), ((2, 3, 3), 1), ((6, 6, 6), 4), ((4, 5, 5), 7), ((5, 5, 5), 1), ((1, 1, 2), 4)],
+    [
+        ((1, 1, 1), 3),
+        ((1, 2, 4), 7),
+        ((2, 3, 3), 1),
+        ((6, 6, 6), 4),
+        ((4, 5, 5), 7),
+        ((5, 5, 5), 1),
+        ((1, 1, 2), 4),
+    ],
 )
 def test_dice_total_counted_from_the_banker_as_one_picks_the_start_position(faces, start):
     # total 3 -> positions 1,2,3 -> 3; total 8 -> once round (7) and on to 1; 18 -> 7+7+4 -> 4

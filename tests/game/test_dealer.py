@@ -10,7 +10,7 @@ from table_controller.game.dealer import (
     overqualifier_setting,
     required_setting,
 )
-from table_controller.game.setting import SettingError, Setting, same_values
+from table_controller.game.setting import Setting, SettingError, same_values
 
 DJ = Game.DOUBLE_JOKER
 

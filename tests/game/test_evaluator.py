@@ -10,6 +10,7 @@ documented in evaluator.py (setting.high_beats_low reads them too).
 
 import pytest
 
+from table_controller.game import ranking_tables
 from table_controller.game.cards import (
     JOKER,
     Card,
@@ -38,7 +39,6 @@ from table_controller.game.evaluator import (
     rank_low,
     seven_card_category,
 )
-from table_controller.game import ranking_tables
 from table_controller.game.setting import high_beats_low
 
 NEVADA = RankingRules(wheel=Wheel.NEVADA)

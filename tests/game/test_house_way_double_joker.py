@@ -32,30 +32,66 @@ EXAMPLES = [
     ("Ah Ad JK JK 9s 6c 2h", "9s 6c", "Ah Ad JK JK 2h", "four-of-a-kind.two-singletons", (), ()),
     # DJ3/DJ5: the jokers' pair is not "composed of Ace and Joker" (no natural Ace); the flush
     # Kh 9h 5h + JK JK is a 5-card flush: the two non-flush
-    ("Kh 9h 5h JK JK Qc 3d", "Qc 3d", "Kh 9h 5h JK JK", "flush.three-of-a-kind.5-card", ("flush.pair.any-other-pair",), ()),
+    (
+        "Kh 9h 5h JK JK Qc 3d",
+        "Qc 3d",
+        "Kh 9h 5h JK JK",
+        "flush.three-of-a-kind.5-card",
+        ("flush.pair.any-other-pair",),
+        (),
+    ),
     # DJ3: "the Joker and the Ace" of the jokers' pair is both jokers; Kh Jh 8h 5h 3h remains a flush
-    ("Kh Jh 8h 5h 3h JK JK", "JK JK", "Kh Jh 8h 5h 3h", "flush.pair.joker-pair-flush-after-removing-joker-and-ace", (), ()),
+    (
+        "Kh Jh 8h 5h 3h JK JK",
+        "JK JK",
+        "Kh Jh 8h 5h 3h",
+        "flush.pair.joker-pair-flush-after-removing-joker-and-ace",
+        (),
+        (),
+    ),
     # DJ3: three pairs (JK JK, K, 9) with a flush: the Joker and the Ace = both jokers
     ("Kh Ks 9h 9s 5h JK JK", "JK JK", "Kh Ks 9h 9s 5h", "flush.pair.three-pairs", (), ()),
     # DJ6: 5 6 8 and two jokers: 4-8 or 5-9, same natural cards, jokers at the bottom (4-8);
     # the non-straights K and 2
     # Readings G7: 2-6 (jokers at 3 and 4) puts K-8 up, 4-8 only K-2
-    ("5c 6d 8h JK JK Kc 2s", "8h Kc", "5c 6d JK JK 2s", "straight.three-of-a-kind.5-card", ("straight.pair.any-other-pair",), ()),
+    (
+        "5c 6d 8h JK JK Kc 2s",
+        "8h Kc",
+        "5c 6d JK JK 2s",
+        "straight.three-of-a-kind.5-card",
+        ("straight.pair.any-other-pair",),
+        (),
+    ),
     # DJ6: 3 4 JK 6 7 JK 9: a 7-card straight with a joker in the sixth place: that joker and the 9
     (
-        "3c 4d 6h 7s 9c JK JK", "JK 9c", "3c 4d 6h 7s JK", "straight.three-of-a-kind.7-card-joker-sixth",
-        ("straight.pair.any-other-pair",), (),
+        "3c 4d 6h 7s 9c JK JK",
+        "JK 9c",
+        "3c 4d 6h 7s JK",
+        "straight.three-of-a-kind.7-card-joker-sixth",
+        ("straight.pair.any-other-pair",),
+        (),
     ),
     # DJ3: three pairs (JK JK, 3, 4) with a straight: "the Ace and the Joker" = both jokers
     ("JK JK 3c 3d 4h 4s 5d", "JK JK", "3c 3d 4h 4s 5d", "straight.pair.three-pairs", (), ()),
     # the royal Ks Qs Js + JK JK; the jokers' pair: royal steps, 5-card royal: the non-flush
-    ("Ks Qs Js JK JK 5d 2c", "5d 2c", "Ks Qs Js JK JK", "royal-flush.5-card", ("royal-flush.pair.any-other-pair",), ()),
+    (
+        "Ks Qs Js JK JK 5d 2c",
+        "5d 2c",
+        "Ks Qs Js JK JK",
+        "royal-flush.5-card",
+        ("royal-flush.pair.any-other-pair",),
+        (),
+    ),
     # straight flush 5 6 7 + JK JK and two pairs (Aces, Kings): Straight Flush Alone, the non-straights
     ("5h 6h 7h JK JK Kc Kd", "Kc Kd", "5h 6h 7h JK JK", "straight-flush.alone.5-card", (), ()),
     # JK JK 4 5 6 7 of spades: the pair rows foul (the straight flush needs a joker), skipped;
     # 6-card straight flush with a joker first: that joker and the non-straight
     (
-        "4s 5s 6s 7s JK JK 2d", "JK 2d", "4s 5s 6s 7s JK", "straight-flush.alone.6-card-joker-first-or-last", (),
+        "4s 5s 6s 7s JK JK 2d",
+        "JK 2d",
+        "4s 5s 6s 7s JK",
+        "straight-flush.alone.6-card-joker-first-or-last",
+        (),
         ("straight-flush.pair.joker-pair", "straight-flush.pair.one-pair"),
     ),
 ]
@@ -70,7 +106,9 @@ def way():
     return load_house_way("house-way-002")
 
 
-@pytest.mark.parametrize(("hand", "low", "high", "rule_id", "via", "skipped"), EXAMPLES, ids=[e[0] for e in EXAMPLES])
+@pytest.mark.parametrize(
+    ("hand", "low", "high", "rule_id", "via", "skipped"), EXAMPLES, ids=[e[0] for e in EXAMPLES]
+)
 def test_double_joker_worked_example(way, hand, low, high, rule_id, via, skipped):
     result = way.set(parse_cards(hand))
     assert _multiset(result.setting.low) == _multiset(parse_cards(low))

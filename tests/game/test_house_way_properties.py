@@ -128,7 +128,15 @@ def test_last_resort_at_a_wild_joker_table():
 
 
 def test_cards_made_outside_the_deck_are_read_the_same():
-    made = (Card(14, "s"), Card(13, "s"), Card(12, "s"), Card(11, "s"), Card(10, "s"), Card(14, "h"), Card(14, "d"))
+    made = (
+        Card(14, "s"),
+        Card(13, "s"),
+        Card(12, "s"),
+        Card(11, "s"),
+        Card(10, "s"),
+        Card(14, "h"),
+        Card(14, "d"),
+    )
     result = set_house_way(made)
     assert result.rule_id == "royal-flush.three-of-a-kind"
     assert _multiset(result.setting.low) == _multiset(parse_cards("Ah Ad"))
@@ -272,32 +280,87 @@ def test_a_casino_can_load_its_own_way_from_a_directory(tmp_path):
 @pytest.mark.parametrize(
     ("change", "error", "words"),
     [
-        (lambda t: t.replace('hand = "pair"', 'hand = "pairs"'), HouseWayFileError, "can_make.hand: Input should be 'five-aces'"),
-        (lambda t: t.replace('name = "can_make"', 'name = "can_make_it"'), UnknownPredicateError, "unknown predicate"),
-        (lambda t: t.replace('{ name = "take", cards = [{ name = "pair"', '{ name = "grab", cards = [{ name = "pair"'), UnknownActionError, "unknown action"),
-        (lambda t: t.replace('{ name = "pair", which = "lowest" }', '{ name = "couple" }'), UnknownActionError, "unknown selector"),
-        (lambda t: t.replace('which = "lowest"', 'which = "lowermost"'), HouseWayFileError, "take.cards.0.pair.which: Input should be 'lowest'"),
-        (lambda t: t.replace('which = "lowest"', 'which = "lowest", colour = "red"'), HouseWayFileError, "take.cards.0.pair.colour: Extra inputs are not permitted"),
-        (lambda t: t.replace('id = "high-card.top-two"', 'id = "pairs.lowest-pair"'), DuplicateRuleIdError, "duplicate rule id"),
-        (lambda t: t.replace('combination = "high-card"\n', 'combination = "nowhere"\n'), HouseWayFileError, "unknown combination"),
-        (lambda t: t.replace('split = "the lowest pair"', 'split = "the lowest pair"\nreachable = false'), HouseWayFileError, "needs a reason"),
+        (
+            lambda t: t.replace('hand = "pair"', 'hand = "pairs"'),
+            HouseWayFileError,
+            "can_make.hand: Input should be 'five-aces'",
+        ),
+        (
+            lambda t: t.replace('name = "can_make"', 'name = "can_make_it"'),
+            UnknownPredicateError,
+            "unknown predicate",
+        ),
+        (
+            lambda t: t.replace(
+                '{ name = "take", cards = [{ name = "pair"', '{ name = "grab", cards = [{ name = "pair"'
+            ),
+            UnknownActionError,
+            "unknown action",
+        ),
+        (
+            lambda t: t.replace('{ name = "pair", which = "lowest" }', '{ name = "couple" }'),
+            UnknownActionError,
+            "unknown selector",
+        ),
+        (
+            lambda t: t.replace('which = "lowest"', 'which = "lowermost"'),
+            HouseWayFileError,
+            "take.cards.0.pair.which: Input should be 'lowest'",
+        ),
+        (
+            lambda t: t.replace('which = "lowest"', 'which = "lowest", colour = "red"'),
+            HouseWayFileError,
+            "take.cards.0.pair.colour: Extra inputs are not permitted",
+        ),
+        (
+            lambda t: t.replace('id = "high-card.top-two"', 'id = "pairs.lowest-pair"'),
+            DuplicateRuleIdError,
+            "duplicate rule id",
+        ),
+        (
+            lambda t: t.replace('combination = "high-card"\n', 'combination = "nowhere"\n'),
+            HouseWayFileError,
+            "unknown combination",
+        ),
+        (
+            lambda t: t.replace('split = "the lowest pair"', 'split = "the lowest pair"\nreachable = false'),
+            HouseWayFileError,
+            "needs a reason",
+        ),
         (lambda t: t.replace('name = "tiny"', 'name = "other"'), HouseWayFileError, "names the way"),
-        (lambda t: t.replace('title = "two rows"', 'title = "two rows"\ncolour = "red"'), HouseWayFileError, "unknown key"),
+        (
+            lambda t: t.replace('title = "two rows"', 'title = "two rows"\ncolour = "red"'),
+            HouseWayFileError,
+            "unknown key",
+        ),
         (lambda t: t.replace("[[rule]]", "[[rules]]", 1), HouseWayFileError, "unknown key"),
         (lambda t: t + "\n[[", HouseWayFileError, "not valid TOML"),
-        (lambda t: t.replace('nth = [2, 3]', 'nth = [2, 3, 4]'), HouseWayFileError, "the low hand has 2"),
+        (lambda t: t.replace("nth = [2, 3]", "nth = [2, 3, 4]"), HouseWayFileError, "the low hand has 2"),
         (
-            lambda t: t.replace('{ name = "take", cards = [{ name = "pair", which = "lowest" }] }', '{ name = "follow", combination = "pairs" }'),
+            lambda t: t.replace(
+                '{ name = "take", cards = [{ name = "pair", which = "lowest" }] }',
+                '{ name = "follow", combination = "pairs" }',
+            ),
             HouseWayFileError,
             "follow again",
         ),
         (
-            lambda t: t.replace('{ name = "take", cards = [{ name = "pair", which = "lowest" }] }', '{ name = "follow", combination = "absent" }'),
+            lambda t: t.replace(
+                '{ name = "take", cards = [{ name = "pair", which = "lowest" }] }',
+                '{ name = "follow", combination = "absent" }',
+            ),
             HouseWayFileError,
             "unknown combination",
         ),
         (lambda t: t.replace('id = "high-card.top-two"', 'id = "High Card!"'), HouseWayFileError, "bad id"),
-        (lambda t: t.replace('when = []\naction = { name = "take", cards = [{ name = "highest"', 'when = "always"\naction = { name = "take", cards = [{ name = "highest"'), HouseWayFileError, "must be a list"),
+        (
+            lambda t: t.replace(
+                'when = []\naction = { name = "take", cards = [{ name = "highest"',
+                'when = "always"\naction = { name = "take", cards = [{ name = "highest"',
+            ),
+            HouseWayFileError,
+            "must be a list",
+        ),
     ],
 )
 def test_malformed_way_files_are_refused_at_load(tmp_path, change, error, words):

@@ -16,7 +16,9 @@ from table_controller.game.house_way.review import render, sheet_path
 @pytest.mark.parametrize("name", available_house_ways())
 def test_the_committed_review_sheet_is_current(name):
     path = sheet_path(name)
-    assert path.is_file(), f"no review sheet {path}: run python -m table_controller.game.house_way.review {name}"
+    assert path.is_file(), (
+        f"no review sheet {path}: run python -m table_controller.game.house_way.review {name}"
+    )
     assert path.read_text(encoding="utf-8") == render(load_house_way(name)), (
         f"{path} is stale: run python -m table_controller.game.house_way.review {name}"
     )

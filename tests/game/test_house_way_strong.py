@@ -24,11 +24,23 @@ CASES = [
     ("pairs.two-pairs.aces", "As Ad 5c 5h Kd 9s 2c", "5c 5h", "As Ad Kd 9s 2c", ()),
     ("pairs.two-pairs.kings-with-sevens-or-better", "Ks Kh 8d 8c Ad Qh 3s", "8d 8c", "Ks Kh Ad Qh 3s", ()),
     # Queens and Jacks, A-9 on top: the exception splits them (else "any ace top" keeps them)
-    ("pairs.two-pairs.four-face-cards-without-ace-king-top", "Qs Qh Jd Jc Ad 9h 3s", "Jd Jc", "Qs Qh Ad 9h 3s", ()),
+    (
+        "pairs.two-pairs.four-face-cards-without-ace-king-top",
+        "Qs Qh Jd Jc Ad 9h 3s",
+        "Jd Jc",
+        "Qs Qh Ad 9h 3s",
+        (),
+    ),
     ("pairs.two-pairs.ace-face-top", "9s 9h 4d 4c Ad Kh 2s", "Ad Kh", "9s 9h 4d 4c 2s", ()),
     ("pairs.two-pairs.kings-with-threes-ace-low-top", "Kc Kd 4h 4s Ac 8d 2h", "4h 4s", "Kc Kd Ac 8d 2h", ()),
     ("pairs.two-pairs.queens-with-fives-ace-low-top", "Qc Qd 6h 6s Ac 9d 2h", "6h 6s", "Qc Qd Ac 9d 2h", ()),
-    ("pairs.two-pairs.jacks-or-tens-with-nines-or-eights-ace-low-top", "Tc Td 8h 8s Ac 5d 2h", "8h 8s", "Tc Td Ac 5d 2h", ()),
+    (
+        "pairs.two-pairs.jacks-or-tens-with-nines-or-eights-ace-low-top",
+        "Tc Td 8h 8s Ac 5d 2h",
+        "8h 8s",
+        "Tc Td Ac 5d 2h",
+        (),
+    ),
     ("pairs.two-pairs.sixes-and-lower", "6c 6d 3h 3s Kc 9d 2h", "Kc 9d", "6c 6d 3h 3s 2h", ()),
     ("pairs.two-pairs.other-with-ace-top", "Jc Jd 4h 4s Ac 9d 2h", "Ac 9d", "Jc Jd 4h 4s 2h", ()),
     ("pairs.two-pairs.other", "Jc Jd 4h 4s Kc 9d 2h", "4h 4s", "Jc Jd Kc 9d 2h", ()),
@@ -49,7 +61,13 @@ CASES = [
     ("full-house.split", "Jc Jd Js 6h 6d Ac Kh", "6h 6d", "Jc Jd Js Ac Kh", ()),
     ("four-of-a-kind.three-of-a-kind.adjacent", "9c 9d 9s 9h 8c 8d 8s", "8c 8d", "9c 9d 9s 9h 8s", ()),
     ("four-of-a-kind.three-of-a-kind.higher-group", "9c 9d 9s 9h 4c 4d 4s", "9c 9d", "9s 9h 4c 4d 4s", ()),
-    ("four-of-a-kind.pair.aces-or-kings-with-threes-or-twos", "Ac Ad Ah As 3c 3d 9s", "Ac Ad", "Ah As 3c 3d 9s", ()),
+    (
+        "four-of-a-kind.pair.aces-or-kings-with-threes-or-twos",
+        "Ac Ad Ah As 3c 3d 9s",
+        "Ac Ad",
+        "Ah As 3c 3d 9s",
+        (),
+    ),
     # 004: "with 9-9-9-9-7-7-K he should play 7-7 and 9-9-9-9-K"
     ("four-of-a-kind.pair.keep", "9c 9d 9h 9s 7c 7d Kh", "7c 7d", "9c 9d 9h 9s Kh", ()),
     ("four-of-a-kind.aces", "Ac Ad Ah As Kc 8d 3s", "Ac Kc", "Ad Ah As 8d 3s", ()),
@@ -72,7 +90,13 @@ CASES = [
     ("five-aces.pair-of-aces-up", "Ac Ad Ah As JK 9c 4d", "Ac Ad", "Ah As JK 9c 4d", ()),
     # Straights and flushes
     # three pairs (Ah+JK, K, 9) with a flush: "play as three pair hand": the highest pair up
-    ("pairs.three-pairs", "Ah Kh 9h 5h JK Ks 9s", "Ah JK", "Kh Ks 9h 9s 5h", ("straight-or-flush.three-pairs",)),
+    (
+        "pairs.three-pairs",
+        "Ah Kh 9h 5h JK Ks 9s",
+        "Ah JK",
+        "Kh Ks 9h 9s 5h",
+        ("straight-or-flush.three-pairs",),
+    ),
     # full house 7-7-7 and Ah+JK: the flush can only put 7-7 up, the split full house A-A
     ("straight-or-flush.full-house.split-for-aces-up", "7s 7h 7d Ah JK 9h 5h", "Ah JK", "7s 7h 7d 9h 5h", ()),
     # Ac Ad JK (three Aces) and 2-2 with A-2-3-4-JK: the straight puts A-2 up, no pair: split
@@ -82,19 +106,46 @@ CASES = [
     # 004: "AA*2459=A2*45/A9" (which Ace: the first in hand order)
     ("straight-or-flush.three-of-a-kind", "Ac Ad JK 2s 4h 5c 9d", "Ac 9d", "Ad JK 2s 4h 5c", ()),
     # Aces and Kings with A-K-Q-J-T: "two pairs Aces with 8's or better" -> the two-pairs rows
-    ("pairs.two-pairs.aces", "Ac Kd Qh Js Tc Ad Ks", "Kd Ks", "Ac Ad Qh Js Tc", ("straight-or-flush.two-pairs.aces-with-eights-or-better",)),
+    (
+        "pairs.two-pairs.aces",
+        "Ac Kd Qh Js Tc Ad Ks",
+        "Kd Ks",
+        "Ac Ad Qh Js Tc",
+        ("straight-or-flush.two-pairs.aces-with-eights-or-better",),
+    ),
     # "(e.g., Q's and 5's)": the flush puts Q-5 up, no Ace: play as two pairs (split)
-    ("pairs.two-pairs.other", "Qh Qc 5h 5c Jh 9h 3h", "5h 5c", "Qh Qc Jh 9h 3h", ("straight-or-flush.two-pairs.face-high-pairs",)),
+    (
+        "pairs.two-pairs.other",
+        "Qh Qc 5h 5c Jh 9h 3h",
+        "5h 5c",
+        "Qh Qc Jh 9h 3h",
+        ("straight-or-flush.two-pairs.face-high-pairs",),
+    ),
     # sevens and fours, the flush puts 7-4 up; an Ace among the side cards: two pairs, A-9 up
     (
-        "pairs.two-pairs.other-with-ace-top", "7h 7c 4h 4c Ah 9h 2h", "Ah 9h", "7h 7c 4h 4c 2h",
+        "pairs.two-pairs.other-with-ace-top",
+        "7h 7c 4h 4c Ah 9h 2h",
+        "Ah 9h",
+        "7h 7c 4h 4c 2h",
         ("straight-or-flush.two-pairs.ace-high-top-with-two-pairs",),
     ),
     ("straight-or-flush.two-pairs.otherwise", "7h 7c 4h 4c Kh 9h 2h", "7c 4c", "7h 4h Kh 9h 2h", ()),
     # 004: "KQQJ*93, play Q's with *AK up": the straight 9-K would put Q-3 up
-    ("straight-or-flush.one-pair.face-pair-ace-face-top", "Ks Qh Qd Jc JK 9s 3h", "JK Ks", "Qh Qd Jc 9s 3h", ()),
+    (
+        "straight-or-flush.one-pair.face-pair-ace-face-top",
+        "Ks Qh Qd Jc JK 9s 3h",
+        "JK Ks",
+        "Qh Qd Jc 9s 3h",
+        (),
+    ),
     # Ah+JK with A-K-Q-J-JK: the straight puts 5-4 up; "play AAxxx with KQ up"
-    ("straight-or-flush.one-pair.aces-with-king-queen-top", "Ah JK Kd Qc Js 5d 4c", "Kd Qc", "Ah JK Js 5d 4c", ()),
+    (
+        "straight-or-flush.one-pair.aces-with-king-queen-top",
+        "Ah JK Kd Qc Js 5d 4c",
+        "Kd Qc",
+        "Ah JK Js 5d 4c",
+        (),
+    ),
     # a pair of 9s with 5-9: the straight with 9-2 up (which 9: the first in hand order)
     ("straight-or-flush.one-pair.otherwise", "5c 6d 7h 8s 9c 9d 2h", "9c 2h", "5c 6d 7h 8s 9d", ()),
     # 004: "with Ks-9s-8c-7s-6c-5s-4s playing the flush would put 8-6 in front, playing the
@@ -109,7 +160,13 @@ CASES = [
 # Reachable with two jokers only (Double Joker, 003): worked out the same way.
 DOUBLE_JOKER_CASES = [
     # three Aces (Ah JK JK) and 6-6 with a flush that puts 6-6 up
-    ("straight-or-flush.full-house.pair-up-with-straight-or-flush", "Ah JK JK 6c 6d 9h 3h", "6c 6d", "Ah JK JK 9h 3h", ()),
+    (
+        "straight-or-flush.full-house.pair-up-with-straight-or-flush",
+        "Ah JK JK 6c 6d 9h 3h",
+        "6c 6d",
+        "Ah JK JK 9h 3h",
+        (),
+    ),
     # pairs JK-JK (Aces) and 5-5, a flush Kh 9h 4h JK JK with 5-5 up; lowest pair below 8
     ("straight-or-flush.two-pairs.pair-top", "Kh 9h 4h JK JK 5c 5d", "5c 5d", "Kh 9h 4h JK JK", ()),
 ]
@@ -130,7 +187,9 @@ def test_strong_way_is_available_by_name():
     assert result.way == WAY
 
 
-@pytest.mark.parametrize(("rule_id", "hand", "low", "high", "via"), CASES + DOUBLE_JOKER_CASES, ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    ("rule_id", "hand", "low", "high", "via"), CASES + DOUBLE_JOKER_CASES, ids=lambda v: str(v)
+)
 def test_strong_rule(way, rule_id, hand, low, high, via):
     cards = parse_cards(hand)
     result = way.set(cards)
@@ -142,7 +201,9 @@ def test_strong_rule(way, rule_id, hand, low, high, via):
 
 
 def test_every_strong_rule_has_a_case_or_is_marked_never_applying(way):
-    covered = {case[0] for case in CASES + DOUBLE_JOKER_CASES} | {v for case in CASES + DOUBLE_JOKER_CASES for v in case[4]}
+    covered = {case[0] for case in CASES + DOUBLE_JOKER_CASES} | {
+        v for case in CASES + DOUBLE_JOKER_CASES for v in case[4]
+    }
     never = {rule.id for rule in way.rules if not rule.reachable}
     assert never == {"straight-or-flush.two-pairs.ace-face-top"}
     assert {rule.id for rule in way.rules} - covered == never

@@ -27,7 +27,6 @@ from table_controller.game.money import (
     round_to_unit,
 )
 
-
 # --- 002: "Commission is rounded up to a quarter of the lowest chip denomination" ---------
 
 

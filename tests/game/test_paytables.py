@@ -162,7 +162,7 @@ def test_a_changed_table_is_read_from_an_explicit_path(tmp_path):
     ("old", "new", "error", "message"),
     [
         ("two-jokers-player = 20", "three-jokers = 20", UnknownPayLineError, "no line 'three-jokers'"),
-        ("no-jokers = \"loss\"", "", MissingPayLineError, "no-jokers"),
+        ('no-jokers = "loss"', "", MissingPayLineError, "no-jokers"),
         ("one-joker-player = 1", "one-joker-player = -1", BadOddsError, "got -1"),
         ("one-joker-player = 1", "one-joker-player = 0", BadOddsError, "got 0"),
         ("one-joker-player = 1", "one-joker-player = 1.5", BadOddsError, "got 1.5"),

@@ -17,7 +17,6 @@ from table_controller.game.evaluator import rank_high
 from table_controller.game.money import FlatFee, NoCommission, PercentCommission, RoundingMode
 from table_controller.game.paytables import Bonus
 from table_controller.game.setting import Setting, all_settings, is_legal
-from table_controller.game.table_rules import FoulRule, TableRules
 from table_controller.game.settlement import (
     COMPARISON_RULES,
     BankerHand,
@@ -39,6 +38,7 @@ from table_controller.game.settlement import (
     dealer_qualification,
     settle_round,
 )
+from table_controller.game.table_rules import FoulRule, TableRules
 
 STANDARD = TableRules()
 DOUBLE_JOKER = TableRules(game=Game.DOUBLE_JOKER)

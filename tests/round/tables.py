@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from table_controller.game.cards import Game, codes
 from table_controller.game.deal import pile_positions
-from table_controller.round.events import RoundOpened, Wager
-from table_controller.round.rules import GameRoundRules
 from table_controller.game.house_way import load_house_way
 from table_controller.game.table_rules import TableRules
+from table_controller.round.events import RoundOpened, Wager
+from table_controller.round.rules import GameRoundRules
 
 # The banker: no pair, Ace high: 002 High Card "2nd & 4th highest" -> low Qd 7s (readings C1).
 BANKER = "Ac Qd 9h 7s 5c 3d 2h"
@@ -24,7 +24,9 @@ def deal(hands: dict[int, str], start: int, game: Game = Game.STANDARD) -> tuple
     chosen = {p: h.split() for p, h in hands.items()}
     used = {c for h in chosen.values() for c in h if c != "JK"}
     jokers_used = sum(h.count("JK") for h in chosen.values())
-    rest = [c for c in codes(game.deck()) if c != "JK" and c not in used] + ["JK"] * (game.jokers - jokers_used)
+    rest = [c for c in codes(game.deck()) if c != "JK" and c not in used] + ["JK"] * (
+        game.jokers - jokers_used
+    )
     piles = []
     for position in pile_positions(start):
         if position in chosen:
@@ -39,10 +41,19 @@ def game_rules(game: Game = Game.STANDARD, **table) -> GameRoundRules:
     return GameRoundRules(table=TableRules(game=game, **table), way=load_house_way("house-way-002"))
 
 
-def opened(wagers: dict[int, int | Wager], game: Game = Game.STANDARD, rules: GameRoundRules | None = None,
-           number: int = 1) -> RoundOpened:
+def opened(
+    wagers: dict[int, int | Wager],
+    game: Game = Game.STANDARD,
+    rules: GameRoundRules | None = None,
+    number: int = 1,
+) -> RoundOpened:
     rules = rules or game_rules(game)
     return RoundOpened(
-        table_id="t1", round_id=f"t1-{number}", number=number, game=game, rules=rules.snapshot(),
-        wagers={p: w if isinstance(w, Wager) else Wager(main=w) for p, w in wagers.items()}, actor="dealer-ann",
+        table_id="t1",
+        round_id=f"t1-{number}",
+        number=number,
+        game=game,
+        rules=rules.snapshot(),
+        wagers={p: w if isinstance(w, Wager) else Wager(main=w) for p, w in wagers.items()},
+        actor="dealer-ann",
     )

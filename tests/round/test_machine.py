@@ -16,7 +16,14 @@ from table_controller.round.events import (
     RoundVoided,
     Wager,
 )
-from table_controller.round.machine import TRANSITIONS, HouseWayDeviation, TransitionRefused, apply, open_round, replay
+from table_controller.round.machine import (
+    TRANSITIONS,
+    HouseWayDeviation,
+    TransitionRefused,
+    apply,
+    open_round,
+    replay,
+)
 from table_controller.round.phases import Phase
 
 from .tables import BANKER, POSITION_3, POSITION_5, deal, game_rules, opened
@@ -45,17 +52,23 @@ def test_a_standard_round_goes_open_dealing_players_dealer_settling_closed():
     assert sorted(state.hands) == [1, 3, 5]  # piles of positions 2, 4, 6, 7 are discarded
     assert state.discarded_positions == (2, 4, 6, 7)
     assert state.required.rule_id == "high-card.second-and-fourth"
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
     assert state.phase is Phase.PLAYERS_SETTING
-    state = apply(state, PlayerSet(position=5, high="Kc 8d 6s 4h 3c".split(), low=["Qh", "Jd"]), RULES)
+    state = apply(state, PlayerSet(position=5, high=["Kc", "8d", "6s", "4h", "3c"], low=["Qh", "Jd"]), RULES)
     assert state.phase is Phase.DEALER_SETTING
-    state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"], actor="dealer-ann"), RULES)
+    state = apply(
+        state, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"], actor="dealer-ann"), RULES
+    )
     assert state.phase is Phase.SETTLING and state.override is None
     state = apply(state, RoundSettled(), RULES)
     assert state.phase is Phase.CLOSED
     by_position = {p["position"]: p for p in state.result.as_dict()["positions"]}
     # Position 3 wins both hands: even money less 5% of $25 = $1.25 (002): net +$23.75.
-    assert (by_position[3]["outcome"], by_position[3]["commission"], by_position[3]["net"]) == ("win", 125, 2375)
+    assert (by_position[3]["outcome"], by_position[3]["commission"], by_position[3]["net"]) == (
+        "win",
+        125,
+        2375,
+    )
     # Position 5 loses the high (K-high v A-high) and wins the low (Q-J v Q-7): a push.
     assert (by_position[5]["outcome"], by_position[5]["net"]) == ("push", 0)
     assert state.result.as_dict()["totals"]["house_result"] == -2375
@@ -66,11 +79,11 @@ def test_double_joker_dealer_sets_first_then_players():
     state, _ = dealt_round(game=Game.DOUBLE_JOKER, rules=rules)
     assert state.phase is Phase.DEALER_SETTING
     with pytest.raises(TransitionRefused, match="not allowed"):
-        apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), rules)
-    state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), rules)
+        apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), rules)
+    state = apply(state, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]), rules)
     assert state.phase is Phase.PLAYERS_SETTING
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), rules)
-    state = apply(state, PlayerSet(position=5, high="Kc 8d 6s 4h 3c".split(), low=["Qh", "Jd"]), rules)
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), rules)
+    state = apply(state, PlayerSet(position=5, high=["Kc", "8d", "6s", "4h", "3c"], low=["Qh", "Jd"]), rules)
     state = apply(state, RoundSettled(), rules)
     positions = {p["position"]: p for p in state.result.as_dict()["positions"]}
     # 003: the banker's Ace-high pai gow hand does not qualify: every main wager pushes.
@@ -80,9 +93,9 @@ def test_double_joker_dealer_sets_first_then_players():
 
 def test_a_dealer_setting_off_the_house_way_is_refused_naming_the_rule_then_a_pit_override_stands():
     state, _ = dealt_round()
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
-    state = apply(state, PlayerSet(position=5, high="Kc 8d 6s 4h 3c".split(), low=["Qh", "Jd"]), RULES)
-    wrong = DealerSet(high="Ac 7s 5c 3d 2h".split(), low=["Qd", "9h"])
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
+    state = apply(state, PlayerSet(position=5, high=["Kc", "8d", "6s", "4h", "3c"], low=["Qh", "Jd"]), RULES)
+    wrong = DealerSet(high=["Ac", "7s", "5c", "3d", "2h"], low=["Qd", "9h"])
     with pytest.raises(HouseWayDeviation) as refused:
         apply(state, wrong, RULES)
     assert refused.value.required.rule_id == "high-card.second-and-fourth"
@@ -98,9 +111,9 @@ def test_a_dealer_setting_off_the_house_way_is_refused_naming_the_rule_then_a_pi
 
 def test_an_override_must_still_be_the_bankers_seven_cards():
     state, _ = dealt_round(wagers={3: 2500}, hands={1: BANKER, 3: POSITION_3})
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
     with pytest.raises(TransitionRefused, match="extra"):
-        apply(state, DealerOverride(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "Ks"], reason="typo"), RULES)
+        apply(state, DealerOverride(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "Ks"], reason="typo"), RULES)
 
 
 def test_a_duplicated_card_in_a_pile_is_a_misdeal_that_voids_the_round():
@@ -118,15 +131,15 @@ def test_a_duplicated_card_in_a_pile_is_a_misdeal_that_voids_the_round():
 def test_a_player_setting_of_other_cards_is_refused_a_wrong_split_is_a_foul():
     state, _ = dealt_round()
     with pytest.raises(TransitionRefused, match="seven cards"):
-        apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2d".split(), low=["Kd", "Kh"]), RULES)
+        apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2d"], low=["Kd", "Kh"]), RULES)
     with pytest.raises(TransitionRefused, match="no wager"):
-        apply(state, PlayerSet(position=4, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
+        apply(state, PlayerSet(position=4, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
     # Four behind and three in front is a foul (004): forfeit by default.
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c".split(), low=["Kd", "Kh", "2c"]), RULES)
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c"], low=["Kd", "Kh", "2c"]), RULES)
     with pytest.raises(TransitionRefused, match="already set"):
-        apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
-    state = apply(state, PlayerSet(position=5, high="Kc 8d 6s 4h 3c".split(), low=["Qh", "Jd"]), RULES)
-    state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), RULES)
+        apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
+    state = apply(state, PlayerSet(position=5, high=["Kc", "8d", "6s", "4h", "3c"], low=["Qh", "Jd"]), RULES)
+    state = apply(state, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]), RULES)
     state = apply(state, RoundSettled(), RULES)
     fouled, pushed = state.result.as_dict()["positions"]
     assert (fouled["outcome"], fouled["rule"], fouled["net"]) == ("lose", "foul-forfeit", -2500)
@@ -137,8 +150,10 @@ def test_a_player_setting_of_other_cards_is_refused_a_wrong_split_is_a_foul():
 def test_the_pit_may_void_before_settlement(phase_events):
     events = [
         DICE_START_3,
-        PilesDealt(piles=deal({1: BANKER, 3: POSITION_3}, start=3)[0], unused=deal({1: BANKER, 3: POSITION_3}, 3)[1]),
-        PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]),
+        PilesDealt(
+            piles=deal({1: BANKER, 3: POSITION_3}, start=3)[0], unused=deal({1: BANKER, 3: POSITION_3}, 3)[1]
+        ),
+        PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]),
     ]
     state = open_round(opened({3: 2500}))
     for event in events[:phase_events]:
@@ -151,8 +166,8 @@ def test_the_pit_may_void_before_settlement(phase_events):
 
 def test_nothing_happens_after_closed():
     state, _ = dealt_round(wagers={3: 2500}, hands={1: BANKER, 3: POSITION_3})
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
-    state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), RULES)
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
+    state = apply(state, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]), RULES)
     state = apply(state, RoundSettled(), RULES)
     for event in (RoundSettled(), RoundVoided(reason="late void"), DICE_START_3):
         with pytest.raises(TransitionRefused, match="phase closed"):
@@ -164,8 +179,8 @@ def test_every_pair_outside_the_table_is_refused():
         DiceRolled: DICE_START_3,
         PilesDealt: PilesDealt(piles=[], unused=[]),
         PlayerSet: PlayerSet(position=3, high=[], low=[]),
-        DealerSet: DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]),
-        DealerOverride: DealerOverride(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"], reason="why not"),
+        DealerSet: DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]),
+        DealerOverride: DealerOverride(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"], reason="why not"),
         RoundSettled: RoundSettled(),
     }
     state = open_round(opened({3: 2500}))
@@ -179,8 +194,8 @@ def test_every_pair_outside_the_table_is_refused():
 
 def test_a_stored_settlement_that_differs_from_the_game_core_is_not_trusted():
     state, _ = dealt_round(wagers={3: 2500}, hands={1: BANKER, 3: POSITION_3})
-    state = apply(state, PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"]), RULES)
-    state = apply(state, DealerSet(high="Ac 9h 5c 3d 2h".split(), low=["Qd", "7s"]), RULES)
+    state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
+    state = apply(state, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]), RULES)
     honest = apply(state, RoundSettled(), RULES).result.as_dict()
     forged = {**honest, "totals": {**honest["totals"], "house_result": 0}}
     with pytest.raises(TransitionRefused, match="not trusted"):
@@ -190,8 +205,12 @@ def test_a_stored_settlement_that_differs_from_the_game_core_is_not_trusted():
 def test_replaying_the_events_rebuilds_the_same_round():
     first = opened({3: 2500, 5: Wager(main=1000)})
     piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
-    events = [first, DICE_START_3, PilesDealt(piles=piles, unused=unused),
-              PlayerSet(position=3, high="As Ah 9c 8c 2c".split(), low=["Kd", "Kh"])]
+    events = [
+        first,
+        DICE_START_3,
+        PilesDealt(piles=piles, unused=unused),
+        PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]),
+    ]
     live = open_round(first)
     for event in events[1:]:
         live = apply(live, event, RULES)

@@ -66,8 +66,10 @@ def test_cocked_die_voids_the_attempt_and_the_reshake_clears_it_then_rolls():
     assert shaker.take_events() == [(0x51, bytes.fromhex("03 02 00000411 00000006"))]
     assert shaker.status_event()[1][4] == m.FLAG_RESHAKE_NEEDED
     shaker.command(m.SHAKE, 7, b"", now=1.0)
-    assert shaker.take_events() == [(0x52, bytes.fromhex("03")),
-                                    (0x50, bytes.fromhex("00000412 00000007 030506"))]
+    assert shaker.take_events() == [
+        (0x52, bytes.fromhex("03")),
+        (0x50, bytes.fromhex("00000412 00000007 030506")),
+    ]
     assert shaker.rolls == [(1042, (3, 5, 6))]
 
 
@@ -82,8 +84,10 @@ def test_unreadable_die_behaves_like_a_cocked_one_with_its_own_code():
 def test_cover_open_refuses_then_closes_after_its_delay():
     shaker = model(dice=(1, 2, 3), faults=[Fault.COVER_OPEN], cover_close_after=0.05)
     shaker.command(m.SHAKE, 8, b"", now=10.0)
-    assert shaker.take_events() == [(0x51, bytes.fromhex("01 00 00000000 00000000")),
-                                    (0x53, bytes.fromhex("00000008 01"))]
+    assert shaker.take_events() == [
+        (0x51, bytes.fromhex("01 00 00000000 00000000")),
+        (0x53, bytes.fromhex("00000008 01")),
+    ]
     shaker.tick(10.04)
     assert shaker.take_events() == []
     shaker.tick(10.05)
@@ -95,8 +99,10 @@ def test_cover_open_refuses_then_closes_after_its_delay():
 def test_tamper_is_latched_until_the_attendant_key():
     shaker = model(dice=(6, 6, 6), faults=[Fault.TAMPER])
     shaker.command(m.SHAKE, 1, b"", now=0.0)
-    assert shaker.take_events() == [(0x51, bytes.fromhex("04 00 00000000 00000000")),
-                                    (0x53, bytes.fromhex("00000001 04"))]
+    assert shaker.take_events() == [
+        (0x51, bytes.fromhex("04 00 00000000 00000000")),
+        (0x53, bytes.fromhex("00000001 04")),
+    ]
     shaker.tick(1e6)
     shaker.command(m.SHAKE, 2, b"", now=1e6)
     assert shaker.take_events() == [(0x53, bytes.fromhex("00000002 04"))]
@@ -189,11 +195,20 @@ def test_the_model_and_the_codec_agree_on_the_tables():
     from drivers.dice_shaker import codec
 
     assert {t.name: int(t) for t in codec.DiceMsg} == {
-        "SHAKE": m.SHAKE, "STATUS_REQUEST": m.STATUS_REQUEST, "ROLL": m.ROLL, "FAULT": m.FAULT,
-        "FAULT_CLEARED": m.FAULT_CLEARED, "SHAKE_REFUSED": m.SHAKE_REFUSED, "STATUS": m.STATUS}
+        "SHAKE": m.SHAKE,
+        "STATUS_REQUEST": m.STATUS_REQUEST,
+        "ROLL": m.ROLL,
+        "FAULT": m.FAULT,
+        "FAULT_CLEARED": m.FAULT_CLEARED,
+        "SHAKE_REFUSED": m.SHAKE_REFUSED,
+        "STATUS": m.STATUS,
+    }
     assert {v.value: k for k, v in codec.FAULT_CODES.items()} == {
-        "cover_open": m.COVER_OPEN, "die_unreadable": m.DIE_UNREADABLE, "die_cocked": m.DIE_COCKED,
-        "tamper": m.TAMPER}
+        "cover_open": m.COVER_OPEN,
+        "die_unreadable": m.DIE_UNREADABLE,
+        "die_cocked": m.DIE_COCKED,
+        "tamper": m.TAMPER,
+    }
     assert codec.REFUSAL_CODES[m.BUSY].value == "busy"
 
 
@@ -218,18 +233,34 @@ def test_pyusb_finds_the_documented_descriptors(sim):
     assert device is not None
     try:
         assert (device.bcdUSB, device.bDeviceClass, device.bMaxPacketSize0, device.bNumConfigurations) == (
-            0x0200, 0x00, 64, 1)
+            0x0200,
+            0x00,
+            64,
+            1,
+        )
         configuration = device[0]
         assert (configuration.bConfigurationValue, configuration.bmAttributes, configuration.bMaxPower) == (
-            1, 0xC0, 50)
+            1,
+            0xC0,
+            50,
+        )
         interface = configuration[(0, 0)]
-        assert (interface.bInterfaceNumber, interface.bInterfaceClass, interface.bInterfaceSubClass,
-                interface.bInterfaceProtocol, interface.bNumEndpoints) == (0, 0xFF, 0x44, 0x01, 2)
-        endpoints = [(e.bEndpointAddress, usb.util.endpoint_type(e.bmAttributes), e.wMaxPacketSize)
-                     for e in interface]
+        assert (
+            interface.bInterfaceNumber,
+            interface.bInterfaceClass,
+            interface.bInterfaceSubClass,
+            interface.bInterfaceProtocol,
+            interface.bNumEndpoints,
+        ) == (0, 0xFF, 0x44, 0x01, 2)
+        endpoints = [
+            (e.bEndpointAddress, usb.util.endpoint_type(e.bmAttributes), e.wMaxPacketSize) for e in interface
+        ]
         assert endpoints == [(0x01, usb.util.ENDPOINT_TYPE_BULK, 64), (0x81, usb.util.ENDPOINT_TYPE_BULK, 64)]
         assert (device.manufacturer, device.product, device.serial_number) == (
-            "Table Devices (simulated)", "DS-3 dice shaker", "DS3-TEST-9")
+            "Table Devices (simulated)",
+            "DS-3 dice shaker",
+            "DS3-TEST-9",
+        )
         assert usb.util.get_string(device, interface.iInterface) == "Dice shaker link"
     finally:
         usb.util.dispose_resources(device)
@@ -348,9 +379,22 @@ def test_cli_refuses_bad_arguments(argv, message, capsys):
 @pytest.mark.slow
 async def test_the_simulator_runs_as_a_process_over_a_pty():
     process = subprocess.Popen(
-        [sys.executable, "-m", "simulators", "dice", "--pty", "--seed", "4", "--fault", "cocked-die",
-         "--fast"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "simulators",
+            "dice",
+            "--pty",
+            "--seed",
+            "4",
+            "--fault",
+            "cocked-die",
+            "--fast",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         ready, _, _ = select.select([process.stdout], [], [], 10)
         assert ready, "the simulator printed no tty path"

@@ -119,8 +119,13 @@ class Listener:
 def run_with_noise(burst: bytes, seconds: float = 3.0):
     """Production timings on both sides (link.md 7); the burst goes in front of one PILE."""
     clock = Clock()
-    device = DeviceLink(DeviceIdentity("SIM-SHUFFLER", "SIM0001", "1.0.0"), lambda *a: None,
-                        config=DeviceLinkConfig(), clock=clock, injectors=[NoiseBefore(burst, PILE)])
+    device = DeviceLink(
+        DeviceIdentity("SIM-SHUFFLER", "SIM0001", "1.0.0"),
+        lambda *a: None,
+        config=DeviceLinkConfig(),
+        clock=clock,
+        injectors=[NoiseBefore(burst, PILE)],
+    )
     wire = Wire(clock, device)
     listener = Listener()
     host = HostLink(wire, listener, config=LinkConfig(), identity=HostIdentity(), clock=clock)
@@ -147,7 +152,9 @@ def test_the_reported_burst_loses_no_link_and_the_pile_arrives_once():
 
 def test_a_burst_of_plausible_false_frames_gets_one_nak():
     """Had the headers been plausible, a burst still gets one NAK, not one per bad byte."""
-    plausible = bytes.fromhex("A5 04 01 02 00") + bytes.fromhex("A5 04 02 02 00") + bytes.fromhex("A5 02 03 03")
+    plausible = (
+        bytes.fromhex("A5 04 01 02 00") + bytes.fromhex("A5 04 02 02 00") + bytes.fromhex("A5 02 03 03")
+    )
     host, device, listener = run_with_noise(plausible)
     assert listener.lost == [] and device.stats.links_lost == 0
     assert listener.messages == [(PILE, 1, PILE_BODY)]

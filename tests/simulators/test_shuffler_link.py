@@ -31,10 +31,10 @@ def parse(stream: bytes) -> list[tuple[int, int, bytes]]:
     while stream:
         assert stream[0] == 0xA5, stream.hex()
         length = stream[1]
-        raw = stream[:6 + length]
+        raw = stream[: 6 + length]
         assert binascii.crc_hqx(raw[1:-2], 0xFFFF) == int.from_bytes(raw[-2:], "big"), raw.hex()
         out.append((raw[2], raw[3], raw[4:-2]))
-        stream = stream[6 + length:]
+        stream = stream[6 + length :]
     return out
 
 
@@ -51,10 +51,15 @@ class Device:
         self.clock = Clock()
         self.written = bytearray()
         self.commands: list[tuple[int, int, bytes]] = []
-        self.link = DeviceLink(DeviceIdentity("SHF-7", "A1234", "2.3.1"),
-                               lambda t, i, b: self.commands.append((t, i, b)), write=self.written.extend,
-                               config=config, clock=self.clock, session_id=DEVICE_SESSION,
-                               injectors=injectors)
+        self.link = DeviceLink(
+            DeviceIdentity("SHF-7", "A1234", "2.3.1"),
+            lambda t, i, b: self.commands.append((t, i, b)),
+            write=self.written.extend,
+            config=config,
+            clock=self.clock,
+            session_id=DEVICE_SESSION,
+            injectors=injectors,
+        )
 
     def take(self) -> list[tuple[int, int, bytes]]:
         frames = parse(bytes(self.written))
@@ -195,7 +200,7 @@ def link_with(fault: Fault, cut=lambda: None) -> Device:
 def test_corrupted_frame_fault_breaks_the_crc_of_the_chosen_event_once():
     device = link_with(Fault.CORRUPTED_FRAME)
     stream = bytes(device.written)
-    second = stream[stream.rindex(b"\xa5\x0a"):]
+    second = stream[stream.rindex(b"\xa5\x0a") :]
     assert second[3] == 0x22
     assert binascii.crc_hqx(second[1:-2], 0xFFFF) != int.from_bytes(second[-2:], "big")
     device.written.clear()
@@ -214,8 +219,9 @@ def test_dropped_and_duplicated_frame_faults():
 def test_link_cut_fault_cuts_after_the_frame_is_written():
     seen = []
     device = Device()
-    injector = LinkFaultInjector(Fault.LINK_CUT, lambda t, body: True,
-                                 on_cut=lambda: seen.append(bytes(device.written)))
+    injector = LinkFaultInjector(
+        Fault.LINK_CUT, lambda t, body: True, on_cut=lambda: seen.append(bytes(device.written))
+    )
     device.link.injectors = [injector]
     up(device)
     device.link.send_event(0x21, b"x")

@@ -35,17 +35,17 @@ class Identity(random.Random):
 
 
 def cards(data: bytes) -> list[str]:
-    return [data[i:i + 2].decode() for i in range(0, len(data), 2)]
+    return [data[i : i + 2].decode() for i in range(0, len(data), 2)]
 
 
 def decode(msg_type: int, body: bytes):
     """The document's layouts, read with struct."""
     if msg_type == ShufflerMsg.PILE:
         command, pile, count = struct.unpack(">IBB", body[:6])
-        return ("PILE", command, pile, cards(body[6:6 + 2 * count]))
+        return ("PILE", command, pile, cards(body[6 : 6 + 2 * count]))
     if msg_type == ShufflerMsg.UNUSED_CARDS:
         command, count = struct.unpack(">IB", body[:5])
-        return ("UNUSED", command, cards(body[5:5 + 2 * count]))
+        return ("UNUSED", command, cards(body[5 : 5 + 2 * count]))
     if msg_type == ShufflerMsg.SHUFFLED:
         return ("SHUFFLED", *struct.unpack(">IB", body))
     if msg_type == ShufflerMsg.COMMAND_REJECTED:
@@ -60,9 +60,9 @@ def decode(msg_type: int, body: bytes):
         return ("STATUS", *struct.unpack(">IBBB", body))
     if msg_type == ShufflerMsg.DECK_CHECKED:
         command, size, scanned, unreadable, n = struct.unpack(">IBBBB", body[:8])
-        missing = cards(body[8:8 + 2 * n])
-        rest = body[8 + 2 * n:]
-        duplicated = [(rest[1 + 3 * i:3 + 3 * i].decode(), rest[3 + 3 * i]) for i in range(rest[0])]
+        missing = cards(body[8 : 8 + 2 * n])
+        rest = body[8 + 2 * n :]
+        duplicated = [(rest[1 + 3 * i : 3 + 3 * i].decode(), rest[3 + 3 * i]) for i in range(rest[0])]
         return ("CHECKED", command, size, scanned, unreadable, missing, duplicated)
     raise AssertionError(hex(msg_type))
 
@@ -75,8 +75,9 @@ def machine(faults=(), rng=None, **options):
         out.append(decode(msg_type, body))
         return len(out)
 
-    model = ShufflerModel(emit=emit, rng=rng or Identity(), faults=parse_faults(faults), clock=clock,
-                          **options)
+    model = ShufflerModel(
+        emit=emit, rng=rng or Identity(), faults=parse_faults(faults), clock=clock, **options
+    )
     model.power_on()
     return model, out
 
@@ -236,8 +237,10 @@ def test_removing_the_deck_mid_deal_is_ignored():
     [
         ("duplicated-card", lambda piles, unused: piles[4][1] == piles[4][5] == "Kd"),
         ("missing-card", lambda piles, unused: [len(p) for p in piles] == [7, 7, 7, 6, 7, 7, 7]),
-        ("wrong-joker-count",
-         lambda piles, unused: sum(p.count("JK") for p in piles) + unused.count("JK") == 2),
+        (
+            "wrong-joker-count",
+            lambda piles, unused: sum(p.count("JK") for p in piles) + unused.count("JK") == 2,
+        ),
         ("unreadable-card", lambda piles, unused: piles[1][3] == "??"),
     ],
 )

@@ -56,8 +56,14 @@ def test_the_handler_takes_no_lock_even_inside_a_held_one():
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pty simulators are Linux")
 @pytest.mark.parametrize("device", ["shuffler", "dice"])
 def test_a_burst_of_sigterms_stops_a_simulator_process(device):
-    process = subprocess.Popen([sys.executable, "-m", "simulators", device, "--pty", "--fast"], cwd=REPO,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "simulators", device, "--pty", "--fast"],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert process.stdout.readline().strip()  # its port: it is serving
         for _ in range(20):

@@ -174,9 +174,8 @@ def test_events_of_a_round_in_order_with_table_events_between(engine: Engine) ->
 def test_a_bad_event_is_refused_and_nothing_is_written(engine: Engine, fields: dict, error: type) -> None:
     arguments = dict(table_id="PG-3", round_id="PG-3-1", kind="round.opened", actor="ann", payload={}, now=T0)
     arguments.update(fields)
-    with pytest.raises(error):
-        with unit_of_work(engine) as session:
-            append_event(session, **arguments)
+    with pytest.raises(error), unit_of_work(engine) as session:
+        append_event(session, **arguments)
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM events")).scalar() == 0
 

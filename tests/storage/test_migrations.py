@@ -79,7 +79,9 @@ def test_money_columns_are_bigint_in_models_and_database(engine: Engine) -> None
                 assert str(reflected[column.name]["type"]).upper() == "BIGINT", column
                 nullable = (table.name, column.name) in may_be_missing
                 assert reflected[column.name]["nullable"] is nullable, column
-    assert money == 13  # rounds: 5 totals, theoretical win; round_positions: 3 wagers, win, commission, bonus paid, net
+    assert (
+        money == 13
+    )  # rounds: 5 totals, theoretical win; round_positions: 3 wagers, win, commission, bonus paid, net
 
 
 @pytest.mark.parametrize("statement", ["UPDATE events SET payload = '{}'", "DELETE FROM events"])
@@ -88,18 +90,16 @@ def test_the_event_log_refuses_updates_and_deletes(engine: Engine, statement: st
         append_event(
             session, table_id="PG-3", round_id=None, kind="table.opened", actor="system", payload={"a": 1}
         )
-    with pytest.raises(DBAPIError, match="append-only"):
-        with engine.begin() as connection:
-            connection.execute(text(statement))
+    with pytest.raises(DBAPIError, match="append-only"), engine.begin() as connection:
+        connection.execute(text(statement))
     with engine.connect() as connection:
         assert connection.execute(text("SELECT payload FROM events")).scalar() == '{"a":1}'
 
 
 @pytest.mark.parametrize("empty_engine", ["postgresql"], indirect=True)  # SQLite has no TRUNCATE
 def test_the_event_log_refuses_truncate_on_postgres(engine: Engine) -> None:
-    with pytest.raises(DBAPIError, match="append-only"):
-        with engine.begin() as connection:
-            connection.execute(text("TRUNCATE events"))
+    with pytest.raises(DBAPIError, match="append-only"), engine.begin() as connection:
+        connection.execute(text("TRUNCATE events"))
 
 
 _MIGRATOR = (

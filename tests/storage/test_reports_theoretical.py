@@ -11,19 +11,41 @@ from pydantic import ValidationError
 from sqlalchemy.engine import Engine
 
 from table_controller.game.cards import Game
-from table_controller.storage import RoundCreate, RoundUpdate, create_round, read_snapshot, unit_of_work, update_round
+from table_controller.storage import (
+    RoundCreate,
+    RoundUpdate,
+    create_round,
+    read_snapshot,
+    unit_of_work,
+    update_round,
+)
 from table_controller.storage.reports import band, band_check, band_in, period_sums
 
 from .helpers import T0, at
 
 
-def _settled(engine: Engine, dealer: str, wagered: int, house: int, theoretical: int | None,
-             variance: int | None, seconds: float) -> str:
+def _settled(
+    engine: Engine,
+    dealer: str,
+    wagered: int,
+    house: int,
+    theoretical: int | None,
+    variance: int | None,
+    seconds: float,
+) -> str:
     with unit_of_work(engine) as session:
-        round_ = create_round(session, data=RoundCreate(table_id="PG-3", game=Game.STANDARD, dealer=dealer,
-                                                        phase="betting", opened_at=at(seconds)))
-        changes = {"phase": "closed", "closed_at": at(seconds + 30), "wagered_cents": wagered,
-                   "house_result_cents": house}
+        round_ = create_round(
+            session,
+            data=RoundCreate(
+                table_id="PG-3", game=Game.STANDARD, dealer=dealer, phase="betting", opened_at=at(seconds)
+            ),
+        )
+        changes = {
+            "phase": "closed",
+            "closed_at": at(seconds + 30),
+            "wagered_cents": wagered,
+            "house_result_cents": house,
+        }
         if theoretical is not None:
             changes.update(theoretical_win_cents=theoretical, theoretical_variance=variance)
         update_round(session, round_id=round_.round_id, changes=RoundUpdate(**changes))
@@ -48,7 +70,9 @@ def test_the_band_is_theoretical_plus_minus_196_standard_deviations() -> None:
     # sqrt(10,000,000) = 3162.2776..., x 1.96 = 6198.064... -> 6198
     found = band(rounds=2, actual_cents=12_500, theoretical_cents=526, variance=10_000_000)
     assert (found.low_cents, found.high_cents, found.outside) == (526 - 6198, 526 + 6198, True)
-    assert not band(rounds=2, actual_cents=6724, theoretical_cents=526, variance=10_000_000).outside  # on the edge
+    assert not band(
+        rounds=2, actual_cents=6724, theoretical_cents=526, variance=10_000_000
+    ).outside  # on the edge
     assert band(rounds=2, actual_cents=-5673, theoretical_cents=526, variance=10_000_000).outside
 
 
@@ -56,14 +80,29 @@ def test_period_sums_carry_theoretical_win_per_game_and_per_dealer(three_rounds:
     with read_snapshot(three_rounds) as session:
         sums = period_sums(session, table_id="PG-3", start=at(-1), end=at(600))
     (game,) = sums.per_game
-    assert (game["house_result_cents"], game["theoretical_rounds"], game["theoretical_win_cents"],
-            game["theoretical_variance"], game["covered_house_result_cents"], game["covered_wagered_cents"]) == (
-        7_750, 2, 526, 10_000_000, 12_500, 20_000)
+    assert (
+        game["house_result_cents"],
+        game["theoretical_rounds"],
+        game["theoretical_win_cents"],
+        game["theoretical_variance"],
+        game["covered_house_result_cents"],
+        game["covered_wagered_cents"],
+    ) == (7_750, 2, 526, 10_000_000, 12_500, 20_000)
     ann, bob = sums.per_dealer
     assert (ann["dealer"], ann["settled"], ann["theoretical_win_cents"], ann["theoretical_variance"]) == (
-        "ann", 2, 526, 10_000_000)
-    assert (bob["dealer"], bob["settled"], bob["house_result_cents"], bob["theoretical_win_cents"],
-            bob["theoretical_variance"], bob["theoretical_rounds"]) == ("bob", 1, -4_750, None, None, 0)
+        "ann",
+        2,
+        526,
+        10_000_000,
+    )
+    assert (
+        bob["dealer"],
+        bob["settled"],
+        bob["house_result_cents"],
+        bob["theoretical_win_cents"],
+        bob["theoretical_variance"],
+        bob["theoretical_rounds"],
+    ) == ("bob", 1, -4_750, None, None, 0)
 
 
 def test_a_day_outside_its_band_is_seen(three_rounds: Engine) -> None:
@@ -71,7 +110,12 @@ def test_a_day_outside_its_band_is_seen(three_rounds: Engine) -> None:
         found = band_in(session, table_id="PG-3", start=at(-1), end=at(600))
     assert found is not None
     # the house won $125 on the two rounds with a theoretical win of $5.26 +- $61.98
-    assert (found.actual_cents, found.theoretical_cents, found.low_cents, found.high_cents) == (12_500, 526, -5_672, 6_724)
+    assert (found.actual_cents, found.theoretical_cents, found.low_cents, found.high_cents) == (
+        12_500,
+        526,
+        -5_672,
+        6_724,
+    )
     assert found.outside
 
 
@@ -95,8 +139,9 @@ def test_only_missing_theoretical_values_give_none(engine: Engine) -> None:
     assert game["theoretical_win_cents"] is None and game["theoretical_rounds"] == 0
 
 
-@pytest.mark.parametrize("fields", [{"theoretical_win_cents": 2.5}, {"theoretical_variance": -1},
-                                    {"theoretical_win_cents": "263"}])
+@pytest.mark.parametrize(
+    "fields", [{"theoretical_win_cents": 2.5}, {"theoretical_variance": -1}, {"theoretical_win_cents": "263"}]
+)
 def test_theoretical_fields_are_strict_cents(fields: dict) -> None:
     with pytest.raises(ValidationError):
         RoundUpdate(**fields)

@@ -160,18 +160,16 @@ def test_bad_updates_are_refused_before_the_store(fields: dict) -> None:
 
 def test_dice_come_three_or_none(engine: Engine) -> None:
     round_id = _new_round(engine)
-    with pytest.raises(InvalidRoundError, match="three dice or none"):
-        with unit_of_work(engine) as session:
-            update_round(session, round_id=round_id, changes=RoundUpdate(die_1=3, die_2=4))
+    with pytest.raises(InvalidRoundError, match="three dice or none"), unit_of_work(engine) as session:
+        update_round(session, round_id=round_id, changes=RoundUpdate(die_1=3, die_2=4))
     with read_snapshot(engine) as session:
         assert get_round(session, round_id=round_id).dice is None
 
 
 def test_a_void_needs_a_reason(engine: Engine) -> None:
     round_id = _new_round(engine)
-    with pytest.raises(InvalidRoundError, match="needs a reason"):
-        with unit_of_work(engine) as session:
-            update_round(session, round_id=round_id, changes=RoundUpdate(misdeal=True))
+    with pytest.raises(InvalidRoundError, match="needs a reason"), unit_of_work(engine) as session:
+        update_round(session, round_id=round_id, changes=RoundUpdate(misdeal=True))
     with unit_of_work(engine) as session:
         round_ = update_round(
             session,
@@ -193,24 +191,21 @@ def test_a_closed_round_is_final(engine: Engine) -> None:
     with unit_of_work(engine) as session:
         add_position(session, round_id=round_id, data=RoundPositionCreate(position=1))
         update_round(session, round_id=round_id, changes=RoundUpdate(phase="settled", closed_at=at(60)))
-    with pytest.raises(RoundClosedError):
-        with unit_of_work(engine) as session:
-            append_event(
-                session,
-                table_id="PG-3",
-                round_id=round_id,
-                kind="settled",
-                actor="system",
-                payload={},
-                now=at(61),
-            )
-            update_round(session, round_id=round_id, changes=RoundUpdate(house_result_cents=100))
-    with pytest.raises(RoundClosedError):
-        with unit_of_work(engine) as session:
-            update_position(session, round_id=round_id, position=1, changes=RoundPositionUpdate(net_cents=5))
-    with pytest.raises(RoundClosedError):
-        with unit_of_work(engine) as session:
-            add_position(session, round_id=round_id, data=RoundPositionCreate(position=2))
+    with pytest.raises(RoundClosedError), unit_of_work(engine) as session:
+        append_event(
+            session,
+            table_id="PG-3",
+            round_id=round_id,
+            kind="settled",
+            actor="system",
+            payload={},
+            now=at(61),
+        )
+        update_round(session, round_id=round_id, changes=RoundUpdate(house_result_cents=100))
+    with pytest.raises(RoundClosedError), unit_of_work(engine) as session:
+        update_position(session, round_id=round_id, position=1, changes=RoundPositionUpdate(net_cents=5))
+    with pytest.raises(RoundClosedError), unit_of_work(engine) as session:
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=2))
     with read_snapshot(engine) as session:
         assert [e.kind for e in list_events(session, round_id=round_id)] == ["round.opened"]  # settle undone
         assert get_round(session, round_id=round_id).house_result_cents == 0
@@ -237,9 +232,8 @@ def test_a_restart_finds_the_open_round(engine: Engine) -> None:
 
 
 def test_unknown_round_is_named(engine: Engine) -> None:
-    with read_snapshot(engine) as session:
-        with pytest.raises(RoundNotFoundError, match="PG-3-7"):
-            get_round(session, round_id="PG-3-7")
+    with read_snapshot(engine) as session, pytest.raises(RoundNotFoundError, match="PG-3-7"):
+        get_round(session, round_id="PG-3-7")
 
 
 # --------------------------------------------------------------------------- positions
@@ -254,9 +248,8 @@ def test_positions_are_seated_once_each(engine: Engine) -> None:
             data=RoundPositionCreate(position=3, wager_cents=2500, joker_bonus_cents=500),
         )
         add_position(session, round_id=round_id, data=RoundPositionCreate(position=1))
-    with pytest.raises(PositionExistsError):
-        with unit_of_work(engine) as session:
-            add_position(session, round_id=round_id, data=RoundPositionCreate(position=3))
+    with pytest.raises(PositionExistsError), unit_of_work(engine) as session:
+        add_position(session, round_id=round_id, data=RoundPositionCreate(position=3))
     with read_snapshot(engine) as session:
         positions = get_positions(session, round_id=round_id)
     assert [(p.position, p.wager_cents, p.joker_bonus_cents, p.big_hand_bonus_cents) for p in positions] == [
@@ -320,14 +313,13 @@ def test_high_and_low_must_split_the_seven_cards(engine: Engine) -> None:
         update_position(
             session, round_id=round_id, position=2, changes=RoundPositionUpdate(cards="As Ks 9h 9d 4c 3c JK")
         )
-    with pytest.raises(InvalidRoundError, match="not a split"):
-        with unit_of_work(engine) as session:
-            update_position(
-                session,
-                round_id=round_id,
-                position=2,
-                changes=RoundPositionUpdate(high="9h 9d As 4c 2c", low="Ks JK"),
-            )
+    with pytest.raises(InvalidRoundError, match="not a split"), unit_of_work(engine) as session:
+        update_position(
+            session,
+            round_id=round_id,
+            position=2,
+            changes=RoundPositionUpdate(high="9h 9d As 4c 2c", low="Ks JK"),
+        )
     with read_snapshot(engine) as session:
         assert get_positions(session, round_id=round_id)[0].high is None
 
@@ -341,8 +333,12 @@ def test_a_fouled_split_of_the_seven_cards_is_stored_as_made(engine: Engine) -> 
         update_position(
             session, round_id=round_id, position=2, changes=RoundPositionUpdate(cards="As Ks 9h 9d 4c 3c JK")
         )
-        update_position(session, round_id=round_id, position=2,
-                        changes=RoundPositionUpdate(high="As Ks 9h 9d", low="4c 3c JK"))
+        update_position(
+            session,
+            round_id=round_id,
+            position=2,
+            changes=RoundPositionUpdate(high="As Ks 9h 9d", low="4c 3c JK"),
+        )
     with read_snapshot(engine) as session:
         stored = get_positions(session, round_id=round_id)[0]
     assert (stored.high, stored.low) == ("As Ks 9h 9d", "4c 3c JK")
@@ -358,10 +354,9 @@ def test_two_jokers_fit_double_joker_but_not_the_standard_deck(engine: Engine) -
             update_position(session, round_id=double, position=1, changes=hand).cards
             == "JK JK As Ks 9h 9d 4c"
         )
-    with pytest.raises(InvalidRoundError, match="jokers"):
-        with unit_of_work(engine) as session:
-            add_position(session, round_id=standard, data=RoundPositionCreate(position=1))
-            update_position(session, round_id=standard, position=1, changes=hand)
+    with pytest.raises(InvalidRoundError, match="jokers"), unit_of_work(engine) as session:
+        add_position(session, round_id=standard, data=RoundPositionCreate(position=1))
+        update_position(session, round_id=standard, position=1, changes=hand)
 
 
 @pytest.mark.parametrize(
@@ -395,6 +390,5 @@ def test_category_labels_are_the_evaluator_labels() -> None:
 
 def test_unknown_position_is_named(engine: Engine) -> None:
     round_id = _new_round(engine)
-    with pytest.raises(RoundNotFoundError, match="no position 4"):
-        with unit_of_work(engine) as session:
-            update_position(session, round_id=round_id, position=4, changes=RoundPositionUpdate(net_cents=0))
+    with pytest.raises(RoundNotFoundError, match="no position 4"), unit_of_work(engine) as session:
+        update_position(session, round_id=round_id, position=4, changes=RoundPositionUpdate(net_cents=0))

@@ -48,12 +48,11 @@ class Boom(Exception):
 
 
 def test_an_error_after_writes_leaves_nothing_behind(engine: Engine) -> None:
-    with pytest.raises(Boom):
-        with unit_of_work(engine) as session:
-            round_ = _open_round(session)
-            add_position(session, round_id=round_.round_id, data=RoundPositionCreate(position=1))
-            update_round(session, round_id=round_.round_id, changes=RoundUpdate(wagered_cents=5000))
-            raise Boom
+    with pytest.raises(Boom), unit_of_work(engine) as session:
+        round_ = _open_round(session)
+        add_position(session, round_id=round_.round_id, data=RoundPositionCreate(position=1))
+        update_round(session, round_id=round_.round_id, changes=RoundUpdate(wagered_cents=5000))
+        raise Boom
     assert _counts(engine) == {name: 0 for name in TABLES}
 
 
@@ -61,29 +60,27 @@ def test_a_refused_write_in_the_middle_undoes_the_whole_step(engine: Engine) -> 
     with unit_of_work(engine) as session:
         _open_round(session)
     before = _counts(engine)
-    with pytest.raises(RoundNotFoundError):
-        with unit_of_work(engine) as session:
-            append_event(
-                session,
-                table_id="PG-3",
-                round_id="PG-3-1",
-                kind="pile.dealt",
-                actor="system",
-                payload={},
-                now=at(1),
-            )
-            add_position(session, round_id="PG-3-99", data=RoundPositionCreate(position=2))
+    with pytest.raises(RoundNotFoundError), unit_of_work(engine) as session:
+        append_event(
+            session,
+            table_id="PG-3",
+            round_id="PG-3-1",
+            kind="pile.dealt",
+            actor="system",
+            payload={},
+            now=at(1),
+        )
+        add_position(session, round_id="PG-3-99", data=RoundPositionCreate(position=2))
     assert _counts(engine) == before
 
 
 def test_a_database_error_in_the_middle_undoes_the_whole_step(engine: Engine) -> None:
-    with pytest.raises(DBAPIError):
-        with unit_of_work(engine) as session:
-            append_event(
-                session, table_id="PG-3", round_id=None, kind="x", actor="system", payload={}, now=T0
-            )
-            orphan = text("INSERT INTO round_positions (round_id, position) VALUES ('nope', 1)")
-            session.exec(orphan)  # type: ignore[call-overload]
+    with pytest.raises(DBAPIError), unit_of_work(engine) as session:
+        append_event(
+            session, table_id="PG-3", round_id=None, kind="x", actor="system", payload={}, now=T0
+        )
+        orphan = text("INSERT INTO round_positions (round_id, position) VALUES ('nope', 1)")
+        session.exec(orphan)  # type: ignore[call-overload]
     assert _counts(engine) == {name: 0 for name in TABLES}
 
 
@@ -111,11 +108,10 @@ def test_a_snapshot_does_not_see_commits_made_while_it_reads(engine: Engine) -> 
     "empty_engine", ["postgresql"], indirect=True
 )  # SQLite has no read-only transactions
 def test_a_snapshot_cannot_write_on_postgres(engine: Engine) -> None:
-    with pytest.raises(DBAPIError, match="read-only"):
-        with read_snapshot(engine) as session:
-            append_event(
-                session, table_id="PG-3", round_id=None, kind="a", actor="system", payload={}, now=T0
-            )
+    with pytest.raises(DBAPIError, match="read-only"), read_snapshot(engine) as session:
+        append_event(
+            session, table_id="PG-3", round_id=None, kind="a", actor="system", payload={}, now=T0
+        )
     assert _counts(engine)["events"] == 0
 
 
@@ -138,6 +134,11 @@ def test_snapshots_on_postgres_keep_the_statements_psycopg_prepared(engine: Engi
         with read_snapshot(engine) as session:
             list_events(session, table_id="PG-3")
     with read_snapshot(engine) as session:
-        prepared = session.connection().exec_driver_sql(
-            "SELECT count(*) FROM pg_prepared_statements WHERE strpos(statement, 'FROM events') > 0").scalar_one()
+        prepared = (
+            session.connection()
+            .exec_driver_sql(
+                "SELECT count(*) FROM pg_prepared_statements WHERE strpos(statement, 'FROM events') > 0"
+            )
+            .scalar_one()
+        )
     assert prepared >= 1

@@ -16,9 +16,19 @@ def _card(code: str) -> str:
     return parse_card(code).code
 
 
-CardCode = Annotated[str, Field(min_length=2, max_length=3, pattern=CARD_PATTERN, examples=["As", "Td", "JK"],
-                                description="rank then suit (2-9 T J Q K A, s h d c; any case; 10 for T), or JK"),
-                     AfterValidator(_card)]
+CardCode = Annotated[
+    str,
+    Field(
+        min_length=2,
+        max_length=3,
+        pattern=CARD_PATTERN,
+        examples=["As", "Td", "JK"],
+        description="rank then suit (2-9 T J Q K A, s h d c; any case; 10 for T), or JK",
+    ),
+    AfterValidator(_card),
+]
+
+
 def whole_number(value: object) -> object:
     """JSON has one number type: ``2500.0`` is the whole number 2500 (JSON Schema's "integer"
     says so too) and is taken as such; ``25.5`` stays a float and is refused, never rounded;
@@ -30,18 +40,33 @@ def whole_number(value: object) -> object:
 
 def cents(minimum: int = 0, maximum: int = MAX_CENTS, description: str = "cents") -> Any:
     """An amount of money in integer cents within [minimum, maximum] (shown in the schema)."""
-    return Annotated[int, Strict(), Field(ge=minimum, le=maximum, description=description),
-                     BeforeValidator(whole_number)]
+    return Annotated[
+        int, Strict(), Field(ge=minimum, le=maximum, description=description), BeforeValidator(whole_number)
+    ]
 
 
 BodyCents = cents()
 """Cents in a request body, 0..MAX_CENTS (``cents`` gives the table's own bounds)."""
 
 
-Reason = Annotated[str, Field(min_length=3, max_length=500, pattern=TEXT_PATTERN,
-                              description="why, in words (3..500 characters, a letter or digit, no control characters)")]
-Note = Annotated[str, Field(min_length=1, max_length=500, pattern=TEXT_PATTERN,
-                            description="1..500 characters, a letter or digit, no control characters")]
+Reason = Annotated[
+    str,
+    Field(
+        min_length=3,
+        max_length=500,
+        pattern=TEXT_PATTERN,
+        description="why, in words (3..500 characters, a letter or digit, no control characters)",
+    ),
+]
+Note = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=500,
+        pattern=TEXT_PATTERN,
+        description="1..500 characters, a letter or digit, no control characters",
+    ),
+]
 
 
 class _Body(BaseModel):
@@ -63,8 +88,10 @@ class RoundCreate(_Body):
     """Open a round: the wagers of each position that plays, keyed by position ``"2"``..``"7"``
     (the banker is position 1, 003), as the ``round.opened`` event stores them (docs/round-lifecycle.md, "The phases")."""
 
-    wagers: Annotated[dict[PositionKey, WagerCreate], Field(min_length=1, max_length=6,
-                                                            examples=[{"3": {"main": 2500}, "5": {"main": 1000}}])]
+    wagers: Annotated[
+        dict[PositionKey, WagerCreate],
+        Field(min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}]),
+    ]
 
 
 class PlayerSettingCreate(_Body):

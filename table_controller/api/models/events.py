@@ -30,6 +30,13 @@ class EventPage(BaseModel):
 
 
 def event_view(event: EventPublic) -> ChainEventPublic:
-    return ChainEventPublic(seq=event.seq, kind=event.kind, round_id=event.round_id, actor=event.actor,
-                            created_at=event.created_at, payload=json.loads(event.payload),
-                            prev_hash=event.prev_hash, hash=event.hash)
+    return ChainEventPublic(
+        seq=event.seq,
+        kind=event.kind,
+        round_id=event.round_id,
+        actor=event.actor,
+        created_at=event.created_at,
+        payload=json.loads(event.payload),
+        prev_hash=event.prev_hash,
+        hash=event.hash,
+    )

@@ -8,10 +8,31 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 CSV_COLUMNS = (
-    "scope", "game", "position", "rounds", "settled", "voided", "in_progress", "wins", "pushes", "losses",
-    "wagered_cents", "bonus_wagered_cents", "commission_cents", "bonuses_paid_cents", "house_result_cents",
-    "dealer", "hold_percent", "theoretical_rounds", "theoretical_win_cents", "theoretical_variance",
-    "theoretical_hold_percent", "band_actual_cents", "band_low_cents", "band_high_cents", "outside_band",
+    "scope",
+    "game",
+    "position",
+    "rounds",
+    "settled",
+    "voided",
+    "in_progress",
+    "wins",
+    "pushes",
+    "losses",
+    "wagered_cents",
+    "bonus_wagered_cents",
+    "commission_cents",
+    "bonuses_paid_cents",
+    "house_result_cents",
+    "dealer",
+    "hold_percent",
+    "theoretical_rounds",
+    "theoretical_win_cents",
+    "theoretical_variance",
+    "theoretical_hold_percent",
+    "band_actual_cents",
+    "band_low_cents",
+    "band_high_cents",
+    "outside_band",
 )
 
 
@@ -35,15 +56,27 @@ class ReportLine(BaseModel):
     commission_cents: int = Field(description="commission collected")
     bonuses_paid_cents: int
     house_result_cents: int
-    hold_percent: str | None = Field(None, description="house result / (main + bonus wagered) x 100, two places "
-                                     "half-even, a decimal string; null when nothing was wagered")
-    theoretical_rounds: int | None = Field(None, description="settled rounds that carry a theoretical win "
-                                           "(null on position lines: it is kept per round)")
-    theoretical_win_cents: int | None = Field(None, description="sum of the rounds' theoretical win; null when "
-                                              "no round carries one (missing, never 0)")
+    hold_percent: str | None = Field(
+        None,
+        description="house result / (main + bonus wagered) x 100, two places "
+        "half-even, a decimal string; null when nothing was wagered",
+    )
+    theoretical_rounds: int | None = Field(
+        None,
+        description="settled rounds that carry a theoretical win "
+        "(null on position lines: it is kept per round)",
+    )
+    theoretical_win_cents: int | None = Field(
+        None,
+        description="sum of the rounds' theoretical win; null when no round carries one (missing, never 0)",
+    )
     theoretical_variance: int | None = Field(None, description="sum of the rounds' variances, cents squared")
-    theoretical_hold_percent: str | None = Field(None, description="theoretical win / wagered of those rounds")
-    band_actual_cents: int | None = Field(None, description="the house result of the rounds with a theoretical win")
+    theoretical_hold_percent: str | None = Field(
+        None, description="theoretical win / wagered of those rounds"
+    )
+    band_actual_cents: int | None = Field(
+        None, description="the house result of the rounds with a theoretical win"
+    )
     band_low_cents: int | None = Field(None, description="theoretical - 1.96 sqrt(variance), half-even cents")
     band_high_cents: int | None = Field(None, description="theoretical + 1.96 sqrt(variance)")
     outside_band: bool | None = Field(None, description="band_actual_cents lies outside [low, high]")

@@ -70,7 +70,9 @@ class RoundDetailPublic(RoundSummaryPublic):
     dice_rolled: DicePublic | None
     piles: list[PilePublic]
     unused: list[str]
-    house_way: HouseWayPublic | None = Field(description="how the house way sets the banker's hand, and the rule")
+    house_way: HouseWayPublic | None = Field(
+        description="how the house way sets the banker's hand, and the rule"
+    )
     positions: list[PositionPublic]
     events: list[ChainEventPublic]
 

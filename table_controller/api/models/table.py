@@ -55,8 +55,10 @@ class PlayerSettingPublic(SettingPublic):
     position: int
     actor: str
     fouled: bool | None = Field(
-        None, description="the setting is a foul: not five cards behind and two in front, or the low hand "
-                          "outranks the high hand (001, 004); null where it is not judged (a replay's steps)")
+        None,
+        description="the setting is a foul: not five cards behind and two in front, or the low hand "
+        "outranks the high hand (001, 004); null where it is not judged (a replay's steps)",
+    )
 
 
 class OverridePublic(SettingPublic):
@@ -146,22 +148,31 @@ class DeviceHealthPublic(BaseModel):
     device: str
     status: Literal["ok", "stale", "fault"] = Field(
         description="fault while a fault is open (a lost link included; play stops); stale when the link "
-                    "is up but no frame has been received for longer than the link's loss window; else ok")
+        "is up but no frame has been received for longer than the link's loss window; else ok"
+    )
     faults: list[FaultPublic] = Field(default_factory=list)
     link: Literal["up", "down", "never"] = Field(
-        "never", description="the device link: up, down (lost or closed), or never connected since the "
-                             "controller started (also when the API runs without the device conductor)")
+        "never",
+        description="the device link: up, down (lost or closed), or never connected since the "
+        "controller started (also when the API runs without the device conductor)",
+    )
     link_since: datetime | None = Field(
-        None, description="when the link went up or down (UTC); null while never connected")
+        None, description="when the link went up or down (UTC); null while never connected"
+    )
     link_reason: str | None = Field(
-        None, description="why the link is down, or why it could not be brought up")
+        None, description="why the link is down, or why it could not be brought up"
+    )
     last_seen: datetime | None = Field(
-        None, description="the last valid frame received from the device, heartbeats included (UTC); "
-                          "null if none since the controller started")
+        None,
+        description="the last valid frame received from the device, heartbeats included (UTC); "
+        "null if none since the controller started",
+    )
     silent_for_ms: int | None = Field(
-        None, ge=0, description="milliseconds since last_seen, measured on the controller's monotonic clock")
+        None, ge=0, description="milliseconds since last_seen, measured on the controller's monotonic clock"
+    )
     identity: DeviceIdentityPublic | None = Field(
-        None, description="the device's identity from its last HELLO; null until it has said hello")
+        None, description="the device's identity from its last HELLO; null until it has said hello"
+    )
 
 
 class AlertPublic(BaseModel):
@@ -216,8 +227,9 @@ class TableStatePublic(BaseModel):
     house_way: str
     table_open: bool
     hold: TableHoldPublic | None = None
-    round_held: str | None = Field(default=None, description="what failed inside the open round: only a "
-                                   "pit void moves it on")
+    round_held: str | None = Field(
+        default=None, description="what failed inside the open round: only a pit void moves it on"
+    )
     store_outage: StoreOutagePublic | None = None
     round: RoundStatePublic | None
     open_alerts: list[AlertPublic]
@@ -240,26 +252,47 @@ def round_state_view(state: RoundState) -> RoundStatePublic:
         game=state.game.value,
         phase=state.phase.value,
         opened_by=state.opened.actor,
-        wagers=[WagerPublic(position=p, main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
-                for p, w in sorted(state.wagers.items())],
-        dice=None if state.dice is None else DicePublic(faces=list(state.dice.faces), source=state.dice.source,
-                                                        roll_id=state.dice.roll_id),
+        wagers=[
+            WagerPublic(position=p, main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
+            for p, w in sorted(state.wagers.items())
+        ],
+        dice=None
+        if state.dice is None
+        else DicePublic(faces=list(state.dice.faces), source=state.dice.source, roll_id=state.dice.roll_id),
         start_position=state.start,
-        piles=[PilePublic(pile=n, position=positions[n - 1] if positions else None, cards=list(pile))
-               for n, pile in enumerate(state.piles, start=1)],
+        piles=[
+            PilePublic(pile=n, position=positions[n - 1] if positions else None, cards=list(pile))
+            for n, pile in enumerate(state.piles, start=1)
+        ],
         unused=list(state.unused),
-        hands=[HandPublic(position=p, cards=[c.code for c in cards]) for p, cards in sorted(state.hands.items())],
-        house_way=None if required is None else HouseWayPublic(
-            way=required.way, rule_id=required.rule_id, rule_words=required.rule_words,
-            setting=_setting(required.setting)),
-        player_settings=[PlayerSettingPublic(position=p, high=s.high, low=s.low, actor=s.actor)
-                         for p, s in sorted(state.player_settings.items())],
+        hands=[
+            HandPublic(position=p, cards=[c.code for c in cards]) for p, cards in sorted(state.hands.items())
+        ],
+        house_way=None
+        if required is None
+        else HouseWayPublic(
+            way=required.way,
+            rule_id=required.rule_id,
+            rule_words=required.rule_words,
+            setting=_setting(required.setting),
+        ),
+        player_settings=[
+            PlayerSettingPublic(position=p, high=s.high, low=s.low, actor=s.actor)
+            for p, s in sorted(state.player_settings.items())
+        ],
         dealer_setting=_setting(state.dealer_setting),
-        override=None if state.override is None else OverridePublic(
-            high=state.override.high, low=state.override.low, actor=state.override.actor,
-            reason=state.override.reason),
-        misdeal=[DiscrepancyPublic(kind=d.kind, detail=d.detail, cards=list(d.cards), pile=d.pile)
-                 for d in state.misdeal],
+        override=None
+        if state.override is None
+        else OverridePublic(
+            high=state.override.high,
+            low=state.override.low,
+            actor=state.override.actor,
+            reason=state.override.reason,
+        ),
+        misdeal=[
+            DiscrepancyPublic(kind=d.kind, detail=d.detail, cards=list(d.cards), pile=d.pile)
+            for d in state.misdeal
+        ],
         settlement=None if state.result is None else SettlementPublic.model_validate(state.result.as_dict()),
         void_reason=state.void_reason,
     )

@@ -46,7 +46,9 @@ class ConfigPublic(BaseModel):
 
 def _audit(session: Session, service: TableService, who: Principal, kind: str, **payload: str) -> None:
     """The change to people as an audit event naming the admin, in the change's transaction."""
-    append_event(session, table_id=service.table_id, round_id=None, kind=kind, actor=who.name, payload=payload)
+    append_event(
+        session, table_id=service.table_id, round_id=None, kind=kind, actor=who.name, payload=payload
+    )
 
 
 @router.get("/users", response_model=list[UserPublic], responses=responses(), tags=["admin"])
@@ -68,8 +70,9 @@ async def create_user(body: UserCreate, who: AdminDep, store: StoreDep, service:
 
 
 @router.post("/users/{name}/disable", response_model=UserPublic, responses=responses(404, 503))
-async def disable(name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep,
-                  tokens: TokensDep) -> UserPublic:
+async def disable(
+    name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+) -> UserPublic:
     """Refuse the person's token from now on (from the next request on)."""
 
     def disabled(session: Session) -> UserPublic:
@@ -84,8 +87,9 @@ async def disable(name: UserName, who: AdminDep, store: StoreDep, service: Servi
 
 
 @router.post("/users/{name}/token", response_model=UserKeyPublic, responses=responses(404, 503))
-async def new_key(name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep,
-                  tokens: TokensDep) -> UserKeyPublic:
+async def new_key(
+    name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+) -> UserKeyPublic:
     """Give the person a new token (the old one stops working; a disabled person is enabled)."""
 
     def rotated(session: Session) -> UserKeyPublic:

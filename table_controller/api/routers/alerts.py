@@ -35,7 +35,9 @@ async def get_alerts(
     """The table's alerts in chain order, each with its acknowledgement once the pit has seen it."""
 
     def alerts(session: Session) -> list[AlertPublic]:
-        found = list_alerts(session, table_id=service.table_id, open_only=open_only, after_seq=after, limit=limit)
+        found = list_alerts(
+            session, table_id=service.table_id, open_only=open_only, after_seq=after, limit=limit
+        )
         return [alert_view(alert) for alert in found]
 
     return await store.read(alerts)
@@ -47,13 +49,17 @@ async def acknowledge(
     who: AcknowledgeDep,
     service: ServiceDep,
     store: StoreDep,
-    seq: Annotated[int, Path(ge=1, le=10**15, description="the alert's id: the chain seq of its alert.raised event")],
+    seq: Annotated[
+        int, Path(ge=1, le=10**15, description="the alert's id: the chain seq of its alert.raised event")
+    ],
 ) -> AlertPublic:
     """Acknowledge an alert with a note (once); stored as an ``alert.acknowledged`` audit event."""
 
     def acknowledged() -> AlertPublic:
         with unit_of_work(store.engine) as session:
-            acknowledge_alert(session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note)
+            acknowledge_alert(
+                session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note
+            )
         with read_snapshot(store.engine) as session:
             [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
         return alert_view(alert)

@@ -27,7 +27,7 @@ from ...game.house_way import load_house_way
 from ...settings import TableSettings
 from ...storage.reports import band_check
 from ..deps import AuditDep, ServiceDep, SettingsDep, StoreDep
-from ..errors import ApiError, responses
+from ..errors import responses
 from ..reports import percent
 from ..times import TimeZone, ZoneQuery, zone_of
 
@@ -71,8 +71,10 @@ def _config_key(settings: TableSettings) -> tuple[str, Any, Any]:
 
 def _par_sheet(settings: TableSettings, answers: _Answers) -> dict[str, Any]:
     key, rules, prov = _config_key(settings)
-    return answers.get("par-sheet|" + key, lambda: build_par_sheet(
-        settings.game, prov, rules.big_hand, rules.joker_bonus).as_dict())  # type: ignore[no-any-return]
+    return answers.get(
+        "par-sheet|" + key,
+        lambda: build_par_sheet(settings.game, prov, rules.big_hand, rules.joker_bonus).as_dict(),
+    )  # type: ignore[no-any-return]
 
 
 def _house_edge(settings: TableSettings, answers: _Answers, rounds: int) -> dict[str, Any]:
@@ -96,8 +98,13 @@ async def par_sheet(_: AuditDep, request: Request, store: StoreDep, settings: Se
 
 
 @router.get("/house-edge", responses=responses())
-async def house_edge(_: AuditDep, request: Request, store: StoreDep, settings: SettingsDep,
-                     rounds: RoundsQuery = DEFAULT_ROUNDS) -> dict[str, Any]:
+async def house_edge(
+    _: AuditDep,
+    request: Request,
+    store: StoreDep,
+    settings: SettingsDep,
+    rounds: RoundsQuery = DEFAULT_ROUNDS,
+) -> dict[str, Any]:
     """The main game's house edge by simulation, dealer and player by the house way, $25 wager
     (``analyze house-edge --strategy house-way --seed 1 --json``). The first answer for a
     configuration and budget takes seconds (and the house-way lookup about 20 s to build once)."""
@@ -107,17 +114,31 @@ async def house_edge(_: AuditDep, request: Request, store: StoreDep, settings: S
 def _today(session: Session, table_id: str, zone: ZoneInfo) -> dict[str, Any]:
     found = band_check(session, table_id=table_id, zone=zone)
     if found is None:
-        return {"rounds": 0, "actual_cents": None, "theoretical_cents": None, "band_low_cents": None,
-                "band_high_cents": None, "outside_band": None, "theoretical_variance": None}
-    return {"rounds": found.rounds, "actual_cents": found.actual_cents, "theoretical_cents": found.theoretical_cents,
-            "band_low_cents": found.low_cents, "band_high_cents": found.high_cents, "outside_band": found.outside,
-            "theoretical_variance": found.variance,
-            "position_percent": percent(found.actual_cents - found.low_cents, found.high_cents - found.low_cents)}
+        return {
+            "rounds": 0,
+            "actual_cents": None,
+            "theoretical_cents": None,
+            "band_low_cents": None,
+            "band_high_cents": None,
+            "outside_band": None,
+            "theoretical_variance": None,
+        }
+    return {
+        "rounds": found.rounds,
+        "actual_cents": found.actual_cents,
+        "theoretical_cents": found.theoretical_cents,
+        "band_low_cents": found.low_cents,
+        "band_high_cents": found.high_cents,
+        "outside_band": found.outside,
+        "theoretical_variance": found.variance,
+        "position_percent": percent(found.actual_cents - found.low_cents, found.high_cents - found.low_cents),
+    }
 
 
 @router.get("/today", responses=responses())
-async def today(_: AuditDep, service: ServiceDep, store: StoreDep,
-                tz: ZoneQuery = TimeZone("UTC")) -> dict[str, Any]:
+async def today(
+    _: AuditDep, service: ServiceDep, store: StoreDep, tz: ZoneQuery = TimeZone("UTC")
+) -> dict[str, Any]:
     """Today so far (in ``tz``), over the settled rounds that carry a theoretical win: the actual
     result, the theoretical win, its 95% band and whether the actual lies outside it; nulls
     when no round carries one yet (missing, never 0). ``position_percent``: where the actual

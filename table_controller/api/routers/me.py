@@ -39,5 +39,6 @@ async def me(who: RoleDep) -> MePublic:
     """The person behind the bearer token: name, role and the permissions the role holds.
 
     Roles: admin, dealer, pit, surveillance."""
-    return MePublic(name=who.name, role=who.role,
-                    permissions=[p for p in Permission if who.role in GRANTS[p]])
+    return MePublic(
+        name=who.name, role=who.role, permissions=[p for p in Permission if who.role in GRANTS[p]]
+    )

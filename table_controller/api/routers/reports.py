@@ -16,8 +16,12 @@ from ..reports import report, report_csv
 from ..times import TimeZone, ZoneQuery, aware_utc, day_bounds, zone_of
 
 router = APIRouter(prefix="/api/reports", tags=["reports"])
-_CSV = {200: {"description": "the report as CSV (header line, total, each game, each position)",
-              "content": {"text/csv": {"schema": {"type": "string"}}}}}
+_CSV = {
+    200: {
+        "description": "the report as CSV (header line, total, each game, each position)",
+        "content": {"text/csv": {"schema": {"type": "string"}}},
+    }
+}
 
 DayQuery = Annotated[date, Query(description="the gaming day, YYYY-MM-DD")]
 StartQuery = Annotated[datetime, Query(description="shift start, with a time zone")]
@@ -37,34 +41,43 @@ def _shift(session: Session, table_id: str, start: datetime, end: datetime) -> R
 
 
 def _csv(found: ReportPublic, name: str) -> Response:
-    return Response(report_csv(found), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
+    return Response(
+        report_csv(found),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}.csv"'},
+    )
 
 
 @router.get("/day", response_model=ReportPublic, responses=responses())
-async def day_report(_: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery,
-                     tz: ZoneQuery = TimeZone("UTC")) -> ReportPublic:
+async def day_report(
+    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = TimeZone("UTC")
+) -> ReportPublic:
     """The day's rounds, wagers, commission collected, bonuses paid and house result, in total,
     per game and per position; the day runs from midnight to midnight in ``tz``."""
     return await store.read(_day, service.table_id, date, tz)
 
 
 @router.get("/day.csv", response_class=Response, responses={**responses(), **_CSV})
-async def day_report_csv(_: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery,
-                   tz: ZoneQuery = TimeZone("UTC")) -> Response:
+async def day_report_csv(
+    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = TimeZone("UTC")
+) -> Response:
     """The day report as CSV."""
-    return _csv(await store.read(_day, service.table_id, date, tz), f"{service.table_id}-day-{date.isoformat()}")
+    return _csv(
+        await store.read(_day, service.table_id, date, tz), f"{service.table_id}-day-{date.isoformat()}"
+    )
 
 
 @router.get("/shift", response_model=ReportPublic, responses=responses())
-async def shift_report(_: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery,
-                       end: EndQuery) -> ReportPublic:
+async def shift_report(
+    _: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery, end: EndQuery
+) -> ReportPublic:
     """A shift's report: rounds opened from ``start`` to ``end``."""
     return await store.read(_shift, service.table_id, start, end)
 
 
 @router.get("/shift.csv", response_class=Response, responses={**responses(), **_CSV})
-async def shift_report_csv(_: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery,
-                           end: EndQuery) -> Response:
+async def shift_report_csv(
+    _: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery, end: EndQuery
+) -> Response:
     """The shift report as CSV."""
     return _csv(await store.read(_shift, service.table_id, start, end), f"{service.table_id}-shift")

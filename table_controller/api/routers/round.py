@@ -49,13 +49,24 @@ def round_create_model(settings: TableSettings) -> type[RoundCreate]:
         big_hand=(cents(0, bonus_max, "Big Hand Bonus wager, cents (Double Joker only, 003)"), 0),
         joker_bonus=(cents(0, bonus_max, "Joker Bonus wager, cents (Double Joker only, 003)"), 0),
     )
-    return create_model("RoundCreate", __base__=RoundCreate,
-                        wagers=(Annotated[dict[PositionKey, wager], Field(  # type: ignore[valid-type]
-                            min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}])], ...))
+    return create_model(
+        "RoundCreate",
+        __base__=RoundCreate,
+        wagers=(
+            Annotated[
+                dict[PositionKey, wager],
+                Field(  # type: ignore[valid-type]
+                    min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}]
+                ),
+            ],
+            ...,
+        ),
+    )
 
 
-async def command(store: Store, service: TableService, call: Callable[..., Any], /, *args: Any,
-                  **kwargs: Any) -> TableStatePublic:
+async def command(
+    store: Store, service: TableService, call: Callable[..., Any], /, *args: Any, **kwargs: Any
+) -> TableStatePublic:
     """Run a command of the table service, then read the table as it left it: one thread-pool call."""
 
     def run() -> TableStatePublic:
@@ -66,11 +77,15 @@ async def command(store: Store, service: TableService, call: Callable[..., Any],
     return await store.run(run)
 
 
-async def _open_round(body: RoundCreate, who: PlayDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
+async def _open_round(
+    body: RoundCreate, who: PlayDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
     """Open a round with the positions' wagers (cents), within the table limits given in this
     schema. 409 when the table is closed, a device fault is open or a round is still in progress."""
-    wagers = {int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
-              for p, w in sorted(body.wagers.items())}
+    wagers = {
+        int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
+        for p, w in sorted(body.wagers.items())
+    }
     try:
         check_wagers(service.settings.game, service.settings.limits, wagers)
     except TableRefused as error:
@@ -88,8 +103,15 @@ def open_round_router(settings: TableSettings) -> APIRouter:
     open_round.__doc__ = _open_round.__doc__
     open_round.__annotations__ = {**_open_round.__annotations__, "body": body_model}
     per_table = APIRouter(prefix="/api/round", tags=["round"])
-    per_table.add_api_route("", open_round, methods=["POST"], status_code=201, response_model=TableStatePublic,
-                            responses=responses(409, 503), name="open_round")
+    per_table.add_api_route(
+        "",
+        open_round,
+        methods=["POST"],
+        status_code=201,
+        response_model=TableStatePublic,
+        responses=responses(409, 503),
+        name="open_round",
+    )
     return per_table
 
 
@@ -103,13 +125,15 @@ async def set_player(
 ) -> TableStatePublic:
     """Record a player's setting (high hand and low hand) as the player made it. A split other
     than five and two is a foul, settled by the foul rule (004)."""
-    return await command(store, service, service.set_player, position, list(body.high), list(body.low),
-                         actor=who.name)
+    return await command(
+        store, service, service.set_player, position, list(body.high), list(body.low), actor=who.name
+    )
 
 
 @router.post("/dealer/setting", response_model=TableStatePublic, responses=responses(409, 503))
-async def set_dealer(body: DealerSettingCreate, who: PlayDep, service: ServiceDep,
-                     store: StoreDep) -> TableStatePublic:
+async def set_dealer(
+    body: DealerSettingCreate, who: PlayDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
     """Record the dealer's setting of the banker's hand. A setting that deviates from the house
     way is refused with 409 giving the required setting and the rule id; an alert is raised
     and only the pit can let the setting stand (``/api/round/dealer/override``)."""
@@ -117,15 +141,25 @@ async def set_dealer(body: DealerSettingCreate, who: PlayDep, service: ServiceDe
 
 
 @router.post("/dealer/override", response_model=TableStatePublic, responses=responses(409, 503))
-async def override_dealer(body: OverrideCreate, who: OverrideDep, service: ServiceDep,
-                          store: StoreDep) -> TableStatePublic:
+async def override_dealer(
+    body: OverrideCreate, who: OverrideDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
     """The pit lets the dealer's setting stand although it deviates from the house way, with a
     reason (an ``override`` alert names the pit)."""
-    return await command(store, service, service.override_dealer, list(body.high), list(body.low), actor=who.name,
-                         reason=body.reason)
+    return await command(
+        store,
+        service,
+        service.override_dealer,
+        list(body.high),
+        list(body.low),
+        actor=who.name,
+        reason=body.reason,
+    )
 
 
 @router.post("/void", response_model=TableStatePublic, responses=responses(409, 503))
-async def void_round(body: VoidCreate, who: VoidDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
+async def void_round(
+    body: VoidCreate, who: VoidDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
     """Void the round before settlement, with a reason: wagers are returned, nothing is settled."""
     return await command(store, service, service.void, actor=who.name, reason=body.reason)

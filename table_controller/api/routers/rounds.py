@@ -31,8 +31,7 @@ def _labels(name: str, category: type[enum.IntEnum]) -> type[enum.StrEnum]:
 HighCategoryLabel = _labels("HighCategoryLabel", HighCategory)
 LowCategoryLabel = _labels("LowCategoryLabel", LowCategory)
 SevenCardCategoryLabel = _labels("SevenCardCategoryLabel", SevenCardCategory)
-RoundId = Annotated[str, Path(min_length=3, max_length=80, pattern=ROUND_ID_PATTERN,
-                              examples=["table-1-42"])]
+RoundId = Annotated[str, Path(min_length=3, max_length=80, pattern=ROUND_ID_PATTERN, examples=["table-1-42"])]
 
 
 def _aware(value: datetime | None, what: str) -> datetime | None:
@@ -44,11 +43,13 @@ class HistoryParams(BaseModel):
     model, not sixteen separate parameters: a page's request costs a third less)."""
 
     opened_from: datetime | None = Field(None, description="rounds opened at or after (with a time zone)")
-    opened_to: datetime | None = Field(None, description="rounds opened before (with a time zone);"
-                                                         " after opened_from")
+    opened_to: datetime | None = Field(
+        None, description="rounds opened before (with a time zone); after opened_from"
+    )
     position: int | None = Field(None, ge=1, le=7, description="a position took part (1 is the banker)")
-    outcome: PositionOutcome | None = Field(None, description="a position (the one given, or any)"
-                                                              " had this outcome")
+    outcome: PositionOutcome | None = Field(
+        None, description="a position (the one given, or any) had this outcome"
+    )
     game: Game | None = None
     dealer: str | None = Field(None, min_length=1, max_length=128, description="who opened the round")
     card: CardCode | None = Field(None, description="a position (the one given, or any) held this card")
@@ -68,27 +69,42 @@ class HistoryParams(BaseModel):
         if start is not None and end is not None and start >= end:
             raise ApiError(422, "opened_from must be before opened_to")
         return HistoryFilter(
-            opened_from=start, opened_to=end, position=self.position, outcome=self.outcome, game=self.game,
-            dealer=self.dealer, card=self.card,
+            opened_from=start,
+            opened_to=end,
+            position=self.position,
+            outcome=self.outcome,
+            game=self.game,
+            dealer=self.dealer,
+            card=self.card,
             high_category=None if self.high_category is None else self.high_category.value,
             low_category=None if self.low_category is None else self.low_category.value,
             seven_card_category=None if self.seven_card_category is None else self.seven_card_category.value,
-            voided=self.voided, misdeal=self.misdeal, override=self.override,
+            voided=self.voided,
+            misdeal=self.misdeal,
+            override=self.override,
         )
 
 
 @router.get("", response_model=RoundPage, responses=responses())
-async def list_rounds(_: AuditDep, service: ServiceDep, store: StoreDep,
-                      query: Annotated[HistoryParams, Query()]) -> RoundPage:
+async def list_rounds(
+    _: AuditDep, service: ServiceDep, store: StoreDep, query: Annotated[HistoryParams, Query()]
+) -> RoundPage:
     """Round history with filters, newest first (or oldest), by pages of at most 200."""
-    rounds, next_cursor = await store.read(history_page, service.table_id, query.where(),
-                                             newest_first=query.order == "newest", cursor=query.cursor,
-                                             limit=query.limit)
+    rounds, next_cursor = await store.read(
+        history_page,
+        service.table_id,
+        query.where(),
+        newest_first=query.order == "newest",
+        cursor=query.cursor,
+        limit=query.limit,
+    )
     return RoundPage(rounds=rounds, next_cursor=next_cursor)
 
 
 @router.get("/{round_id}", response_model=RoundDetailPublic, responses=responses(404))
-async def get_round(_: AuditDep, service: ServiceDep, store: StoreDep, round_id: RoundId) -> RoundDetailPublic:
+async def get_round(
+    _: AuditDep, service: ServiceDep, store: StoreDep, round_id: RoundId
+) -> RoundDetailPublic:
     """One round in full: every event in order with its time, actor and hash; the piles and the
     unused cards; the three dice; the house way applied and its rule; each position's cards,
     setting, outcome, commission and bonus."""

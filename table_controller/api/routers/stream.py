@@ -31,7 +31,9 @@ KEEPALIVE_SECONDS = 15.0
 LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")
 # Read by hand (a plain str | None header would be documented as "string or null").
 _LAST_EVENT_ID_PARAMETER = {
-    "name": "Last-Event-ID", "in": "header", "required": False,
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
     "description": "resume after this chain seq (what a terminal sends on a reconnect)",
     "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
 }
@@ -47,8 +49,11 @@ async def _events(hub: EventHub, last: int, with_devices: bool, follow: bool) ->
         batch = hub.after(last)
         if batch is None:
             batch = await anyio.to_thread.run_sync(hub.read_store, last)
-        frames = [hub.frame(event, _frame) for event in batch
-                  if with_devices or not event.kind.startswith("device.")]
+        frames = [
+            hub.frame(event, _frame)
+            for event in batch
+            if with_devices or not event.kind.startswith("device.")
+        ]
         if batch:
             last = batch[-1].seq
         if frames:
@@ -75,23 +80,38 @@ def _event_id(value: str | None, what: str) -> int | None:
     openapi_extra={"parameters": [_LAST_EVENT_ID_PARAMETER]},
     responses={
         **responses(),
-        200: {"description": "server-sent events: per event `id: <chain seq>` and `data:` the event as JSON",
-              "content": {"text/event-stream": {"schema": {
-                  "type": "object",
-                  "description": "one server-sent event",
-                  "required": ["id", "data"],
-                  "properties": {
-                      "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the event's chain seq"},
-                      "data": {"type": "string", "contentMediaType": "application/json",
-                               "contentSchema": {"$ref": "#/components/schemas/ChainEventPublic"}},
-                  },
-              }}}},
+        200: {
+            "description": "server-sent events: per event `id: <chain seq>` and `data:` the event as JSON",
+            "content": {
+                "text/event-stream": {
+                    "schema": {
+                        "type": "object",
+                        "description": "one server-sent event",
+                        "required": ["id", "data"],
+                        "properties": {
+                            "id": {
+                                "type": "string",
+                                "pattern": "^[0-9]+$",
+                                "description": "the event's chain seq",
+                            },
+                            "data": {
+                                "type": "string",
+                                "contentMediaType": "application/json",
+                                "contentSchema": {"$ref": "#/components/schemas/ChainEventPublic"},
+                            },
+                        },
+                    }
+                }
+            },
+        },
     },
 )
 async def stream(
     request: Request,
     who: AuditDep,
-    after: Annotated[int | None, Query(ge=0, le=10**15, description="start after this chain seq; default: from now")] = None,
+    after: Annotated[
+        int | None, Query(ge=0, le=10**15, description="start after this chain seq; default: from now")
+    ] = None,
     follow: Annotated[bool, Query(description="false: send what is stored, then close")] = True,
 ) -> StreamingResponse:
     """The table's audit events as they are stored, in chain order; resume with ``Last-Event-ID``."""

@@ -58,6 +58,7 @@ def act_follow(*, combination: str) -> Follow:
         raise ValueError("follow needs the id of a combination")
     return Follow(combination)
 
+
 def act_best_straight_or_flush_top(*, prefer_flush_when_close: bool = True) -> Candidates:
     """004 "play whichever straight-or-better five-card hand makes the best two-card hand":
     a straight, flush, straight flush or royal flush behind, the best two-card hand in front;

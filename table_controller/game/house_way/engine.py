@@ -32,6 +32,7 @@ from typing import Any
 from ..cards import Card, codes
 from ..evaluator import DEFAULT_RULES, RankingRules, rank_low
 from ..setting import Setting
+from .actions import ActionEntry, Candidates, Follow
 from .errors import NoLegalSettingError
 from .facts import (
     FLUSH,
@@ -46,7 +47,6 @@ from .facts import (
     partitions,
     signature,
 )
-from .actions import ActionEntry, Candidates, Follow
 from .predicates import PredicateEntry
 from .selectors import Alternatives
 from .signature import Predicate, Signature, always_legal, static_value
@@ -145,7 +145,7 @@ class _SettingDraft:
 
 
 class _ResultDraft:
-    __slots__ = ("setting", "rule_id", "rule_words", "way", "section", "via", "skipped")
+    __slots__ = ("setting", "rule_id", "rule_words", "way", "section", "via", "skipped")  # noqa: RUF023 - the fields in order
 
 
 for _draft, _frozen in ((_SettingDraft, Setting), (_ResultDraft, HouseWayResult)):
@@ -171,6 +171,7 @@ def _result(high: tuple, low: tuple, rule_id: str, rule_words: str, way: str, se
     result.skipped = skipped
     result.__class__ = HouseWayResult
     return result
+
 
 # (front positions) -> (getter of the five behind, getter of the two in front), hand order.
 _SPLITS = {
@@ -323,7 +324,9 @@ class HouseWay:
                 break
         else:
             return None  # no section applies: the general path says so
-        sig = Signature(sizes=sig.sizes, jokers=sig.jokers, kinds=sig.kinds, wild=sig.wild, run_kind=section.run)
+        sig = Signature(
+            sizes=sig.sizes, jokers=sig.jokers, kinds=sig.kinds, wild=sig.wild, run_kind=section.run
+        )
         blocks = []
         for combination, rules in self._section_rules(section.id):
             value, block_test = _reduce(self.combinations[combination].condition.tests, sig)
@@ -339,7 +342,9 @@ class HouseWay:
                 first = (rule, candidates, known_legal)
         return section, tuple(blocks), first
 
-    def _reduced_rows(self, rules: Sequence[Rule], sig: Signature, follows: bool = True) -> tuple[_Entry, ...]:
+    def _reduced_rows(
+        self, rules: Sequence[Rule], sig: Signature, follows: bool = True
+    ) -> tuple[_Entry, ...]:
         rows = []
         for rule in rules:
             value, test = _reduce(rule.condition.tests, sig)
@@ -352,7 +357,9 @@ class HouseWay:
                 continue
             if not follows:
                 raise ValueError(f"rule {rule.id!r}: the rows it follows follow again")
-            steps = self._reduced_rows([step for step in self.rules if step.combination == target], sig, False)
+            steps = self._reduced_rows(
+                [step for step in self.rules if step.combination == target], sig, False
+            )
             rows.append((rule, test, ((None, steps),) if steps else (), None, False))
         return tuple(rows)
 
@@ -374,7 +381,9 @@ class HouseWay:
             if target is not None and steps is None:
                 raise ValueError(f"rule {rule.id!r}: the rows it follows follow again")
             follow = None if target is None else steps[target]  # type: ignore[index]
-            rows.append((rule, _all(rule.condition.tests), follow, None if follow else rule.action.run, False))
+            rows.append(
+                (rule, _all(rule.condition.tests), follow, None if follow else rule.action.run, False)
+            )
         return tuple(rows)
 
     def __repr__(self) -> str:
@@ -396,7 +405,12 @@ class HouseWay:
         return result
 
     def _best_run(
-        self, cards: Sequence[Card], ranking: RankingRules, max_jokers: int, facts: HandFacts, result: HouseWayResult
+        self,
+        cards: Sequence[Card],
+        ranking: RankingRules,
+        max_jokers: int,
+        facts: HandFacts,
+        result: HouseWayResult,
     ) -> HouseWayResult:
         """Readings G7: when the joker can fill different gaps, giving more than one run of the
         longest length, the run that leaves the highest two-card hand in front under the row
@@ -429,7 +443,9 @@ class HouseWay:
                     if known_legal or facts.legal(low[0], low[1]):
                         hand = facts.cards
                         high_of, low_of = _SPLITS[low]
-                        return _result(high_of(hand), low_of(hand), rule.id, rule.words, self.name, section.id, (), ())
+                        return _result(
+                            high_of(hand), low_of(hand), rule.id, rule.words, self.name, section.id, (), ()
+                        )
         facts.run_kind = section.run
         skipped: list[str] = []
         found = _first(blocks, facts, skipped, ())
@@ -450,7 +466,9 @@ class HouseWay:
             tuple(skipped) if skipped else (),
         )
 
-    def _last_resort(self, facts: HandFacts, section: Section) -> tuple[Rule, tuple[int, int], tuple[str, ...]]:
+    def _last_resort(
+        self, facts: HandFacts, section: Section
+    ) -> tuple[Rule, tuple[int, int], tuple[str, ...]]:
         """No row of the section gives a legal setting: the way's declared last resort, if it
         has one (recorded as the rule that set the hand), else NoLegalSettingError."""
         rule = self.last_resort
@@ -539,4 +557,3 @@ def choose(candidates: Alternatives, facts: HandFacts) -> tuple[int, int] | None
         if best_key is None or key > best_key:
             best, best_key = low, key
     return best  # type: ignore[return-value]
-

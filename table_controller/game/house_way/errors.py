@@ -50,7 +50,9 @@ class NoLegalSettingError(HouseWayError):
     """No row of the way gives a legal setting for the hand: the way file has a gap."""
 
     def __init__(self, way: str, cards: str, section: str) -> None:
-        super().__init__(f"house way {way!r}: no row of section {section!r} gives a legal setting for {cards}")
+        super().__init__(
+            f"house way {way!r}: no row of section {section!r} gives a legal setting for {cards}"
+        )
         self.way = way
         self.cards = cards
         self.section = section

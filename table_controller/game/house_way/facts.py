@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover
         for element in iterable:
             mapping[element] = mapping.get(element, 0) + 1
 
+
 from collections.abc import Sequence
 from functools import reduce
 from operator import or_
@@ -41,9 +42,9 @@ from .straights import (
     five_card_windows,
     presence,
     spread,
-    straight_windows,
     straight_possible,
     straight_window_of_ranks,
+    straight_windows,
 )
 
 SUITS = "shdc"
@@ -64,7 +65,9 @@ def _card_codes() -> dict[str, dict[int, int]]:
     codes: dict[str, dict[int, int]] = {"": {0: 1 << _JOKERS_AT}}
     for index, suit in enumerate(SUITS):
         codes[suit] = {
-            rank: 1 << (NIBBLE * index) | 1 << (_CARDS_AT + 16 * index + rank) | 1 << (_RANKS_AT + NIBBLE * rank)
+            rank: 1 << (NIBBLE * index)
+            | 1 << (_CARDS_AT + 16 * index + rank)
+            | 1 << (_RANKS_AT + NIBBLE * rank)
             for rank in range(2, ACE + 1)
         }
     return codes
@@ -231,9 +234,11 @@ _FLUSH_SUIT = _flush_table()
 class Run:
     """The straight used: positions ``members`` from its lowest card (``low``) up."""
 
-    __slots__ = ("low", "members", "joker_places", "outside", "length")
+    __slots__ = ("joker_places", "length", "low", "members", "outside")
 
-    def __init__(self, low: int, members: tuple[int, ...], joker_places: tuple[int, ...], outside: tuple[int, ...]):
+    def __init__(
+        self, low: int, members: tuple[int, ...], joker_places: tuple[int, ...], outside: tuple[int, ...]
+    ):
         self.low = low  # 1 when an Ace plays low
         self.members = members
         self.joker_places = joker_places  # 1-based places in the run held by a joker
@@ -261,26 +266,26 @@ class HandFacts:
     """
 
     __slots__ = (
-        "cards",
-        "ranking",
-        "grank",
-        "jokers",
-        "groups",
-        "distinct",
-        "singles",
-        "pairs",
-        "threes",
-        "code",
-        "flush_suit",
-        "signature",
-        "run_kind",
-        "_present",
         "_counts",
-        "_suits",
         "_memo",
+        "_present",
         "_ranks",
-        "_straight",
         "_run",
+        "_straight",
+        "_suits",
+        "cards",
+        "code",
+        "distinct",
+        "flush_suit",
+        "grank",
+        "groups",
+        "jokers",
+        "pairs",
+        "ranking",
+        "run_kind",
+        "signature",
+        "singles",
+        "threes",
     )
 
     def __init__(self, cards: Sequence[Card], ranking: RankingRules, max_jokers: int = MAX_JOKERS) -> None:
@@ -350,14 +355,19 @@ class HandFacts:
         else:
             halves = held ^ held >> 32
             odd = (halves ^ halves >> 16) & _LANE ^ flip
-            if distinct == 6 or distinct == 5 and odd.bit_count() == 3:
+            if distinct == 6 or (distinct == 5 and odd.bit_count() == 3):
                 hist = _ONE_PAIR if distinct == 6 else _TWO_PAIRS
                 self.singles = _HIGH_FIRST[odd]
                 self.pairs = _LOW_FIRST[grouped ^ odd]
                 self.threes = ()
             elif distinct == 5 and not njokers:  # a 3-of-a-kind: the rank held in three suits
                 hist = _THREE_OF_A_KIND
-                spades, hearts, diamonds, clubs = held & _LANE, held >> 16 & _LANE, held >> 32 & _LANE, held >> 48
+                spades, hearts, diamonds, clubs = (
+                    held & _LANE,
+                    held >> 16 & _LANE,
+                    held >> 32 & _LANE,
+                    held >> 48,
+                )
                 threes = spades & hearts & (diamonds | clubs) | diamonds & clubs & (spades | hearts)
                 self.singles = _HIGH_FIRST[odd ^ threes]
                 self.pairs = ()
@@ -665,7 +675,9 @@ class HandFacts:
         if not kinds & (FLUSH | STRAIGHT):
             return False  # the seven cannot make one, so no five of them can
         card_a, card_b = self.cards[a], self.cards[b]
-        code = self.code - _CODE[card_a.suit][card_a.rank] - _CODE[card_b.suit][card_b.rank]  # the five behind
+        code = (
+            self.code - _CODE[card_a.suit][card_a.rank] - _CODE[card_b.suit][card_b.rank]
+        )  # the five behind
         if _FLUSH_SUIT[code & _FLUSH_KEY] is not None:
             return True
         if not kinds & STRAIGHT:

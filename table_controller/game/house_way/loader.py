@@ -32,8 +32,8 @@ from .errors import (
     UnknownActionError,
     UnknownHouseWayError,
     UnknownPredicateError,
+    VocabularyError,
 )
-from .errors import VocabularyError
 from .registry import compile_action, compile_predicate
 
 DEFAULT_WAY = "house-way-002"
@@ -45,7 +45,18 @@ _TOP_KEYS = {"name", "title", "source", "section_order", "section", "combination
 _LAST_RESORT_KEYS = {"id", "details", "split", "action", "reason"}
 _SECTION_KEYS = {"id", "words", "when", "run", "note"}
 _COMBINATION_KEYS = {"id", "section", "words", "when", "note"}
-_RULE_KEYS = {"id", "combination", "details", "split", "when", "action", "reachable", "reason", "added_by", "note"}
+_RULE_KEYS = {
+    "id",
+    "combination",
+    "details",
+    "split",
+    "when",
+    "action",
+    "reachable",
+    "reason",
+    "added_by",
+    "note",
+}
 _RUNS = ("straight", "straight-flush")
 
 
@@ -147,7 +158,9 @@ class _Checker:
             except VocabularyError as error:
                 kind = UnknownPredicateError if error.kind == "predicate" else HouseWayFileError
                 self.fail(where, str(error), kind)
-        return Condition(specs=tuple(value), tests=tuple(entry.compiled for entry in entries), entries=tuple(entries))
+        return Condition(
+            specs=tuple(value), tests=tuple(entry.compiled for entry in entries), entries=tuple(entries)
+        )
 
     def action(self, value: Any, where: str) -> Action:
         try:
@@ -161,7 +174,9 @@ class _Checker:
 def build_house_way(data: dict[str, Any], path: Path | str = "<memory>") -> HouseWay:
     """Validate parsed way-file data completely and build the HouseWay (module docstring)."""
     check = _Checker(path)
-    top = check.table(data, "top level", _TOP_KEYS, ("name", "title", "source", "section", "combination", "rule"))
+    top = check.table(
+        data, "top level", _TOP_KEYS, ("name", "title", "source", "section", "combination", "rule")
+    )
     name = top["name"]
     if not isinstance(name, str) or not _NAME.match(name):
         check.fail("top level", f"bad way name {name!r}")
@@ -190,14 +205,20 @@ def build_house_way(data: dict[str, Any], path: Path | str = "<memory>") -> Hous
     _unique([section.id for section in sections], "section", check)
     section_ids = [section.id for section in sections]
     order = top.get("section_order", section_ids)
-    if not isinstance(order, list) or sorted(map(str, order)) != sorted(section_ids) or len(order) != len(section_ids):
+    if (
+        not isinstance(order, list)
+        or sorted(map(str, order)) != sorted(section_ids)
+        or len(order) != len(section_ids)
+    ):
         check.fail("top level", f"section_order must list every section id once, got {order!r}")
     by_section = {section.id: section for section in sections}
     tried = [by_section[section_id] for section_id in order]
 
     combinations: list[Combination] = []
     for number, raw in enumerate(top["combination"], start=1):
-        entry = check.table(raw, f"combination #{number}", _COMBINATION_KEYS, ("id", "section", "words", "when"))
+        entry = check.table(
+            raw, f"combination #{number}", _COMBINATION_KEYS, ("id", "section", "words", "when")
+        )
         where = f"combination {entry['id']!r}"
         if entry["section"] not in section_ids:
             check.fail(where, f"unknown section {entry['section']!r}")
@@ -215,7 +236,9 @@ def build_house_way(data: dict[str, Any], path: Path | str = "<memory>") -> Hous
 
     rules: list[Rule] = []
     for number, raw in enumerate(top["rule"], start=1):
-        entry = check.table(raw, f"rule #{number}", _RULE_KEYS, ("id", "combination", "details", "split", "when", "action"))
+        entry = check.table(
+            raw, f"rule #{number}", _RULE_KEYS, ("id", "combination", "details", "split", "when", "action")
+        )
         where = f"rule {entry['id']!r}"
         rule_id = check.ident(entry["id"], where)
         combination = by_combination.get(entry["combination"])
@@ -248,7 +271,12 @@ def build_house_way(data: dict[str, Any], path: Path | str = "<memory>") -> Hous
     _check_follows(rules, by_combination, check)
     last_resort = None
     if "last_resort" in top:
-        entry = check.table(top["last_resort"], "last_resort", _LAST_RESORT_KEYS, ("id", "details", "split", "action", "reason"))
+        entry = check.table(
+            top["last_resort"],
+            "last_resort",
+            _LAST_RESORT_KEYS,
+            ("id", "details", "split", "action", "reason"),
+        )
         where = f"last_resort {entry['id']!r}"
         action = check.action(entry["action"], where)
         if action.follows:
@@ -297,7 +325,9 @@ def _check_order(rules: list[Rule], section_ids: list[str], check: _Checker) -> 
     for rule in rules:
         index = position[rule.section]
         if index < last:
-            check.fail(f"rule {rule.id!r}", f"section {rule.section!r} rows must come before the next section's")
+            check.fail(
+                f"rule {rule.id!r}", f"section {rule.section!r} rows must come before the next section's"
+            )
         last = index
     missing = set(section_ids) - {rule.section for rule in rules}
     if missing:

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    model_validator,
+)
 
 from ..cards import RANK_CHARS, parse_rank
 from .ranks import parse_two_card_hand
@@ -70,13 +78,20 @@ class Entry(BaseModel):
 _RANK_NAMES = {14: "Ace", 13: "King", 12: "Queen", 11: "Jack", 10: "Ten"}
 _GROUP_NAMES = {1: "singleton", 2: "pair", 3: "3-of-a-kind", 4: "4-of-a-kind", 5: "five of a kind"}
 _ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
-_NTH = {1: "highest", 2: "2nd highest", 3: "3rd highest", 4: "4th highest", 5: "5th highest", 6: "6th highest",
-        7: "7th highest"}
+_NTH = {
+    1: "highest",
+    2: "2nd highest",
+    3: "3rd highest",
+    4: "4th highest",
+    5: "5th highest",
+    6: "6th highest",
+    7: "7th highest",
+}
 _NUMBERS = {0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
 def rank_name(rank: int, plural: bool = False) -> str:
-    """"Ace", "Kings", "9s"."""
+    """ "Ace", "Kings", "9s"."""
     name = _RANK_NAMES.get(rank, RANK_CHARS[rank - 2])
     if not plural:
         return name

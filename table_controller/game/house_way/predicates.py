@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import Field
 
 from ..cards import parse_rank
 from ..evaluator import rank_low
 from .facts import ACE, KINDS, HandFacts
-from .ranks import check_which, group_rank_getter, group_rank_of, group_sizes, parse_ranks, parse_two_card_hand
-from .searches import straight_or_flush_choice
 from .params import (
     Entry,
     GroupSize,
@@ -31,7 +29,16 @@ from .params import (
     rank_name,
     ranks_words,
 )
-from .selectors import SelectorList, _place, _position, alternatives_of, cards_words, compiled, named
+from .ranks import (
+    check_which,
+    group_rank_getter,
+    group_rank_of,
+    group_sizes,
+    parse_ranks,
+    parse_two_card_hand,
+)
+from .searches import straight_or_flush_choice
+from .selectors import SelectorList, _place, _position, alternatives_of, cards_words, compiled
 from .signature import Predicate, Signature, _false_unless, group_found, static_value, with_static
 
 
@@ -90,7 +97,9 @@ def pred_group_rank(*, size: Any, ranks: list, which: str = "highest") -> Predic
     wanted = parse_ranks(ranks)
     check_which(which)
     rank_of = group_rank_getter(sizes, which)
-    return with_static(lambda f: rank_of(f) in wanted, _false_unless(lambda sig: group_found(sig, sizes, which)))
+    return with_static(
+        lambda f: rank_of(f) in wanted, _false_unless(lambda sig: group_found(sig, sizes, which))
+    )
 
 
 def pred_group_ranks(*, size: Any, ranks: list) -> Predicate:
@@ -159,7 +168,10 @@ def pred_straight_after_removing(*, cards: list) -> Predicate:
     selectors = compiled(cards)
 
     def holds(f: HandFacts) -> bool:
-        return any(f.makes_straight([i for i in range(7) if i not in taken]) for taken in alternatives_of(selectors, f))
+        return any(
+            f.makes_straight([i for i in range(7) if i not in taken])
+            for taken in alternatives_of(selectors, f)
+        )
 
     # fewer cards cannot make a straight the seven cannot
     return with_static(holds, _false_unless(lambda sig: sig.straight))
@@ -333,7 +345,9 @@ def pred_singletons_top_at_least(*, hand: str) -> Predicate:
 def pred_singleton_ranks_include(*, ranks: list) -> Predicate:
     """Some singleton has one of ``ranks`` (joker = Ace): "with any Ace" among the side cards."""
     wanted = parse_ranks(ranks)
-    return with_static(lambda f: any(r in wanted for r in f.singles), _false_unless(lambda sig: 1 in sig.sizes))
+    return with_static(
+        lambda f: any(r in wanted for r in f.singles), _false_unless(lambda sig: 1 in sig.sizes)
+    )
 
 
 _TOP_KINDS = ("pair", "ace", "ace-face")
@@ -367,7 +381,6 @@ def pred_straight_or_flush_top(
 
     # no five of the cards make a straight or a flush: there is no such top
     return with_static(holds, _false_unless(lambda sig: sig.flush or sig.straight))
-
 
 
 # -- the typed entries (registry.py puts them in one discriminated union on ``name``) ----------

@@ -83,7 +83,8 @@ def longest_runs(ranks: Sequence[int], jokers: int, nevada: bool) -> list[tuple[
                 runs.setdefault(used, []).append(low)
         if runs:
             ordered = sorted(
-                runs.values(), key=lambda starts: (max(_how_high(low, length, nevada) for low in starts), min(starts))
+                runs.values(),
+                key=lambda starts: (max(_how_high(low, length, nevada) for low in starts), min(starts)),
             )
             return [(min(starts), length) for starts in reversed(ordered)]
     return []
@@ -169,7 +170,9 @@ class PlainFacts:
     def five_card_windows_of(self, places: Sequence[int]) -> tuple[int, ...]:
         naturals, jokers = self._naturals(places)
         held = _held(naturals)
-        return tuple(low for low in range(1, 11) if sum(1 for r in range(low, low + 5) if r not in held) <= jokers)
+        return tuple(
+            low for low in range(1, 11) if sum(1 for r in range(low, low + 5) if r not in held) <= jokers
+        )
 
     def straight_flush_window(self) -> tuple[int, int] | None:
         if self.flush_suit is None:
@@ -257,7 +260,9 @@ def _check_hand(cards: Sequence[Card], max_jokers: int) -> None:
     for card in cards:
         natural = isinstance(card, Card) and card.suit in tuple(SUITS) and card.rank in range(2, ACE + 1)
         if not (natural or (isinstance(card, Card) and card.is_joker and card.suit == "")):
-            raise UnknownCardError(f"Card(rank={getattr(card, 'rank', None)!r}, suit={getattr(card, 'suit', None)!r})")
+            raise UnknownCardError(
+                f"Card(rank={getattr(card, 'rank', None)!r}, suit={getattr(card, 'suit', None)!r})"
+            )
     jokers = sum(1 for card in cards if card.is_joker)
     for card, copies in Counter(cards).items():
         if copies > 1 and not card.is_joker:
@@ -279,7 +284,12 @@ def choose(picks: Sequence[tuple[int, ...]], facts: PlainFacts) -> Low | None:
 
 
 def _walk(
-    way: HouseWay, rules: Sequence[Rule], facts: PlainFacts, skipped: list[str], via: tuple[str, ...], steps: bool
+    way: HouseWay,
+    rules: Sequence[Rule],
+    facts: PlainFacts,
+    skipped: list[str],
+    via: tuple[str, ...],
+    steps: bool,
 ) -> tuple[Rule, Low, tuple[str, ...]] | None:
     for rule in rules:
         combination = way.combinations[rule.combination]
@@ -309,7 +319,11 @@ def section_of(way: HouseWay, facts: PlainFacts) -> Section:
 
 
 def reference_set(
-    way: HouseWay, cards: Sequence[Card], ranking: RankingRules = DEFAULT_RULES, *, max_jokers: int = MAX_JOKERS
+    way: HouseWay,
+    cards: Sequence[Card],
+    ranking: RankingRules = DEFAULT_RULES,
+    *,
+    max_jokers: int = MAX_JOKERS,
 ) -> HouseWayResult:
     """What ``way.set(cards, ranking)`` gives, computed plainly (module docstring)."""
     _check_hand(cards, max_jokers)

@@ -44,7 +44,8 @@ def _refused(error: ValidationError, kind: str, known: dict[str, Any]) -> Vocabu
             tag = (problem.get("ctx") or {}).get("tag")
             return VocabularyError(where, f"unknown {where} {tag!r} (known: {', '.join(sorted(names))})")
     details = "; ".join(
-        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}" for problem in error.errors(include_url=False)
+        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+        for problem in error.errors(include_url=False)
     )
     return VocabularyError("parameter", f"bad parameters of the {kind}: {details}")
 

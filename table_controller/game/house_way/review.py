@@ -81,7 +81,9 @@ def render(way: HouseWay) -> str:
         "exact cards open, the strongest high hand, then low hand, then the Joker behind (G5).",
         "",
         "Sections are tried in this order: "
-        + ", ".join(f"{number}. {section.words} (`{section.id}`)" for number, section in enumerate(way.sections, 1))
+        + ", ".join(
+            f"{number}. {section.words} (`{section.id}`)" for number, section in enumerate(way.sections, 1)
+        )
         + ".",
         "",
     ]
@@ -90,7 +92,7 @@ def render(way: HouseWay) -> str:
         lines += [f"## {section.words} (`{section.id}`, tried {order[section.id]})", ""]
         lines += [f"The section applies when: {_conditions(section.condition)}.", ""]
         if section.run != "straight":
-            lines += ["Here \"the straight\" is the straight flush's run.", ""]
+            lines += ['Here "the straight" is the straight flush\'s run.', ""]
         rules = [rule for rule in way.rules if rule.section == section_id]
         number = 0
         for combination_id in dict.fromkeys(rule.combination for rule in rules):

@@ -7,7 +7,6 @@ from itertools import combinations
 from ..evaluator import HighCategory
 from .facts import HandFacts
 
-
 _STRAIGHT_CLASS = {HighCategory.STRAIGHT: "straight"}
 _FLUSH_CLASS = {
     HighCategory.FLUSH: "flush",
@@ -51,7 +50,9 @@ def _close(low_a: int, low_b: int) -> bool:
     return abs(a - b) <= 1 or (a <= 12 and b <= 12)
 
 
-def straight_or_flush_choice(f: HandFacts, prefer_flush_when_close: bool) -> tuple[tuple[int, int], int] | None:
+def straight_or_flush_choice(
+    f: HandFacts, prefer_flush_when_close: bool
+) -> tuple[tuple[int, int], int] | None:
     """The split a straight-or-flush play gives, and its low score (004 "Straight with Flush")."""
     key = ("choice", prefer_flush_when_close)
     if key in f.memo:

@@ -45,12 +45,14 @@ def _position(value: Any) -> int | str:
 def _place(value: int | str, length: int) -> int:
     return length if value == "last" else value  # type: ignore[return-value]
 
+
 def _sized(select: Selector, size: int | None, shape: str = "") -> Selector:
     """Record how many cards each alternative of a selector holds (None: it varies), and the
     shape of the two cards it names, if it names two (``always_legal``)."""
     select.size = size  # type: ignore[attr-defined]
     select.shape = shape  # type: ignore[attr-defined]
     return select
+
 
 def sel_joker() -> Selector:
     """One joker ("the Joker"); with two jokers either one (G5 chooses)."""
@@ -92,7 +94,7 @@ def sel_pair(*, which: str = "only") -> Selector:
 
     def select(f: HandFacts) -> Alternatives:
         pairs = f.pairs
-        if not pairs or which == "only" and len(pairs) != 1:
+        if not pairs or (which == "only" and len(pairs) != 1):
             return []
         rank = pairs[at]
         index = f.grank.index
@@ -407,7 +409,11 @@ class FlushCardsSelector(SelectorEntry):
     factory: ClassVar[Any] = sel_flush_cards
 
     def words(self) -> str:
-        return "the highest card of the flush suit" if self.count == 1 else "the two highest cards of the flush suit"
+        return (
+            "the highest card of the flush suit"
+            if self.count == 1
+            else "the two highest cards of the flush suit"
+        )
 
 
 class NonStraightSelector(SelectorEntry):

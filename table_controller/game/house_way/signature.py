@@ -68,10 +68,12 @@ def _false_unless(condition: Callable[[Signature], bool]) -> Static:
     """False where ``condition`` fails, else open."""
     return lambda sig: None if condition(sig) else False
 
+
 def group_found(sig: Signature, sizes: tuple[int, ...], which: str) -> bool:
     """Does group_rank_of find a rank for every hand of the signature?"""
     found = sig.groups(sizes)
     return found == 1 if which == "only" else found >= 1
+
 
 def always_legal(shape: str, sig: Signature) -> bool:
     """Does a front of this shape never foul, in every hand of the signature? The foul rule

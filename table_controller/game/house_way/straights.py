@@ -153,7 +153,11 @@ def straight_windows(mask: int, jokers: int, nevada: bool = True) -> list[tuple[
     uses the one that leaves the highest two-card hand in front (engine.py)."""
     mask &= _ONES
     for length in (7, 6, 5):
-        found = [(low, mask & window) for low, window in _WINDOWS[length] if length - (mask & window).bit_count() <= jokers]
+        found = [
+            (low, mask & window)
+            for low, window in _WINDOWS[length]
+            if length - (mask & window).bit_count() <= jokers
+        ]
         if found:
             break
     else:

@@ -23,11 +23,13 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("round_positions") as batch:
-        batch.alter_column("low", existing_type=sa.String(length=8), type_=sa.String(length=24),
-                           existing_nullable=True)
+        batch.alter_column(
+            "low", existing_type=sa.String(length=8), type_=sa.String(length=24), existing_nullable=True
+        )
 
 
 def downgrade() -> None:
     with op.batch_alter_table("round_positions") as batch:
-        batch.alter_column("low", existing_type=sa.String(length=24), type_=sa.String(length=8),
-                           existing_nullable=True)
+        batch.alter_column(
+            "low", existing_type=sa.String(length=24), type_=sa.String(length=8), existing_nullable=True
+        )
