@@ -13,7 +13,8 @@ events of kind ``alert.raised``: they are in the chain like everything else.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -300,20 +301,34 @@ class TableService:
     # -- reads for the conductor: the store stays behind the service ------------------------------
 
     def next_round_number(self) -> int:
-        with read_snapshot(self.recorder.engine) as session:
+        with self._reading("round.number"), read_snapshot(self.recorder.engine) as session:
             return next_round_number(session, table_id=self.table_id)
 
     def round_device_events(self, round_id: str) -> list[Any]:
         """The round's journalled device events and commands (conductor/journal.py)."""
         from .conductor.journal import round_device_events
 
-        return round_device_events(self.recorder.engine, self.table_id, round_id)
+        with self._reading("device.events"):
+            return round_device_events(self.recorder.engine, self.table_id, round_id)
 
     def recent_device_events(self) -> list[Any]:
         """The device events already stored, so a re-sent one is not stored twice (journal.py)."""
         from .conductor.journal import recent_device_events
 
-        return recent_device_events(self.recorder.engine, self.table_id)
+        with self._reading("device.events"):
+            return recent_device_events(self.recorder.engine, self.table_id)
+
+    @contextmanager
+    def _reading(self, what: str) -> Iterator[None]:
+        """A read for the conductor: the store going away is an outage of the table (play stops,
+        the watcher tries the store again, an alert says so when it is back), not a crash."""
+        try:
+            yield
+        except Exception as error:
+            if is_outage(error):
+                with self._lock:
+                    raise self._store_lost(what, error) from error
+            raise
 
     # -- start ---------------------------------------------------------------------------------
 
