@@ -40,6 +40,7 @@ def load_driver(name: str) -> type[Driver]:
     module_name, _, class_name = target.partition(":")
     try:
         module = importlib.import_module(module_name)
-        return getattr(module, class_name)
+        driver: type[Driver] = getattr(module, class_name)
+        return driver
     except (ImportError, AttributeError) as exc:
         raise DriverInitError(f"driver {name!r} ({target}) cannot be loaded: {exc}") from exc

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 
 import structlog
 
@@ -179,7 +180,7 @@ class Driver(abc.ABC):
         await self._wait_finished()
         self._thread = None
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
@@ -258,7 +259,7 @@ class Driver(abc.ABC):
             log.warning("driver.event_after_loop_closed", device=self.name, device_event=repr(item))
 
     def _settle(
-        self, future: asyncio.Future, result: object = None, error: BaseException | None = None
+        self, future: asyncio.Future[Any], result: object = None, error: BaseException | None = None
     ) -> None:
         def settle() -> None:
             if future.done():
@@ -269,10 +270,8 @@ class Driver(abc.ABC):
                 future.set_result(result)
 
         assert self._loop is not None
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody awaits the future
             self._loop.call_soon_threadsafe(settle)
-        except RuntimeError:
-            pass
 
     def _run(self) -> None:
         assert self._started is not None and self._finished is not None

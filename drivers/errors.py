@@ -6,6 +6,8 @@ error event is evidence on its own (link.md 8).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class DriverError(Exception):
     """Base class of every driver error; ``raw`` is the offending frame's bytes, if any."""
@@ -20,7 +22,8 @@ class DriverError(Exception):
             return f"{text} (raw frame {self.raw.hex(' ')})"
         return text
 
-    def __reduce__(self):  # keep pickling (multiprocessing, copy) working with the keyword
+    def __reduce__(self) -> tuple[Callable[..., DriverError], tuple[object, ...]]:
+        # keep pickling (multiprocessing, copy) working with the keyword
         return (_rebuild, (type(self), self.args[0] if self.args else "", self.raw))
 
 

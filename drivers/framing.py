@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .crc import crc16
-from .errors import FrameError
+from .errors import FrameError as FrameError  # re-exported: the framer's error type
 
 SYNC: Final = 0xA5
 HEADER_SIZE: Final = 4  # SYNC LEN SEQ TYPE

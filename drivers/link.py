@@ -19,6 +19,7 @@ is read meanwhile: that time is the host's own, not the device's silence (link.m
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 import threading
@@ -27,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import structlog
 
@@ -216,6 +217,15 @@ class _Outgoing:
     sent_at: float = 0.0
     retransmissions: int = 0
     resent_at: float | None = None  # the last re-send (a NAK brings one forward, at most one per ACK timeout)
+
+
+_Decoded = TypeVar("_Decoded", covariant=True)
+
+
+class _PayloadDecoder(Protocol[_Decoded]):
+    """A link message's payload decoder (``decode_ack``, ``decode_nak``...)."""
+
+    def __call__(self, payload: bytes, /, *, raw: bytes | None = ...) -> _Decoded: ...
 
 
 class _LinkDown(Exception):
@@ -579,10 +589,9 @@ class HostLink:
                 if not self._delivering:
                     self._tx.wait()
                 elif not self._tx.wait(interval) and self._delivering and not self._stopping:
-                    try:
+                    # the transport failed: the reader finds it at its next read
+                    with contextlib.suppress(_LinkDown):
                         self._write(self._frame(MsgType.HEARTBEAT, b""))
-                    except _LinkDown:
-                        pass  # the transport failed: the reader finds it at its next read
 
     def _on_frame_error(self, error: FrameError, now: float) -> None:
         """Count the bytes of a burst of noise; NAK its first bad CRC only (link.md 2.3): one NAK
@@ -648,7 +657,7 @@ class HostLink:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _decode_or_report(self, decode, frame: Frame):
+    def _decode_or_report(self, decode: _PayloadDecoder[_Decoded], frame: Frame) -> _Decoded | None:
         try:
             return decode(frame.payload, raw=frame.raw)
         except ProtocolError as exc:

@@ -110,10 +110,12 @@ class PayloadReader:
         return self.take(1)[0]
 
     def u16(self) -> int:
-        return struct.unpack(">H", self.take(2))[0]
+        value: int = struct.unpack(">H", self.take(2))[0]
+        return value
 
     def u32(self) -> int:
-        return struct.unpack(">I", self.take(4))[0]
+        value: int = struct.unpack(">I", self.take(4))[0]
+        return value
 
     def text(self) -> str:
         data = self.take(self.u8())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Sequence
+from typing import TypedDict, Unpack
 
 import serial
 import structlog
@@ -23,6 +24,21 @@ from .errors import DriverInitError, DriverIOError
 log = structlog.get_logger()
 
 Trace = Callable[[str, bytes], None]
+
+
+class SerialOptions(TypedDict, total=False):
+    """The further keyword settings ``serial.serial_for_url`` takes (baudrate and timeout aside)."""
+
+    bytesize: int
+    parity: str
+    stopbits: float
+    xonxoff: bool
+    rtscts: bool
+    write_timeout: float | None
+    dsrdtr: bool
+    inter_byte_timeout: float | None
+    exclusive: float | None
+    do_not_open: bool
 
 
 class Transport(abc.ABC):
@@ -73,14 +89,14 @@ class SerialTransport(Transport):
         baudrate: int = 115200,
         url_packages: Sequence[str] = (),
         trace: Trace | None = None,
-        **options: object,
+        **options: Unpack[SerialOptions],
     ) -> None:
         self.url = url
         self.baudrate = baudrate
         self.url_packages = tuple(url_packages)
         self.options = options
         self.trace = trace
-        self._port: serial.SerialBase | None = None
+        self._port: serial.Serial | None = None
         self._timeout: float | None = None
 
     @property
@@ -108,7 +124,7 @@ class SerialTransport(Transport):
             except (serial.SerialException, OSError) as exc:  # closing a dead port
                 log.warning("transport.close_failed", url=self.url, error=str(exc))
 
-    def _require(self) -> serial.SerialBase:
+    def _require(self) -> serial.Serial:
         if self._port is None or not self._port.is_open:
             raise DriverIOError(f"{self.url} is not open")
         return self._port

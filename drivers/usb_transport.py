@@ -118,7 +118,8 @@ class UsbTransport(Transport):
         if self._device is None:
             return None
         try:
-            return self._device.serial_number
+            serial_number: str | None = self._device.serial_number
+            return serial_number
         except (usb.core.USBError, ValueError):
             return None
 
@@ -146,7 +147,8 @@ class UsbTransport(Transport):
 
         def serial_matches(device: usb.core.Device) -> bool:
             try:
-                return device.serial_number == wanted
+                serial_number: str | None = device.serial_number
+                return serial_number == wanted
             except (usb.core.USBError, ValueError):  # no permission or no string support
                 return False
 

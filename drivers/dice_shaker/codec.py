@@ -9,6 +9,7 @@ a face outside 1..6, an unknown fault or reason code, a length that is not the t
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from typing import Final
 
 from ..errors import ProtocolError
@@ -36,7 +37,7 @@ class UnusableAnswerError(ProtocolError):
         super().__init__(message, raw=raw)
         self.command_id = command_id
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., UnusableAnswerError], tuple[object, ...]]:
         return (_rebuild_unusable, (self.args[0] if self.args else "", self.raw, self.command_id))
 
 
@@ -197,7 +198,7 @@ def _decode_status(reader: PayloadReader, event_id: int) -> DiceStatus:
     )
 
 
-_DECODERS: Final = {
+_DECODERS: Final[dict[DiceMsg, Callable[[PayloadReader, int], DiceEvent]]] = {
     DiceMsg.ROLL: _decode_roll,
     DiceMsg.FAULT: _decode_fault,
     DiceMsg.FAULT_CLEARED: _decode_fault_cleared,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import structlog
@@ -26,7 +26,7 @@ import structlog
 from ..base import CommandsDropped, Driver, DriverEvent, ErrorEvent
 from ..errors import DriverError, DriverIOError, DriverTimeoutError
 from ..framing import Frame
-from ..transport import SerialTransport
+from ..transport import SerialTransport, Transport
 from ..usb_transport import UsbConfig, UsbTransport
 from . import codec
 from .codec import DiceMsg, UnusableAnswerError
@@ -56,7 +56,7 @@ class ShakeFailed(DriverError):
         """True when the device answered, but with a frame the host refused (a die showing 7)."""
         return isinstance(self.event, ErrorEvent)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., ShakeFailed], tuple[object, ...]]:
         return (_rebuild_shake_failed, (self.args[0] if self.args else "", self.event, self.raw))
 
 
@@ -70,7 +70,7 @@ class DiceShakerDriver(Driver):
     name: ClassVar[str] = DEVICE
     source: ClassVar[DiceSourceKind] = DiceSourceKind.SHAKER
 
-    def __init__(self, transport, *, roll_timeout: float = 10.0, **options: Any) -> None:
+    def __init__(self, transport: Transport, *, roll_timeout: float = 10.0, **options: Any) -> None:
         super().__init__(transport, **options)
         if not roll_timeout > 0:
             raise ValueError(f"roll_timeout must be > 0, got {roll_timeout!r}")

@@ -8,9 +8,9 @@ carrying the raw frame.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Final
+from typing import Final, Literal, TypeVar, overload
 
 from ..base import CommandRejected, DriverEvent, FaultCleared
 from ..errors import ProtocolError
@@ -111,6 +111,10 @@ def encode_status_request() -> bytes:
 # -- events -----------------------------------------------------------------------------------------
 
 
+@overload
+def _card(reader: PayloadReader, *, unreadable_allowed: Literal[False]) -> str: ...
+@overload
+def _card(reader: PayloadReader, *, unreadable_allowed: bool) -> str | None: ...
 def _card(reader: PayloadReader, *, unreadable_allowed: bool) -> str | None:
     data = reader.take(2)
     code = data.decode("ascii", errors="replace")
@@ -121,11 +125,18 @@ def _card(reader: PayloadReader, *, unreadable_allowed: bool) -> str | None:
     return code
 
 
+@overload
+def _cards(reader: PayloadReader, count: int, *, unreadable_allowed: Literal[False]) -> tuple[str, ...]: ...
+@overload
+def _cards(reader: PayloadReader, count: int, *, unreadable_allowed: bool) -> tuple[str | None, ...]: ...
 def _cards(reader: PayloadReader, count: int, *, unreadable_allowed: bool) -> tuple[str | None, ...]:
     return tuple(_card(reader, unreadable_allowed=unreadable_allowed) for _ in range(count))
 
 
-def _lookup(table, code: int, what: str, reader: PayloadReader):
+_V = TypeVar("_V")
+
+
+def _lookup(table: Mapping[int, _V], code: int, what: str, reader: PayloadReader) -> _V:
     try:
         return table[code]
     except KeyError:
@@ -192,7 +203,7 @@ def _aborted(r: PayloadReader, event_id: int) -> DealAborted:
 def _deck_checked(r: PayloadReader, event_id: int) -> DeckChecked:
     command_id, deck_size, scanned, unreadable = r.u32(), r.u8(), r.u8(), r.u8()
     missing = _cards(r, r.u8(), unreadable_allowed=False)
-    duplicated = []
+    duplicated: list[tuple[str, int]] = []
     for _ in range(r.u8()):
         code = _card(r, unreadable_allowed=False)
         seen = r.u8()
@@ -206,9 +217,9 @@ def _deck_checked(r: PayloadReader, event_id: int) -> DeckChecked:
         deck_size=deck_size,
         scanned=scanned,
         unreadable=unreadable,
-        missing=missing,  # type: ignore[arg-type]
+        missing=missing,
         duplicated=tuple(duplicated),
-    )  # type: ignore[arg-type]
+    )
 
 
 def _fault(r: PayloadReader, event_id: int) -> ShufflerFault:
