@@ -13,12 +13,13 @@ a short walk. A rare hand category is first looked up through its index (``SPARS
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Integer, Select, and_, bindparam, exists, func, literal, select
+from sqlalchemy import Integer, Row, Select, and_, bindparam, exists, func, literal, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
 from sqlmodel import Session
@@ -286,7 +287,7 @@ _DIE_1 = SUMMARY_COLUMNS.index("die_1")
 
 def summary_data(row: Any) -> dict[str, Any]:
     """A row of ``SUMMARY_COLUMNS`` as named fields, the three dice as one list."""
-    data = dict(zip(SUMMARY_COLUMNS, row))
+    data = dict(zip(SUMMARY_COLUMNS, row, strict=True))
     data["dice"] = None if row[_DIE_1] is None else list(row[_DIE_1 : _DIE_1 + 3])
     return data
 
@@ -299,7 +300,7 @@ def history_rows(
     newest_first: bool = True,
     cursor: int | None = None,
     limit: int = 50,
-) -> tuple[list[Any], bool]:
+) -> tuple[Sequence[Row[*tuple[Any, ...]]], bool]:
     """One page of rounds as rows of ``SUMMARY_COLUMNS``, and whether more follow."""
     query = history_statement(session, table_id, where, newest_first=newest_first, cursor=cursor, limit=limit)
     if query is None:
@@ -379,6 +380,6 @@ def round_events(session: Session, table_id: str, round_id: str) -> list[dict[st
 def round_positions(session: Session, round_id: str) -> list[dict[str, Any]]:
     """The round's positions as named fields, in position order."""
     return [
-        dict(zip(POSITION_COLUMNS, row))
+        dict(zip(POSITION_COLUMNS, row, strict=True))
         for row in session.connection().execute(_POSITIONS_OF, {"round_id": round_id})
     ]

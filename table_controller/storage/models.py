@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict
+from pydantic import AfterValidator, BeforeValidator, Strict
 from sqlalchemy import (
     BigInteger,
     CheckConstraint,
@@ -41,6 +41,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlmodel import Field, SQLModel
+from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
 
 from ..game.cards import Card, Game, codes, parse_cards
 from ..game.deal import BANKER_POSITION
@@ -112,8 +113,9 @@ _ID_TYPE = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements
 
 
 class DiceSource(enum.StrEnum):
-    """What chose the start position (000, 003; docs/protocols/dice-shaker.md): the dice shaker's three dice, or,
-    where no shaker is fitted, three dice drawn from a random number generator (``secrets``).
+    """What chose the start position (000, 003; docs/protocols/dice-shaker.md): the dice shaker's
+    three dice, or, where no shaker is fitted, three dice drawn from a random number generator
+    (``secrets``).
     Dice are never keyed in by hand: a cocked or unreadable die is re-shaken, never guessed."""
 
     SHAKER = "shaker"
@@ -237,7 +239,7 @@ class EventCreate(EventBase):
     actor: ActorText
     payload: PayloadData = Field(default_factory=dict)
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SQLModelConfig(extra="forbid")
 
 
 class _EventKey(SQLModel):
@@ -268,7 +270,7 @@ class Event(EventBase, _EventKey, table=True):
 class EventPublic(EventBase):
     """A stored event as shown outward: ``payload`` is the exact canonical JSON text hashed."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = SQLModelConfig(frozen=True)
 
     id: int
     seq: int
@@ -309,12 +311,12 @@ class RoundCreate(RoundBase):
     """A new round; the store gives it the table's next number and its id."""
 
     table_id: TableIdText
-    game: Game  # type: ignore[assignment]
+    game: Game
     dealer: DealerName
     phase: PhaseText
     opened_at: UtcTime
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SQLModelConfig(extra="forbid")
 
 
 class RoundFields(SQLModel):
@@ -401,13 +403,13 @@ class RoundUpdate(SQLModel):
     theoretical_win_cents: StrictCents | None = None
     theoretical_variance: Annotated[StrictCents, Field(ge=0)] | None = None
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SQLModelConfig(extra="forbid")
 
 
 class RoundPublic(RoundFields, RoundBase, _RoundKey):
     """A round as shown outward."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = SQLModelConfig(frozen=True)
 
     @property
     def dice(self) -> tuple[int, int, int] | None:
@@ -434,7 +436,7 @@ class RoundPositionCreate(RoundPositionBase):
     big_hand_bonus_cents: Annotated[StrictCents, Field(ge=0)] = 0
     joker_bonus_cents: Annotated[StrictCents, Field(ge=0)] = 0
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SQLModelConfig(extra="forbid")
 
 
 class RoundPositionFields(SQLModel):
@@ -502,13 +504,13 @@ class RoundPositionUpdate(SQLModel):
     net_cents: StrictCents | None = None
     override: bool | None = None
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SQLModelConfig(extra="forbid")
 
 
 class RoundPositionPublic(RoundPositionFields, RoundPositionBase, _RoundPositionKey):
     """A position of a round as shown outward."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = SQLModelConfig(frozen=True)
 
 
 __all__ = [

@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import Any
 
 from sqlalchemy import case, func, literal, null, select
+from sqlalchemy.sql.expression import ColumnElement
 from sqlmodel import Session
 
 from .models import BANKER_POSITION, Round, RoundPosition
@@ -70,19 +71,19 @@ class PeriodSums:
     per_dealer: list[dict[str, Any]]  # DEALER_FIELDS and THEORY_FIELDS, plus wins / pushes / losses
 
 
-def _sum(expression: object) -> object:
+def _sum(expression: ColumnElement[Any]) -> ColumnElement[int]:
     return func.coalesce(func.sum(expression), 0)
 
 
-def _settled_only(column: object) -> object:
+def _settled_only(column: ColumnElement[Any]) -> ColumnElement[int]:
     return _sum(case((ROUNDS.c.phase == "closed", column), else_=0))
 
 
-def _count(condition: object) -> object:
+def _count(condition: ColumnElement[bool]) -> ColumnElement[int]:
     return _sum(case((condition, 1), else_=0))
 
 
-def _theory_columns() -> tuple[object, ...]:
+def _theory_columns() -> tuple[ColumnElement[Any], ...]:
     """THEORY_FIELDS of settled rounds: SUM of a nullable column is NULL when every value is."""
     c = ROUNDS.c
     covered = (c.phase == "closed") & c.theoretical_win_cents.is_not(None)
@@ -96,7 +97,9 @@ def _theory_columns() -> tuple[object, ...]:
 
 
 def _theory(values: tuple[Any, ...]) -> dict[str, Any]:
-    return {name: None if value is None else int(value) for name, value in zip(THEORY_FIELDS, values)}
+    return {
+        name: None if value is None else int(value) for name, value in zip(THEORY_FIELDS, values, strict=True)
+    }
 
 
 def _grouped(
@@ -124,7 +127,7 @@ def _grouped(
         .group_by(key)
         .order_by(key)
     ).all():
-        line = dict(zip(fields, (row[0], *map(int, row[1:width]))))
+        line = dict(zip(fields, (row[0], *map(int, row[1:width])), strict=True))
         line.update(_theory(tuple(row[width:])))
         lines.append(line)
     outcomes = {
@@ -148,7 +151,7 @@ def period_sums(session: Session, *, table_id: str, start: datetime, end: dateti
     per_game = _grouped(session, c.game, in_period, GAME_FIELDS)
     per_dealer = _grouped(session, c.dealer, in_period, DEALER_FIELDS)
     per_position = [
-        dict(zip(POSITION_FIELDS, map(int, row)))
+        dict(zip(POSITION_FIELDS, map(int, row), strict=True))
         for row in session.execute(
             select(
                 p.position,

@@ -21,10 +21,11 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Final
 
-from pydantic import ConfigDict, field_validator
 from pydantic import Field as PydanticField
+from pydantic import field_validator
 from sqlalchemy import CheckConstraint, Integer, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
+from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
 
 from .errors import InvalidFieldError, StorageError
 from .models import UTCDateTime
@@ -85,11 +86,11 @@ class UserBase(SQLModel):
 class UserCreate(UserBase):
     """A new person: name and role; the token is made by :func:`add_user`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = SQLModelConfig(extra="forbid")
 
     name: Annotated[
         str, PydanticField(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN, examples=["ann"])
-    ]  # type: ignore[assignment]
+    ]
     role: Role
 
     @field_validator("name")
@@ -119,7 +120,7 @@ class User(UserBase, table=True):
 class UserPublic(UserBase):
     """A person as shown to an admin: no token, no hash."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = SQLModelConfig(frozen=True)
 
     role: Role
     created_at: datetime

@@ -8,9 +8,10 @@ over an open connection in ``config.attributes["connection"]``. Developers may a
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal
 
 from alembic import context
+from alembic.autogenerate.api import AutogenContext
 from sqlmodel.sql.sqltypes import AutoString
 
 from table_controller.storage.engine import make_engine
@@ -20,7 +21,7 @@ config = context.config
 target_metadata = SQLModel.metadata
 
 
-def _render_item(type_: str, obj: Any, _autogen_context: Any) -> str | bool:
+def _render_item(type_: str, obj: Any, _autogen_context: AutogenContext) -> str | Literal[False]:
     """Render model-only types as plain SQLAlchemy ones, so scripts never import the models."""
     if type_ == "type" and isinstance(obj, AutoString):
         return f"sa.String(length={obj.length})" if obj.length else "sa.String()"
