@@ -6,6 +6,7 @@ listening TCP socket, one host at a time). Only the runner thread uses them (run
 from __future__ import annotations
 
 import abc
+import contextlib
 import errno
 import os
 import select
@@ -29,10 +30,10 @@ class DeviceChannel(abc.ABC):
         """False when the channel knows the host is gone (closed socket, detached port)."""
         return True
 
-    def set_cut(self, cut: bool) -> None:
+    def set_cut(self, cut: bool) -> None:  # noqa: B027 - optional hook: a channel without a cable ignores it
         """Pull (True) or plug back (False) the cable."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook: a no-op for a channel holding no resources
         """Release the channel's resources."""
 
 
@@ -192,10 +193,8 @@ class PtyChannel(DeviceChannel):
 
     def close(self) -> None:
         for fd in (self.master, self._slave):
-            try:
+            with contextlib.suppress(OSError):  # already closed
                 os.close(fd)
-            except OSError:
-                pass
 
 
 class SocketChannel(DeviceChannel):

@@ -264,8 +264,8 @@ class DeviceLink:
 
     def _on_nak(self, frame: Frame) -> None:
         """link.md 3: BAD_CRC re-sends the event in flight at once unless it was re-sent less than
-        one ACK timeout ago, and counts toward the retransmissions; MALFORMED or REFUSED (the host could not use the
-        intact frame) drops the event: the same bytes would be refused again."""
+        one ACK timeout ago, and counts toward the retransmissions; MALFORMED or REFUSED (the host
+        could not use the intact frame) drops the event: the same bytes would be refused again."""
         if len(frame.payload) != 2 or not self._outbox or self._outbox[0].sent_at is None:
             return
         head = self._outbox[0]

@@ -1,4 +1,6 @@
-"""Named fault scenarios, the shared vocabulary of every simulator (docs/protocols/shuffler.md 9, dice-shaker.md).
+"""Named fault scenarios, the shared vocabulary of every simulator.
+
+Documented in docs/protocols/shuffler.md 9 and dice-shaker.md.
 
 A scenario is chosen by name from a test (``faults=["jam"]``), from a simulator URL
 (``simshuffler://?fault=jam``) or from the command line (``--fault jam``). Link faults are

@@ -155,11 +155,12 @@ class ShufflerModel:
                 return
             self._emit(wire.status(command_id, self.state, self.fault_bits, len(self.deck or ())))
             return
-        handler = {
+        handlers: dict[int, Callable[[int, bytes], None]] = {
             ShufflerMsg.SHUFFLE: self._shuffle,
             ShufflerMsg.DEAL: self._deal,
             ShufflerMsg.DECK_CHECK: self._deck_check,
-        }.get(msg_type)
+        }
+        handler = handlers.get(msg_type)
         if handler is None:
             self._emit(wire.rejected(command_id, Reject.UNKNOWN_COMMAND))
             return

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import time
 import urllib.parse
+from typing import TYPE_CHECKING
 
 from serial.serialutil import PortNotOpenError, SerialBase, SerialException
 
 from ..channels import MemoryChannel
 from ..device_link import DeviceLinkConfig
 from .simulator import SCHEME, ShufflerSimulator, find_simulator
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 _OPTIONS = {"seed", "fault", "jokers", "pile_interval", "cut", "fast"}
 
@@ -75,9 +79,10 @@ class Serial(SerialBase):
     def open(self) -> None:
         if self.is_open:
             raise SerialException("port already open")
-        if self._port is None:
+        port = self.port
+        if port is None:
             raise SerialException("port must be configured before it can be used")
-        simulator, owned = simulator_from_url(self._port)
+        simulator, owned = simulator_from_url(port)
         channel = simulator.channel
         assert isinstance(channel, MemoryChannel)
         if owned:
@@ -87,7 +92,7 @@ class Serial(SerialBase):
         except ConnectionError as exc:
             if owned:
                 simulator.stop()
-            raise SerialException(f"{self._port}: {exc}") from exc
+            raise SerialException(f"{port}: {exc}") from exc
         self._simulator, self._owned = simulator, owned
         self.is_open = True
 
@@ -125,7 +130,8 @@ class Serial(SerialBase):
 
     def read(self, size: int = 1) -> bytes:
         channel = self._channel()
-        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        timeout = self.timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
         data = bytearray()
         try:
             while len(data) < size:
@@ -138,12 +144,13 @@ class Serial(SerialBase):
             raise SerialException(str(exc)) from exc
         return bytes(data)
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: ReadableBuffer, /) -> int:
+        payload = bytes(data)
         try:
-            self._channel().host_write(bytes(data))
+            self._channel().host_write(payload)
         except ConnectionError as exc:
             raise SerialException(str(exc)) from exc
-        return len(data)
+        return len(payload)  # bytes written, as pyserial's own ports count them
 
     def reset_input_buffer(self) -> None:
         self._channel().host_clear()
