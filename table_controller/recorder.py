@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import structlog
 from sqlalchemy.engine import Engine
@@ -43,6 +43,7 @@ from .round.machine import RoundRules, RoundState, apply, open_round
 from .round.phases import Phase
 from .storage import (
     BANKER_POSITION,
+    PositionOutcome,
     RoundCreate,
     RoundPositionCreate,
     RoundPositionUpdate,
@@ -87,7 +88,13 @@ class Resumed:
     held: str | None = None  # the reason of a ``round.held`` alert stored with the round
 
 
-_OUTCOMES = {"win": "win", "premium": "win", "push": "push", "not-qualified": "push", "lose": "loss"}
+_OUTCOMES: dict[str, PositionOutcome] = {
+    "win": PositionOutcome.WIN,
+    "premium": PositionOutcome.WIN,
+    "push": PositionOutcome.PUSH,
+    "not-qualified": PositionOutcome.PUSH,
+    "lose": PositionOutcome.LOSS,
+}
 
 
 def _now() -> datetime:
@@ -227,6 +234,8 @@ class RoundRecorder:
         if not events or events[0].kind != "round.opened":
             raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
         opened = event_from_payload(json_payload(events[0].payload))
+        if not isinstance(opened, RoundOpened):  # the payload's own kind, checked as the row's was
+            raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
         state, rules = open_round(opened), self.rules_for(opened)
         failure = None
         for stored_event in events[1:]:
@@ -369,7 +378,12 @@ def _project(
     update_round(session, round_id=round_id, changes=RoundUpdate(**changes))
 
 
-def _categories(high: Any, low: Any, ranking: RankingRules) -> dict[str, str | None]:
+class _Categories(TypedDict):
+    high_category: str | None
+    low_category: str | None
+
+
+def _categories(high: Any, low: Any, ranking: RankingRules) -> _Categories:
     if len(high) != 5 or len(low) != 2:  # a foul by card count (004): no category to show
         return {"high_category": None, "low_category": None}
     return {

@@ -111,7 +111,8 @@ class DealerSet(_SettingEvent):
 
 
 class DealerOverride(DealerSet):
-    """A pit supervisor lets a deviating dealer setting stand, with a reason (docs/round-lifecycle.md, "The phases")."""
+    """A pit supervisor lets a deviating dealer setting stand, with a reason
+    (docs/round-lifecycle.md, "The phases")."""
 
     kind: Literal["dealer.override"] = "dealer.override"  # type: ignore[assignment]
     reason: str = Field(min_length=3)
@@ -132,7 +133,16 @@ class RoundVoided(_Event):
 
 
 RoundEvent = Annotated[
-    RoundOpened | DiceRolled | PilesDealt | PlayerSet | DealerSet | DealerOverride | RoundSettled | RoundVoided,
+    (
+        RoundOpened
+        | DiceRolled
+        | PilesDealt
+        | PlayerSet
+        | DealerSet
+        | DealerOverride
+        | RoundSettled
+        | RoundVoided
+    ),
     Field(discriminator="kind"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(RoundEvent)

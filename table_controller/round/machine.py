@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from ..game.cards import Card, Game, parse_cards
 from ..game.deal import BANKER_POSITION, Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
@@ -261,7 +263,7 @@ def _void(state: RoundState, event: RoundVoided, rules: RoundRules) -> RoundStat
     return replace(state, void_reason=event.reason)
 
 
-TRANSITIONS: dict[tuple[Phase, type], Transition] = {
+TRANSITIONS: dict[tuple[Phase, type[BaseModel]], Transition] = {
     (Phase.OPEN, DiceRolled): Transition(Phase.DEALING, _roll),
     (Phase.DEALING, PilesDealt): Transition(
         _after_deal, _deal, reaches=(Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.VOID)
