@@ -105,7 +105,7 @@ def report(
         kind=kind,
         start=start,
         end=end,
-        time_zone=time_zone,  # type: ignore[arg-type]
+        time_zone=time_zone,
         total=total,
         per_game=per_game,
         per_position=per_position,

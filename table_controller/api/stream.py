@@ -5,14 +5,16 @@ on being told: it reads the chain after the last ``seq`` it has seen every ``pol
 seconds (one indexed query, ``(table_id, seq)``) and keeps the newest events in a ring
 buffer. A commit made in this process on the hub's engine (SQLAlchemy's ``after_commit``)
 pokes it to read at once, so events written by the daemon reach the terminals in
-milliseconds; the poll remains for writers in other processes. A terminal resuming from ``Last-Event-ID`` is served from the buffer when it covers
-the gap, else from the store, so nothing is missed and nothing is sent twice: the event id
-is the chain ``seq``, which only grows (docs/api.md).
+milliseconds; the poll remains for writers in other processes. A terminal resuming from
+``Last-Event-ID`` is served from the buffer when it covers the gap, else from the store, so
+nothing is missed and nothing is sent twice: the event id is the chain ``seq``, which only
+grows (docs/api.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 from collections import deque
 from collections.abc import Callable
@@ -67,10 +69,8 @@ class EventHub:
     def _committed(self, session: Session) -> None:
         """After any commit on this hub's engine, in whatever thread made it: read now."""
         if session.bind is self.engine and self._loop is not None and self._poked is not None:
-            try:
+            with contextlib.suppress(RuntimeError):  # RuntimeError: the loop has closed, the poller is gone
                 self._loop.call_soon_threadsafe(self._poked.set)
-            except RuntimeError:  # the loop has closed: the poller is gone
-                pass
 
     async def stop(self) -> None:
         if event.contains(Session, "after_commit", self._committed):
@@ -78,10 +78,8 @@ class EventHub:
         await self.close()
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
             self._task = None
 
     async def close(self) -> None:
@@ -122,10 +120,8 @@ class EventHub:
                 if len(new) == STORE_PAGE:
                     continue
             assert self._poked is not None
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poked.wait(), self.poll_interval)
-            except TimeoutError:
-                pass
             self._poked.clear()
 
     # -- the terminals ------------------------------------------------------------------------

@@ -18,7 +18,9 @@ from .errors import ApiError
 
 TimeZone = enum.StrEnum("TimeZone", {name: name for name in sorted(available_timezones())})  # type: ignore[misc]
 """The IANA time zones this machine knows (its tz database), listed in the OpenAPI document."""
-ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Las_Vegas)")]  # type: ignore[valid-type]
+ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Las_Vegas)")]
+UTC_ZONE = TimeZone("UTC")
+"""The default of a ``ZoneQuery``."""
 
 
 def zone_of(name: str) -> ZoneInfo:

@@ -45,7 +45,9 @@ def cents(minimum: int = 0, maximum: int = MAX_CENTS, description: str = "cents"
     ]
 
 
-BodyCents = cents()
+BodyCents = Annotated[
+    int, Strict(), Field(ge=0, le=MAX_CENTS, description="cents"), BeforeValidator(whole_number)
+]
 """Cents in a request body, 0..MAX_CENTS (``cents`` gives the table's own bounds)."""
 
 
@@ -86,7 +88,8 @@ class WagerCreate(_Body):
 
 class RoundCreate(_Body):
     """Open a round: the wagers of each position that plays, keyed by position ``"2"``..``"7"``
-    (the banker is position 1, 003), as the ``round.opened`` event stores them (docs/round-lifecycle.md, "The phases")."""
+    (the banker is position 1, 003), as the ``round.opened`` event stores them
+    (docs/round-lifecycle.md, "The phases")."""
 
     wagers: Annotated[
         dict[PositionKey, WagerCreate],

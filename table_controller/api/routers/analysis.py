@@ -29,7 +29,7 @@ from ...storage.reports import band_check
 from ..deps import AuditDep, ServiceDep, SettingsDep, StoreDep
 from ..errors import responses
 from ..reports import percent
-from ..times import TimeZone, ZoneQuery, zone_of
+from ..times import UTC_ZONE, ZoneQuery, zone_of
 
 router = APIRouter(prefix="/api/analysis", tags=["analysis"])
 
@@ -74,7 +74,7 @@ def _par_sheet(settings: TableSettings, answers: _Answers) -> dict[str, Any]:
     return answers.get(
         "par-sheet|" + key,
         lambda: build_par_sheet(settings.game, prov, rules.big_hand, rules.joker_bonus).as_dict(),
-    )  # type: ignore[no-any-return]
+    )
 
 
 def _house_edge(settings: TableSettings, answers: _Answers, rounds: int) -> dict[str, Any]:
@@ -88,7 +88,7 @@ def _house_edge(settings: TableSettings, answers: _Answers, rounds: int) -> dict
         result.lookup = {"built": loaded.built, **loaded.lookup.meta}
         return result.as_dict()
 
-    return answers.get(f"house-edge|{rounds}|{key}", compute)  # type: ignore[no-any-return]
+    return answers.get(f"house-edge|{rounds}|{key}", compute)
 
 
 @router.get("/par-sheet", responses=responses())
@@ -137,7 +137,7 @@ def _today(session: Session, table_id: str, zone: ZoneInfo) -> dict[str, Any]:
 
 @router.get("/today", responses=responses())
 async def today(
-    _: AuditDep, service: ServiceDep, store: StoreDep, tz: ZoneQuery = TimeZone("UTC")
+    _: AuditDep, service: ServiceDep, store: StoreDep, tz: ZoneQuery = UTC_ZONE
 ) -> dict[str, Any]:
     """Today so far (in ``tz``), over the settled rounds that carry a theoretical win: the actual
     result, the theoretical win, its 95% band and whether the actual lies outside it; nulls

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
@@ -13,10 +13,10 @@ from ..deps import AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.reports import ReportPublic
 from ..reports import report, report_csv
-from ..times import TimeZone, ZoneQuery, aware_utc, day_bounds, zone_of
+from ..times import UTC_ZONE, ZoneQuery, aware_utc, day_bounds, zone_of
 
 router = APIRouter(prefix="/api/reports", tags=["reports"])
-_CSV = {
+_CSV: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "the report as CSV (header line, total, each game, each position)",
         "content": {"text/csv": {"schema": {"type": "string"}}},
@@ -50,7 +50,7 @@ def _csv(found: ReportPublic, name: str) -> Response:
 
 @router.get("/day", response_model=ReportPublic, responses=responses())
 async def day_report(
-    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = TimeZone("UTC")
+    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
 ) -> ReportPublic:
     """The day's rounds, wagers, commission collected, bonuses paid and house result, in total,
     per game and per position; the day runs from midnight to midnight in ``tz``."""
@@ -59,7 +59,7 @@ async def day_report(
 
 @router.get("/day.csv", response_class=Response, responses={**responses(), **_CSV})
 async def day_report_csv(
-    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = TimeZone("UTC")
+    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
 ) -> Response:
     """The day report as CSV."""
     return _csv(

@@ -49,19 +49,11 @@ def round_create_model(settings: TableSettings) -> type[RoundCreate]:
         big_hand=(cents(0, bonus_max, "Big Hand Bonus wager, cents (Double Joker only, 003)"), 0),
         joker_bonus=(cents(0, bonus_max, "Joker Bonus wager, cents (Double Joker only, 003)"), 0),
     )
-    return create_model(
-        "RoundCreate",
-        __base__=RoundCreate,
-        wagers=(
-            Annotated[
-                dict[PositionKey, wager],
-                Field(  # type: ignore[valid-type]
-                    min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}]
-                ),
-            ],
-            ...,
-        ),
-    )
+    wagers: Any = Annotated[  # built at run time around ``wager``: a value here, not a static type
+        dict[PositionKey, wager],
+        Field(min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}]),
+    ]
+    return create_model("RoundCreate", __base__=RoundCreate, wagers=(wagers, ...))
 
 
 async def command(
