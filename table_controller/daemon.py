@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -45,6 +45,10 @@ from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
 from .service import TableService
 from .settings import TableSettings
 from .storage import open_store, redacted
+
+if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, at run time
+    from drivers.dice_shaker.driver import DiceShakerDriver
+    from drivers.shuffler.driver import ShufflerDriver
 
 log = structlog.get_logger()
 
@@ -189,12 +193,14 @@ def build_conductor(
     devices' configured addresses."""
     link = LinkConfig()  # link.md 7: the documented timings (tests build their own drivers)
     known = service.recent_device_events()
-    shuffler_driver, shaker_driver = load_driver("shuffler"), load_driver("dice-shaker")
+    # the registry is typed by name only (type[Driver]); these names register these classes
+    shuffler_driver = cast("type[ShufflerDriver]", load_driver("shuffler"))
+    shaker_driver = cast("type[DiceShakerDriver]", load_driver("dice-shaker"))
     shuffler = ShufflerAdapter(
         service,
         lambda journal: shuffler_driver.from_url(
             addresses.shuffler_url,
-            link_config=link,  # type: ignore[attr-defined]
+            link_config=link,
             baudrate=settings.shuffler.baudrate,
             journal=journal,
         ),
@@ -208,7 +214,7 @@ def build_conductor(
     elif addresses.dice_url is not None:
         dice = ShakerAdapter(
             service,
-            lambda journal: shaker_driver.over_serial(  # type: ignore[attr-defined]
+            lambda journal: shaker_driver.over_serial(
                 addresses.dice_url, link_config=link, journal=journal, roll_timeout=settings.device_timeout
             ),
             stop=stop,
@@ -219,7 +225,7 @@ def build_conductor(
         usb = {} if addresses.dice_usb is None else {"config": addresses.dice_usb}
         dice = ShakerAdapter(
             service,
-            lambda journal: shaker_driver.over_usb(  # type: ignore[attr-defined]
+            lambda journal: shaker_driver.over_usb(
                 **usb, link_config=link, journal=journal, roll_timeout=settings.device_timeout
             ),
             stop=stop,

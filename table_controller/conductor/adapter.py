@@ -4,8 +4,9 @@ its journal, its faults, its events.
 An adapter starts its driver (retrying while the device does not answer, with a ``link-lost``
 fault open meanwhile), then a pump task reads every driver event: faults and link changes go
 to ``TableService.device_fault`` / ``fault_cleared`` at once (play stops while any is open:
-docs/round-lifecycle.md, "Faults and the link"), and every event is queued for the operation in progress (a shuffle, a deal, a
-shake). Operations read that queue with ``next_event``, which gives up when the daemon stops.
+docs/round-lifecycle.md, "Faults and the link"), and every event is queued for the operation in
+progress (a shuffle, a deal, a shake). Operations read that queue with ``next_event``, which gives
+up when the daemon stops.
 
 The adapter also keeps the device's health in ``TableService.device_health`` (device_health.py):
 the link's state and the device's HELLO as the events report them, and the link itself, from
@@ -20,7 +21,7 @@ import contextvars
 import functools
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import structlog
 
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger()
 T = TypeVar("T")
+DriverT = TypeVar("DriverT", bound=Driver)
 
 LINK_LOST = "link-lost"  # the fault kind TableService uses for a lost link
 PROTOCOL_VERSION = "protocol-version"  # the device answers HELLO with another major (link.md 4.1)
@@ -64,8 +66,8 @@ async def wait_or_stop(stop: asyncio.Event, seconds: float) -> None:
         raise Stopped
 
 
-class DeviceAdapter:
-    """A started driver with its journal and its pump."""
+class DeviceAdapter(Generic[DriverT]):
+    """A started driver (of type ``DriverT``: its device's own commands) with its journal and its pump."""
 
     device: str = "device"
     standing_faults: frozenset[str] = frozenset()  # fault kinds that stop play until cleared
@@ -73,7 +75,7 @@ class DeviceAdapter:
     def __init__(
         self,
         service: TableService,
-        make_driver: Callable[[Journal], Driver],
+        make_driver: Callable[[Journal], DriverT],
         *,
         stop: asyncio.Event,
         known: Iterable[DeviceRecord] = (),
@@ -210,6 +212,11 @@ class DeviceAdapter:
 
     def fault_detail(self, event: DeviceFault) -> str:
         return ""
+
+    @overload
+    async def next_event(self, timeout: None = None) -> DriverEvent: ...
+    @overload
+    async def next_event(self, timeout: float | None) -> DriverEvent | None: ...
 
     async def next_event(self, timeout: float | None = None) -> DriverEvent | None:
         """The next event for the operation in progress; None after ``timeout``; Stopped on stop."""

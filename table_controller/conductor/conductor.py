@@ -1,4 +1,5 @@
-"""The conductor: drives the devices through ``TableService`` for one round at a time (docs/round-lifecycle.md).
+"""The conductor: drives the devices through ``TableService`` for one round at a time
+(docs/round-lifecycle.md).
 
     OPEN             the dice (the shaker, re-shaken on a void shake, or the RNG) -> dice.rolled
     DEALING          shuffle and deal this round's seven piles -> piles.dealt (or a misdeal: void)
@@ -24,7 +25,7 @@ import asyncio
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 import structlog
@@ -239,7 +240,10 @@ class Conductor:
                 return state
             if self.service.held is not None:  # only a pit void (or a restart that finds it voided) frees it
                 log.warning("conductor.round_held", reason=self.service.held)
-                await self._wait_for(lambda: self.service.round is not state or self.service.held is None)
+                # awaited within this pass of the loop: the lambda never outlives this ``state``
+                await self._wait_for(
+                    lambda: self.service.round is not state or self.service.held is None  # noqa: B023
+                )
                 continue
             step = {
                 Phase.OPEN: self._roll,
@@ -333,7 +337,7 @@ class Conductor:
         elif self.stop.is_set():
             raise Stopped
 
-    async def _wait_for(self, condition) -> None:
+    async def _wait_for(self, condition: Callable[[], bool]) -> None:
         while not condition():
             await wait_or_stop(self.stop, IDLE_POLL)
 

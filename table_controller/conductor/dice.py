@@ -8,10 +8,10 @@ A cocked or unreadable die voids the shake: the dice are shaken again, never gue
 (dice-shaker.md 2.7). A ROLL the controller cannot use (a die showing 7: dice-shaker.md 2.3)
 fails that shake at once and the dice are shaken again; after ``BAD_ROLL_LIMIT`` such
 answers for one round a ``bad-roll`` fault stops play (one alert) and the shaker is tried again
-ever less often, until a good roll clears it. A cover opened or a tamper switch tripped is a fault: play waits until it
-clears. Once the shaker has reported a roll for the open round, that roll is the round's: a
-restarted controller uses the roll it finds journalled (or the one the shaker re-sends) and
-never shakes again (docs/round-lifecycle.md, "Recovery").
+ever less often, until a good roll clears it. A cover opened or a tamper switch tripped is a
+fault: play waits until it clears. Once the shaker has reported a roll for the open round, that
+roll is the round's: a restarted controller uses the roll it finds journalled (or the one the
+shaker re-sends) and never shakes again (docs/round-lifecycle.md, "Recovery").
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Literal
 import structlog
 
 from drivers.base import DriverEvent
-from drivers.dice_shaker.driver import ShakeFailed
+from drivers.dice_shaker.driver import DiceShakerDriver, ShakeFailed
 from drivers.dice_shaker.events import DiceRead, DiceStatus
 from drivers.dice_shaker.rng import RngDiceSource
 from drivers.errors import DriverIOError, DriverTimeoutError
@@ -78,7 +78,7 @@ class RngDice:
         return Roll(roll.faces, "rng", None)
 
 
-class ShakerAdapter(DeviceAdapter):
+class ShakerAdapter(DeviceAdapter[DiceShakerDriver]):
     """The electronic dice shaker (USB, or its serial variant)."""
 
     device = DEVICE

@@ -26,6 +26,7 @@ import structlog
 
 from drivers.base import CommandRejected, CommandsDropped, DeviceFault, DriverEvent, ErrorEvent, LinkRestored
 from drivers.errors import ProtocolError
+from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
@@ -146,7 +147,7 @@ def rebuild_deal(round_id: str, records: Iterable[DeviceRecord]) -> Deal | None:
     return deal
 
 
-class ShufflerAdapter(DeviceAdapter):
+class ShufflerAdapter(DeviceAdapter[ShufflerDriver]):
     """The shuffler with card reader, driven for one round at a time."""
 
     device = DEVICE
