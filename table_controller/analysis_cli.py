@@ -45,9 +45,7 @@ app = typer.Typer(
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="table settings TOML (default: the shipped one)")
 ]
-GameOption = Annotated[
-    Game | None, typer.Option("--game", help="standard (53 cards) or double-joker (54)")
-]
+GameOption = Annotated[Game | None, typer.Option("--game", help="standard (53 cards) or double-joker (54)")]
 WayOption = Annotated[str | None, typer.Option("--house-way", help="a house way name (config/house_ways)")]
 BigHandOption = Annotated[Path | None, typer.Option("--big-hand", help="Big Hand Bonus pay table file")]
 JokerOption = Annotated[Path | None, typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
@@ -128,7 +126,7 @@ def house_edge(
     ] = None,
     strategy: Annotated[
         list[str], typer.Option("--strategy", help=f"player strategy, repeatable: {', '.join(STRATEGIES)}")
-    ] = list(STRATEGIES),
+    ] = list(STRATEGIES),  # noqa: B006 - typer declares a repeatable option's default as a list; never mutated
     wager: Annotated[
         int, typer.Option("--wager", min=1, help="main wager in cents (the commission rounds on it)")
     ] = 2500,
@@ -167,7 +165,9 @@ def house_edge(
         with _progress(f"player by {name}", err.is_terminal) as progress:
             done = [0]
 
-            def advance(count: int, progress: Callable[[int, int], None] | None = progress) -> None:
+            def advance(
+                count: int, progress: Callable[[int, int], None] | None = progress, done: list[int] = done
+            ) -> None:
                 done[0] += count
                 if progress is not None:
                     progress(done[0], rounds)

@@ -3,10 +3,10 @@
 ``run --simulate`` (or ``[auto_dealer] enabled = true``) plays whole rounds without anyone at
 the table. What it decides, all through ``TableService`` like any dealer terminal:
 
-- Wagers (docs/round-lifecycle.md, "The phases"): one to six of positions 2-7 (the banker is position 1), each main
-  wager a whole number of table minimums within the limits; in Double Joker a position also
-  makes the Big Hand and Joker Bonus wagers with probability ``bonus_rate``, each within
-  ``max_bonus`` (003_4dcc2fceebc6e4af.txt).
+- Wagers (docs/round-lifecycle.md, "The phases"): one to six of positions 2-7 (the banker is
+  position 1), each main wager a whole number of table minimums within the limits; in Double
+  Joker a position also makes the Big Hand and Joker Bonus wagers with probability
+  ``bonus_rate``, each within ``max_bonus`` (003_4dcc2fceebc6e4af.txt).
 - Player settings (step 5): mostly the house way (the table's way, as a player copying the
   dealer would), sometimes another legal setting (``other_setting_rate``), rarely a foul
   (``foul_rate``: a low hand that outranks the high hand, 001_c9adb19db438d99f.txt,

@@ -53,7 +53,7 @@ def count_seven_card_hands(game: Game, progress: Progress | None = None) -> Seve
     big: Counter[SevenCardCategory] = Counter()
     by_jokers: dict[int, int] = {}
     plain_of: dict[tuple[int, ...], tuple[HighCategory, SevenCardCategory]] = {}  # pass 1, reused by pass 2
-    steps = [(j, None) for j in range(deck_jokers + 1)]
+    steps: list[tuple[int, tuple[int, int] | None]] = [(j, None) for j in range(deck_jokers + 1)]
     steps += [(j, case) for j in range(deck_jokers + 1) for case in _flush_cases(7 - j, j)]
     for done, (jokers, case) in enumerate(steps):
         weight = comb(deck_jokers, jokers)

@@ -33,11 +33,13 @@ SUITS: Final = 4
 
 # Five consecutive ranks, A-high (the royal window) down to 6-high, then A-2-3-4-5 (001).
 ROYAL_WINDOW: Final = 0b1_1111 << 8
-STRAIGHT_WINDOWS: Final[tuple[int, ...]] = tuple(0b1_1111 << low for low in range(8, -1, -1)) + (
+STRAIGHT_WINDOWS: Final[tuple[int, ...]] = (
+    *(0b1_1111 << low for low in range(8, -1, -1)),
     (1 << ACE_INDEX) | 0b1111,
 )
 # Seven consecutive ranks for the seven-card straight flush (003), the Ace low in A-2-...-7.
-SEVEN_CARD_RUNS: Final[tuple[int, ...]] = tuple(0b111_1111 << low for low in range(6, -1, -1)) + (
+SEVEN_CARD_RUNS: Final[tuple[int, ...]] = (
+    *(0b111_1111 << low for low in range(6, -1, -1)),
     (1 << ACE_INDEX) | 0b11_1111,
 )
 
@@ -116,13 +118,16 @@ def big_hand(
     ``best``: the pattern's ``best_five``, when the caller has it already.
     """
     naturals = sum(counts)
-    if flush_ranks and flush_ranks.bit_count() == naturals:
-        if any(flush_ranks & run == flush_ranks for run in SEVEN_CARD_RUNS):
-            return (
-                SevenCardCategory.SEVEN_CARD_NATURAL_STRAIGHT_FLUSH
-                if jokers == 0
-                else SevenCardCategory.SEVEN_CARD_STRAIGHT_FLUSH
-            )
+    if (
+        flush_ranks
+        and flush_ranks.bit_count() == naturals
+        and any(flush_ranks & run == flush_ranks for run in SEVEN_CARD_RUNS)
+    ):
+        return (
+            SevenCardCategory.SEVEN_CARD_NATURAL_STRAIGHT_FLUSH
+            if jokers == 0
+            else SevenCardCategory.SEVEN_CARD_STRAIGHT_FLUSH
+        )
     if counts[ACE_INDEX] + jokers >= 6:
         return SevenCardCategory.SIX_ACES
     if best is None:

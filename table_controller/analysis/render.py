@@ -42,8 +42,8 @@ def par_sheet_tables(sheet: dict[str, Any]) -> list[Table]:
             "reproduced." if bonus["published_hit_rate_reproduced"] else "NOT reproduced by this enumeration."
         )
         table = Table(
-            title=f"{bonus['bonus']}: house edge {_pct(bonus['house_edge_decimal'])} = {bonus['house_edge']}; "
-            f"hit rate {_pct(bonus['hit_rate_decimal'])}",
+            title=f"{bonus['bonus']}: house edge {_pct(bonus['house_edge_decimal'])} = "
+            f"{bonus['house_edge']}; hit rate {_pct(bonus['hit_rate_decimal'])}",
             caption=f"{note}\nReading used: {bonus['reading']}",
         )
         for column in ("line", "pays", "combinations", "probability", "return"):

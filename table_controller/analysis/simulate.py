@@ -99,7 +99,7 @@ class Tally:
     net_squared: int = 0
 
     def add(self, other: Tally) -> None:
-        for name in self.__slots__:  # type: ignore[attr-defined]
+        for name in self.__slots__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -203,12 +203,12 @@ def settle_masks(
     nets, commissions = _code_money(params)
     by = {key: 0 for key in ("wins", "pushes", "losses", "high", "low", "any", "nq", "premium")}
     for c, count in enumerate(counts):
-        won, high_copy, low_copy, state = c % 3, c // 3 % 2, c // 6 % 2, c // 12
-        if state == NOT_QUALIFIED:
+        won, high_copy, low_copy, dealer_state = c % 3, c // 3 % 2, c // 6 % 2, c // 12
+        if dealer_state == NOT_QUALIFIED:
             by["nq"] += count
             by["pushes"] += count
             continue
-        if state == PREMIUM:
+        if dealer_state == PREMIUM:
             by["premium"] += count
             by["wins"] += count
             continue
@@ -226,10 +226,10 @@ def settle_masks(
         any_copy=by["any"],
         not_qualified=by["nq"],
         premiums=by["premium"],
-        commission=sum(n * c for n, c in zip(counts, commissions)),
+        commission=sum(n * c for n, c in zip(counts, commissions, strict=True)),
         fees=params.fee * rounds,
-        net=sum(n * c for n, c in zip(counts, nets)),
-        net_squared=sum(n * c * c for n, c in zip(counts, nets)),
+        net=sum(n * c for n, c in zip(counts, nets, strict=True)),
+        net_squared=sum(n * c * c for n, c in zip(counts, nets, strict=True)),
     )
 
 

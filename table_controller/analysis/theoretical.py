@@ -120,7 +120,10 @@ class TableMath:
 
     def main_mean(self, wager: int) -> Fraction:
         """The house's expected win on one main wager (cents)."""
-        return -sum((p * x for p, x in zip(self.outcome_probabilities, self.player_net(wager))), Fraction(0))
+        return -sum(
+            (p * x for p, x in zip(self.outcome_probabilities, self.player_net(wager), strict=True)),
+            Fraction(0),
+        )
 
     def main_edge(self, wager: int = 2500) -> Fraction:
         return self.main_mean(wager) / wager
@@ -134,7 +137,9 @@ class TableMath:
             "seed": self.seed,
             "provenance": self.provenance,
             "main": {
-                "outcomes": {name: str(p) for name, p in zip(OUTCOMES, self.outcome_probabilities)},
+                "outcomes": {
+                    name: str(p) for name, p in zip(OUTCOMES, self.outcome_probabilities, strict=True)
+                },
                 "house_edge_at_2500": str(edge),
                 "house_edge_at_2500_percent": _percent(edge),
             },
@@ -176,10 +181,10 @@ def round_theoretical(wagers: Mapping[int, WagerLike], math: TableMath) -> Theor
     houses = []  # per position: the house's result per outcome, and its mean
     for wager in wagers.values():
         house = tuple(-x for x in math.player_net(wager.main))
-        m = sum((p * x for p, x in zip(marginal, house)), Fraction(0))
+        m = sum((p * x for p, x in zip(marginal, house, strict=True)), Fraction(0))
         houses.append((house, m))
         mean += m
-        variance += sum((p * x * x for p, x in zip(marginal, house)), Fraction(0)) - m * m
+        variance += sum((p * x * x for p, x in zip(marginal, house, strict=True)), Fraction(0)) - m * m
         for bonus, amount, odds in (
             (Bonus.BIG_HAND, wager.big_hand, math.big_hand),
             (Bonus.JOKER, wager.joker_bonus, math.joker_bonus),

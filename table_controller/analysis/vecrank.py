@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..game.cards import JOKER, SUIT_CHARS, Card
-from ..game.evaluator import ACE, DEFAULT_RULES, LowCategory, RankingRules, card_int, rank_high_ints
+from ..game.cards import ACE, JOKER, SUIT_CHARS, Card
+from ..game.evaluator import DEFAULT_RULES, LowCategory, RankingRules, card_int, rank_high_ints
 from ..game.ranking_tables import JOKER_INT, RANK_SHIFT, SUIT_MASK, HandClass, high_hand_classes
 
 RANKS = 13
