@@ -17,7 +17,7 @@ from pydantic import Field
 from .facts import HandFacts
 from .params import Entry
 from .searches import straight_or_flush_choice
-from .selectors import Alternatives, SelectorList, alternatives_of, cards_words, compiled
+from .selectors import Alternatives, SelectorEntry, SelectorList, alternatives_of, cards_words, compiled
 
 Candidates = Callable[[HandFacts], Alternatives]
 
@@ -29,22 +29,23 @@ class Follow:
     combination: str
 
 
-def act_take(*, cards: list) -> Candidates:
+def act_take(*, cards: list[SelectorEntry]) -> Candidates:
     """The cards named by the selectors go in front (two in all); alternatives are chosen by G5."""
     selectors = compiled(cards)
-    sizes = [getattr(select, "size", None) for select in selectors]
-    if None not in sizes and sum(sizes) != 2:
-        raise ValueError(f"the selectors name {sum(sizes)} cards, the low hand has 2")
+    sizes: list[int | None] = [getattr(select, "size", None) for select in selectors]
+    known = [size for size in sizes if size is not None]
+    if len(known) == len(sizes) and sum(known) != 2:
+        raise ValueError(f"the selectors name {sum(known)} cards, the low hand has 2")
     if len(selectors) == 1:
         (only,) = selectors
         if sizes == [2]:
             return only  # its alternatives are the candidates (and its shape, always_legal)
 
-        def candidates(f: HandFacts) -> Alternatives:
+        def pairs_of_only(f: HandFacts) -> Alternatives:
             return [pick for pick in only(f) if len(pick) == 2]
 
-        candidates.shape = only.shape  # type: ignore[attr-defined]  # the same cards, when two
-        return candidates
+        pairs_of_only.shape = only.shape  # type: ignore[attr-defined]  # the same cards, when two
+        return pairs_of_only
 
     def candidates(f: HandFacts) -> Alternatives:
         return [pick for pick in alternatives_of(selectors, f) if len(pick) == 2]

@@ -22,18 +22,20 @@ asks. docs/house-way.md, "Speed", tells why and how.
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Hashable, Iterable, Sequence
+from functools import reduce
+from operator import or_
+from typing import Any, Final
+
 try:  # the C helper Counter itself uses (CPython); the same result in Python otherwise
-    from collections import _count_elements  # type: ignore[attr-defined]
+    from collections import _count_elements  # type: ignore[attr-defined]  # private, not in typeshed
 except ImportError:  # pragma: no cover
 
-    def _count_elements(mapping: dict, iterable) -> None:
+    def _count_elements(mapping: dict[int, int], iterable: Iterable[int]) -> None:
         for element in iterable:
             mapping[element] = mapping.get(element, 0) + 1
 
-
-from collections.abc import Sequence
-from functools import reduce
-from operator import or_
 
 from ..cards import ACE, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
 from ..evaluator import RankingRules, Wheel, rank_high, rank_low
@@ -202,7 +204,7 @@ def _code_of_card(card: Card) -> int:
         raise UnknownCardError(f"Card(rank={card.rank!r}, suit={card.suit!r})") from None
 
 
-def _raise_duplicate(cards: tuple) -> None:
+def _raise_duplicate(cards: Sequence[Card]) -> None:
     """Raise for the first natural card held twice (called when the code says there is one)."""
     seen: set[tuple[int, str]] = set()
     for card in cards:
@@ -223,7 +225,10 @@ def _flush_table() -> dict[int, str | None]:
                 for c in range(8 - s - h - d):
                     counters = s | h << 4 | d << 8 | c << 12
                     for jokers in range(8 - s - h - d - c):
-                        found = next((suit for suit, n in zip(SUITS, (s, h, d, c)) if n + jokers >= 5), None)
+                        found = next(
+                            (suit for suit, n in zip(SUITS, (s, h, d, c), strict=True) if n + jokers >= 5),
+                            None,
+                        )
                         table[counters | jokers << 16] = found
     return table
 
@@ -246,10 +251,19 @@ class Run:
         self.length = len(members)
 
     def __repr__(self) -> str:
-        return f"Run(low={self.low}, members={self.members}, joker_places={self.joker_places}, outside={self.outside})"
+        return (
+            f"Run(low={self.low}, members={self.members}, joker_places={self.joker_places}, "
+            f"outside={self.outside})"
+        )
 
 
-_UNSET = object()
+class _Unset(enum.Enum):
+    """Not computed yet (None is an answer: no straight, no run)."""
+
+    UNSET = enum.auto()
+
+
+_UNSET: Final = _Unset.UNSET
 _PLACE_BIT = {place: 1 << place for place in range(7)}
 # places held (bits) -> the other places, hand order
 _OUTSIDE = tuple(tuple(place for place in range(7) if not held >> place & 1) for held in range(128))
@@ -287,6 +301,27 @@ class HandFacts:
         "singles",
         "threes",
     )
+
+    _counts: dict[int, int] | None
+    _memo: dict[Hashable, Any] | None
+    _present: int
+    _ranks: Sequence[int] | None
+    _run: tuple[str, Run | None] | _Unset
+    _straight: tuple[int, int] | _Unset | None
+    _suits: list[str] | None
+    cards: Sequence[Card]
+    code: int
+    distinct: int
+    flush_suit: str | None
+    grank: list[int]
+    groups: int
+    jokers: list[int]
+    pairs: tuple[int, ...]
+    ranking: RankingRules
+    run_kind: str
+    signature: int
+    singles: tuple[int, ...]
+    threes: tuple[int, ...]
 
     def __init__(self, cards: Sequence[Card], ranking: RankingRules, max_jokers: int = MAX_JOKERS) -> None:
         if type(cards) is not tuple:
@@ -407,7 +442,7 @@ class HandFacts:
         return self.groups >> (rank << 2) & 15
 
     @property
-    def memo(self) -> dict:
+    def memo(self) -> dict[Hashable, Any]:
         """Answers computed once for this hand (runs, the best straight-or-flush top)."""
         memo = self._memo
         if memo is None:
@@ -446,7 +481,7 @@ class HandFacts:
             return [i for i in self.places(rank) if i not in jokers]
         return self.places(rank)
 
-    def ranks_high_first(self) -> list[int]:
+    def ranks_high_first(self) -> Sequence[int]:
         """The seven ranks, highest first (joker = Ace, G6)."""
         ranks = self._ranks
         if ranks is None:
@@ -468,7 +503,7 @@ class HandFacts:
         if window is _UNSET:
             held = self._present | self._present >> 13 & 2  # an Ace plays low too
             window = self._straight = straight_window_of_ranks(held, len(self.jokers), self.nevada)
-        return window  # type: ignore[return-value]
+        return window
 
     def kinds(self) -> int:
         """Bits of what the seven cards can make (G1: the joker may fill); see __init__."""
@@ -546,7 +581,7 @@ class HandFacts:
     def run_asked(self) -> bool:
         """Did a row ask for the straight used, and is there one?"""
         found = self._run
-        return found is not _UNSET and found[1] is not None  # type: ignore[index]
+        return found is not _UNSET and found[1] is not None
 
     def run_windows(self) -> list[tuple[int, int]]:
         """Every run of the longest length the section's rows could use, the higher first
@@ -569,11 +604,11 @@ class HandFacts:
         # rank -> the last natural copy in hand order (it plays in the run; G7)
         jokers = self.jokers
         if suit is None:
-            last = dict(zip(self.grank, range(7)))
+            last = dict(zip(self.grank, range(7), strict=True))
             if not jokers:
                 last[1] = last.get(ACE, -1)
-                members = tuple(map(last.__getitem__, range(low, low + length)))
-                return Run(low, members, (), _OUTSIDE[sum(map(_PLACE_BIT.__getitem__, members))])
+                in_run = tuple(map(last.__getitem__, range(low, low + length)))
+                return Run(low, in_run, (), _OUTSIDE[sum(map(_PLACE_BIT.__getitem__, in_run))])
             # the jokers group with the Aces (G2) but play in the run as jokers
             aces = [i for i in self.places(ACE) if i not in jokers]
             if aces:
@@ -599,17 +634,18 @@ class HandFacts:
 
     # Questions about some of the cards, answered from the sum of their codes (module doc).
 
-    def code_of(self, places) -> int:
+    def code_of(self, places: Sequence[int]) -> int:
         cards = self.cards
         return sum([_CODE[cards[i].suit][cards[i].rank] for i in places])
 
-    def makes_flush(self, places) -> bool:
+    def makes_flush(self, places: Sequence[int]) -> bool:
         """Do these cards make a flush, the jokers among them filling (G9)?"""
         return _FLUSH_SUIT[self.code_of(places) & _FLUSH_KEY] is not None
 
-    def _rank_bits_of(self, places) -> tuple[int, int]:
+    def _rank_bits_of(self, places: Sequence[int]) -> tuple[int, int]:
         """The rank bits of the natural cards at ``places``, and how many jokers are among them."""
         jokers = self.jokers
+        naturals: Sequence[int]
         if jokers:
             naturals = [i for i in places if i not in jokers]
             held = len(places) - len(naturals)
@@ -617,17 +653,17 @@ class HandFacts:
             naturals, held = places, 0
         return reduce(or_, map(_RANK_BIT.__getitem__, map(self.grank.__getitem__, naturals)), 0), held
 
-    def makes_straight(self, places) -> bool:
+    def makes_straight(self, places: Sequence[int]) -> bool:
         """Do these cards make a straight, the jokers among them filling (G9)? The same as
         ``run_window_of(places) is not None``."""
         return _straight_in(*self._rank_bits_of(places))
 
-    def run_window_of(self, places) -> tuple[int, int] | None:
+    def run_window_of(self, places: Sequence[int]) -> tuple[int, int] | None:
         """The run (straights.straight_window) these cards make, jokers among them filling."""
         ranks, held = self._rank_bits_of(places)
         return straight_window_of_ranks(ranks, held, self.nevada)
 
-    def five_card_windows_of(self, places) -> tuple[int, ...]:
+    def five_card_windows_of(self, places: Sequence[int]) -> tuple[int, ...]:
         code = self.code_of(places)
         return five_card_windows(presence(code >> _RANKS_AT), code >> _JOKERS_AT & 15)
 

@@ -8,7 +8,7 @@ words (``words()``) for the review sheets (review.py).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -48,6 +48,8 @@ class Entry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
+    if TYPE_CHECKING:  # every concrete entry's discriminator, a Literal there (registry.py)
+        name: str
     entry_kind: ClassVar[str] = "entry"
     factory: ClassVar[Any] = None  # the function of the parameters that builds the callable
     _compiled: Any = PrivateAttr(default=None)

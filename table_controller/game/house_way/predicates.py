@@ -9,9 +9,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from ..cards import parse_rank
+from ..cards import ACE, parse_rank
 from ..evaluator import rank_low
-from .facts import ACE, KINDS, HandFacts
+from .facts import KINDS, HandFacts
 from .params import (
     Entry,
     GroupSize,
@@ -38,7 +38,7 @@ from .ranks import (
     parse_two_card_hand,
 )
 from .searches import straight_or_flush_choice
-from .selectors import SelectorList, _place, _position, alternatives_of, cards_words, compiled
+from .selectors import SelectorEntry, SelectorList, _place, _position, alternatives_of, cards_words, compiled
 from .signature import Predicate, Signature, _false_unless, group_found, static_value, with_static
 
 
@@ -91,7 +91,7 @@ def pred_has_natural(*, rank: Any) -> Predicate:
     return lambda f: bool(f.natural_places(wanted))
 
 
-def pred_group_rank(*, size: Any, ranks: list, which: str = "highest") -> Predicate:
+def pred_group_rank(*, size: Any, ranks: list[int], which: str = "highest") -> Predicate:
     """The rank of the group of ``size`` picked by ``which`` is one of ``ranks``."""
     sizes = group_sizes(size)
     wanted = parse_ranks(ranks)
@@ -102,7 +102,7 @@ def pred_group_rank(*, size: Any, ranks: list, which: str = "highest") -> Predic
     )
 
 
-def pred_group_ranks(*, size: Any, ranks: list) -> Predicate:
+def pred_group_ranks(*, size: Any, ranks: list[int]) -> Predicate:
     """The groups of ``size`` have exactly these ranks ("a Pair of 2s and a Pair of 3s")."""
     sizes = group_sizes(size)
     wanted = sorted(parse_rank(rank) for rank in ranks)
@@ -150,7 +150,7 @@ def pred_has_joker() -> Predicate:
     return with_static(lambda f: bool(f.jokers), lambda sig: sig.jokers > 0)
 
 
-def pred_flush_after_removing(*, cards: list) -> Predicate:
+def pred_flush_after_removing(*, cards: list[SelectorEntry]) -> Predicate:
     """G9: the cards left after removing these can still make a flush (a joker left fills)."""
     selectors = compiled(cards)
 
@@ -163,7 +163,7 @@ def pred_flush_after_removing(*, cards: list) -> Predicate:
     return with_static(holds, _false_unless(lambda sig: sig.flush))
 
 
-def pred_straight_after_removing(*, cards: list) -> Predicate:
+def pred_straight_after_removing(*, cards: list[SelectorEntry]) -> Predicate:
     """G9: the cards left after removing these can still make a straight (a joker left fills)."""
     selectors = compiled(cards)
 
@@ -177,7 +177,7 @@ def pred_straight_after_removing(*, cards: list) -> Predicate:
     return with_static(holds, _false_unless(lambda sig: sig.straight))
 
 
-def pred_longest_straight_after_removing(*, cards: list, length: int) -> Predicate:
+def pred_longest_straight_after_removing(*, cards: list[SelectorEntry], length: int) -> Predicate:
     """Readings T2: the longest straight the cards left make has exactly ``length`` cards."""
     selectors = compiled(cards)
 
@@ -191,7 +191,7 @@ def pred_longest_straight_after_removing(*, cards: list, length: int) -> Predica
     return with_static(holds, _false_unless(lambda sig: sig.straight))
 
 
-def pred_in_flush_suit(*, cards: list) -> Predicate:
+def pred_in_flush_suit(*, cards: list[SelectorEntry]) -> Predicate:
     """The selected cards are natural cards of the flush suit ("the Ace is also used by the
     flush", F5); a joker is of no suit."""
     selectors = compiled(cards)
@@ -231,7 +231,7 @@ def pred_run_starts_with_ace() -> Predicate:
     return with_static(holds, _false_unless(lambda sig: sig.has_run))
 
 
-def pred_run_joker_at(*, positions: list) -> Predicate:
+def pred_run_joker_at(*, positions: list[int | Literal["last"]]) -> Predicate:
     """A joker stands at one of these places of the straight (1 = first, "last", G7)."""
     if not isinstance(positions, list) or not positions:
         raise ValueError(f"positions must be a non-empty list, got {positions!r}")
@@ -246,7 +246,7 @@ def pred_run_joker_at(*, positions: list) -> Predicate:
     return with_static(holds, _false_unless(lambda sig: sig.has_run and sig.jokers > 0))
 
 
-def pred_can_make_straight_of(*, ranks: list) -> Predicate:
+def pred_can_make_straight_of(*, ranks: list[int]) -> Predicate:
     """The hand can make the straight of exactly these ranks, jokers filling (T4: "a Straight
     containing Ace, King, Queen, Jack and 10")."""
     wanted = parse_ranks(ranks)
@@ -260,7 +260,7 @@ def pred_can_make_straight_of(*, ranks: list) -> Predicate:
     return holds
 
 
-def pred_nth_highest_rank(*, n: int, ranks: list) -> Predicate:
+def pred_nth_highest_rank(*, n: int, ranks: list[int]) -> Predicate:
     """The ``n``-th highest of the seven cards (joker = Ace) has one of ``ranks`` (C1)."""
     wanted = parse_ranks(ranks)
     if not isinstance(n, int) or not 1 <= n <= 7:
@@ -269,7 +269,7 @@ def pred_nth_highest_rank(*, n: int, ranks: list) -> Predicate:
     return lambda f: f.ranks_high_first()[place] in wanted
 
 
-def pred_groups_adjacent(*, sizes: list) -> Predicate:
+def pred_groups_adjacent(*, sizes: list[int | list[int]]) -> Predicate:
     """The ranks of the (highest) groups of the two sizes are 1 apart; the Ace is next to the
     King only (readings Q2)."""
     if not isinstance(sizes, list) or len(sizes) != 2:
@@ -342,7 +342,7 @@ def pred_singletons_top_at_least(*, hand: str) -> Predicate:
     return with_static(holds, _false_unless(lambda sig: sig.sizes.count(1) >= 2))
 
 
-def pred_singleton_ranks_include(*, ranks: list) -> Predicate:
+def pred_singleton_ranks_include(*, ranks: list[int]) -> Predicate:
     """Some singleton has one of ``ranks`` (joker = Ace): "with any Ace" among the side cards."""
     wanted = parse_ranks(ranks)
     return with_static(
@@ -467,7 +467,9 @@ class Groups(PredicateEntry):
                 return f"the hand holds no {group}"
             plural = "s" if self.count > 1 else ""
             return f"the hand holds exactly {number(self.count)} {group}{plural}"
-        return f"the hand holds at least {number(self.min)} {group}{'s' if self.min > 1 else ''}"  # type: ignore[operator]
+        minimum = self.min
+        assert minimum is not None  # pred_groups refuses an entry with neither count nor min
+        return f"the hand holds at least {number(minimum)} {group}{'s' if minimum > 1 else ''}"
 
 
 class RankCount(PredicateEntry):

@@ -5,7 +5,7 @@ A rank is read by ``cards.parse_rank``, the game core's one definition.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -49,6 +49,7 @@ def check_which(which: str) -> str:
 
 def group_rank_of(facts: HandFacts, sizes: tuple[int, ...], which: str) -> int | None:
     """Rank of the group of one of ``sizes`` cards (joker = Ace, G2) picked by ``which``."""
+    ranks: Sequence[int]
     if sizes == (2,):
         ranks = facts.pairs
     elif sizes == (3,):
@@ -66,6 +67,7 @@ def group_rank_of(facts: HandFacts, sizes: tuple[int, ...], which: str) -> int |
 
 def group_rank_getter(sizes: tuple[int, ...], which: str) -> Callable[[HandFacts], int | None]:
     """group_rank_of for fixed ``sizes`` and ``which``, made once when a way is loaded."""
+    ranks_of: Callable[[HandFacts], Sequence[int]]
     if sizes == (2,) or sizes == (3,):
         ranks_of = attrgetter("pairs" if sizes == (2,) else "threes")
     else:

@@ -28,13 +28,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError, codes
+from ..cards import ACE, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError, codes
 from ..evaluator import DEFAULT_RULES, RankingRules, Wheel, rank_high, rank_low
 from ..setting import Setting, is_legal
 from .engine import HouseWay, HouseWayResult, Rule, Section
 from .errors import NoLegalSettingError
 from .facts import (
-    ACE,
     FLUSH,
     MAX_JOKERS,
     ROYAL_FLUSH,

@@ -8,7 +8,7 @@ row of any table.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias, Union
 
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError
 
@@ -18,9 +18,14 @@ from .predicates import PREDICATE_ENTRIES, PredicateEntry
 from .selectors import SELECTOR_ENTRIES, SelectorEntry, named
 from .signature import Predicate
 
-# One discriminated union on ``name`` per kind, built from each module's tuple of entries.
-PredicateSpec = Annotated[Union[PREDICATE_ENTRIES], Field(discriminator="name"), BeforeValidator(named)]  # noqa: UP007
-ActionSpec = Annotated[Union[ACTION_ENTRIES], Field(discriminator="name")]  # noqa: UP007
+# One discriminated union on ``name`` per kind, built from each module's tuple of entries. A type
+# checker cannot read a union built from a tuple: it sees the kind's base entry instead.
+if TYPE_CHECKING:
+    PredicateSpec: TypeAlias = PredicateEntry
+    ActionSpec: TypeAlias = ActionEntry
+else:
+    PredicateSpec = Annotated[Union[PREDICATE_ENTRIES], Field(discriminator="name"), BeforeValidator(named)]  # noqa: UP007
+    ActionSpec = Annotated[Union[ACTION_ENTRIES], Field(discriminator="name")]  # noqa: UP007
 
 
 def _by_name(entries: tuple[type[Any], ...]) -> dict[str, Any]:

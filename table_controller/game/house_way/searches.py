@@ -15,13 +15,17 @@ _FLUSH_CLASS = {
 }
 
 
-def _tops(f: HandFacts) -> dict[str, tuple[tuple[int, int, int], tuple[int, int]]]:
+# per class: (the split's key, the split's two front cards)
+_Tops = dict[str, tuple[tuple[int, int, int], tuple[int, int]]]
+
+
+def _tops(f: HandFacts) -> _Tops:
     """Per class (straight / flush, the latter with straight and royal flushes), the split with
     the best two-card hand in front (then the best high hand, then the joker behind)."""
-    tops = f.memo.get("tops")
-    if tops is not None:
-        return tops
-    tops = {}
+    memo: _Tops | None = f.memo.get("tops")
+    if memo is not None:
+        return memo
+    tops: _Tops = {}
     for a, b in combinations(range(7), 2):
         rest = [i for i in range(7) if i != a and i != b]
         ranks = [f.grank[i] for i in rest if i not in f.jokers]
@@ -56,7 +60,8 @@ def straight_or_flush_choice(
     """The split a straight-or-flush play gives, and its low score (004 "Straight with Flush")."""
     key = ("choice", prefer_flush_when_close)
     if key in f.memo:
-        return f.memo[key]
+        memo: tuple[tuple[int, int], int] | None = f.memo[key]
+        return memo
     tops = _tops(f)
     choice = None
     if tops:

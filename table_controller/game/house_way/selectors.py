@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import combinations, product
-from typing import Annotated, Any, ClassVar, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias, Union
 
 from pydantic import BeforeValidator, Field
 
-from ..cards import parse_rank
-from .facts import ACE, HandFacts
+from ..cards import ACE, parse_rank
+from .facts import HandFacts
 from .params import (
     Entry,
     GroupSizes,
@@ -38,7 +38,8 @@ Selector = Callable[[HandFacts], Alternatives]
 
 def _position(value: Any) -> int | str:
     if value == "last" or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 7):
-        return value
+        position: int | str = value
+        return position
     raise ValueError(f"a place in the straight is 1..7 or 'last', got {value!r}")
 
 
@@ -148,7 +149,7 @@ def sel_singletons(*, count: int = 1, off_suit: bool = False) -> Selector:
     return _sized(select, count, "singletons" if count == 2 and not off_suit else "")
 
 
-def sel_highest(*, nth: list) -> Selector:
+def sel_highest(*, nth: list[int]) -> Selector:
     """The cards at these places of the seven ranked highest first ("2nd & 3rd highest"), the
     joker an Ace (G6); tied ranks give alternatives."""
     if not isinstance(nth, list) or not nth or any(not isinstance(n, int) or not 1 <= n <= 7 for n in nth):
@@ -237,7 +238,7 @@ def sel_run_card(*, position: Any) -> Selector:
     return _sized(select, 1)
 
 
-def sel_highest_left_out_of_straight(*, without: list) -> Selector:
+def sel_highest_left_out_of_straight(*, without: list[SelectorEntry]) -> Selector:
     """Readings T2: after removing ``without``, the highest card that can be left out of a
     5-card straight of the cards that remain (the joker filling)."""
     removed = compiled(without)
@@ -298,8 +299,8 @@ def alternatives_of(selectors: Sequence[Selector], f: HandFacts) -> Alternatives
         return list(dict.fromkeys(tuple(sorted(pick)) for pick in picks))
     picks = [()]
     for select in selectors:
-        options = select(f)
-        picks = [pick + option for pick in picks for option in options if not set(option) & set(pick)]
+        alternatives = select(f)
+        picks = [pick + option for pick in picks for option in alternatives if not set(option) & set(pick)]
         if not picks:
             return []
     if len(picks) == 1:
@@ -370,7 +371,8 @@ class GroupSelector(SelectorEntry):
 
     def words(self) -> str:
         which = "the" if self.which == "only" else f"the {self.which}"
-        return f"{number(self.count)} {'card' if self.count == 1 else 'cards'} from {which} {group_words(self.size)}"
+        cards = "card" if self.count == 1 else "cards"
+        return f"{number(self.count)} {cards} from {which} {group_words(self.size)}"
 
 
 class SingletonsSelector(SelectorEntry):
@@ -390,9 +392,8 @@ class HighestSelector(SelectorEntry):
     factory: ClassVar[Any] = sel_highest
 
     def words(self) -> str:
-        return f"the {joined([nth_highest(n).removesuffix(' highest') for n in self.nth])} highest cards".replace(
-            "the highest highest", "the highest"
-        )
+        places = joined([nth_highest(n).removesuffix(" highest") for n in self.nth])
+        return f"the {places} highest cards".replace("the highest highest", "the highest")
 
 
 class NonFlushSelector(SelectorEntry):
@@ -464,10 +465,13 @@ SELECTOR_ENTRIES: tuple[type[SelectorEntry], ...] = (
     RunCardSelector,
     HighestLeftOutOfStraightSelector,
 )
-SelectorSpec = Annotated[
-    Union[SELECTOR_ENTRIES],  # noqa: UP007  (a union built from the tuple above)
-    Field(discriminator="name"),
-    BeforeValidator(named),
-]
+if TYPE_CHECKING:  # a type checker cannot read a union built from a tuple: it sees the base entry
+    SelectorSpec: TypeAlias = SelectorEntry
+else:
+    SelectorSpec = Annotated[
+        Union[SELECTOR_ENTRIES],  # noqa: UP007  (a union built from the tuple above)
+        Field(discriminator="name"),
+        BeforeValidator(named),
+    ]
 SelectorList = Annotated[list[SelectorSpec], Field(min_length=1)]
 HighestLeftOutOfStraightSelector.model_rebuild()
