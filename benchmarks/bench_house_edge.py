@@ -78,7 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f" +- {figures['standard_error']:.4%}"
     )
     print(
-        f"  per hand   : {hand_rate:14,.0f} rounds/s  (engine + settle_round, one core, {len(deals):,} rounds)"
+        f"  per hand   : {hand_rate:14,.0f} rounds/s  "
+        f"(engine + settle_round, one core, {len(deals):,} rounds)"
     )
     print(f"  ratio simulation / per hand: {sim_rate / hand_rate:,.0f}")
     return 0 if sim_rate >= GOAL else 1

@@ -78,10 +78,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"house way {args.way!r}, {args.deck} deck, {len(sevens)} hands, best of {args.repeats} passes")
     print(f"  house way : {1 / house_per_hand:12,.0f} hands/s   {house_per_hand * 1e6:8.2f} us/hand")
     print(
-        f"  treys     : {1 / treys_per_hand:12,.0f} hands/s   {treys_per_hand * 1e6:8.2f} us/hand (five cards)"
+        f"  treys     : {1 / treys_per_hand:12,.0f} hands/s   "
+        f"{treys_per_hand * 1e6:8.2f} us/hand (five cards)"
     )
     print(
-        f"  ratio (house way / treys per hand): {ratio:.1f}   goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}"
+        f"  ratio (house way / treys per hand): {ratio:.1f}   "
+        f"goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}"
     )
     print(
         f"  rows that set the hands: {len(rows)} distinct; most common: "

@@ -38,7 +38,7 @@ from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import PileRead
 from drivers.shuffler.msgtypes import ShufflerMsg
 from simulators.channels import PtyChannel
-from simulators.device_link import DeviceLink, DeviceLinkConfig
+from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
 from simulators.runner import SimulatorRunner
 
 PILE_BODY = struct.pack(">IBB", 1, 1, 7) + b"7h5d9s4cTh4d2s"

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     game = Game(args.game)
 
     start = time.perf_counter()
-    sheet = build_par_sheet(
+    build_par_sheet(
         game,
         provenance(game, DEFAULT_RULES, "house-way-002"),
         load_paytable(Bonus.BIG_HAND),

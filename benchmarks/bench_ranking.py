@@ -51,7 +51,7 @@ def best_rates(cases: Sequence[tuple[str, Callable, Sequence]], repeats: int) ->
             for hand in hands:
                 rank(hand)
             best[i] = min(best[i], time.perf_counter() - start)
-    return [(label, len(hands) / seconds) for (label, _, hands), seconds in zip(cases, best)]
+    return [(label, len(hands) / seconds) for (label, _, hands), seconds in zip(cases, best, strict=False)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:

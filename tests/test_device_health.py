@@ -172,7 +172,7 @@ def test_an_up_link_silent_for_longer_than_its_loss_window_is_stale():
 
 
 def test_devices_are_listed_in_the_order_first_reported_and_kept_apart():
-    health, clocks = registry()
+    health, _clocks = registry()
     health.link_up("dice-shaker", HELLO)
     health.link_down("shuffler", "no port")
     assert health.devices() == ["dice-shaker", "shuffler"]

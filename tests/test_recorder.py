@@ -86,7 +86,9 @@ def test_resume_rebuilds_the_open_round_exactly_where_it_was(recorder):
     assert found.failure is None and found.held is None
     assert resumed == live and resumed.phase is Phase.DEALER_SETTING
     # and it carries on from there
-    resumed = recorder.record(resumed, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]), rules)
+    resumed = recorder.record(
+        resumed, DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]), rules
+    )
     assert resumed.phase is Phase.SETTLING
 
 

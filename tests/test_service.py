@@ -1,4 +1,5 @@
-"""The table service (docs/round-lifecycle.md): limits, the closed table, faults stop play, alerts in the chain."""
+"""The table service (docs/round-lifecycle.md): limits, the closed table, faults stop play, alerts
+in the chain."""
 
 from __future__ import annotations
 

@@ -93,7 +93,9 @@ def test_the_reported_click_path_now_settles(engine):
     with pytest.raises(TransitionRefused, match="never be a foul"):
         service.override_dealer(FOUL_HIGH, FOUL_LOW, actor="pit-bob", reason="one click")
     # Qh Qs Qc behind is trips; Ad Th in front: legal, though not the house way's
-    service.override_dealer(["Qh", "Qs", "Qc", "8h", "5c"], ["Ad", "Th"], actor="pit-bob", reason="let it stand")
+    service.override_dealer(
+        ["Qh", "Qs", "Qc", "8h", "5c"], ["Ad", "Th"], actor="pit-bob", reason="let it stand"
+    )
     assert service.settle().phase is Phase.CLOSED
 
 

@@ -351,7 +351,8 @@ class TableMachine(RuleBasedStateMachine):
         high, low, made = self.setting_of(self.hand(BANKER_POSITION), kind, pick, required)
         expected = self.round_refusal(Phase.DEALER_SETTING)
         if expected is None and made != "required":
-            expected = made  # a deviation, a foul, wrong cards: refused (only a pit override may let a deviation stand)
+            # a deviation, a foul, wrong cards: refused (only a pit override may let a deviation stand)
+            expected = made
         self.attempt(f"dealer.set ({made})", expected, s.set_dealer, high, low, actor=actor)
 
     @rule(

@@ -56,9 +56,9 @@ def _assert_lookup_equals_engine(way_name: str, hands, rules) -> None:
     # for a hand is the engine's answer for another hand of its pattern.
     lookup = build_lookup(way, rules, pattern_list=[pattern_of_key(k) for k in np.unique(keys)])
     rows = lookup.index(keys)
-    got = list(zip(lookup.hw_high[rows].tolist(), lookup.hw_low[rows].tolist()))
+    got = list(zip(lookup.hw_high[rows].tolist(), lookup.hw_low[rows].tolist(), strict=False))
     want = _engine_values(way, hands, rules)
-    mismatches = [(hand, g, w) for hand, g, w in zip(hands, got, want) if g != w]
+    mismatches = [(hand, g, w) for hand, g, w in zip(hands, got, want, strict=False) if g != w]
     assert not mismatches, mismatches[:5]
 
 
@@ -86,7 +86,7 @@ def _example_hands() -> list[tuple]:
 
 def _suits_moved(hand: tuple) -> tuple:
     """The same hand with its suits renamed (s->h->d->c->s): the lookup must not care."""
-    move = dict(zip("shdc", "hdcs"))
+    move = dict(zip("shdc", "hdcs", strict=False))
     return tuple(card if card.is_joker else Card(card.rank, move[card.suit]) for card in hand)
 
 
@@ -112,7 +112,7 @@ def test_vectorised_ranking_is_the_evaluators(rules: RankingRules) -> None:
     ids = _ids(hands)
     high = rank_high_ids(ids[:, :5], rules)
     low = rank_low_ids(ids[:, 5:], rules)
-    for hand, h, lo in zip(hands, high.tolist(), low.tolist()):
+    for hand, h, lo in zip(hands, high.tolist(), low.tolist(), strict=False):
         assert h == rank_high(hand[:5], rules)
         assert lo == rank_low(hand[5:], rules)
         assert bool(high_beats_low_np(np.array(h), np.array(lo))) == high_beats_low(h, lo)
@@ -121,7 +121,7 @@ def test_vectorised_ranking_is_the_evaluators(rules: RankingRules) -> None:
 def test_highest_low_strategy_is_the_best_legal_low_then_high() -> None:
     hands = random_hands(51, 1500) + rich_hands(52, 500)
     high, low = highest_low_settings(_ids(hands), DEFAULT_RULES)
-    for hand, h, lo in zip(hands, high.tolist(), low.tolist()):
+    for hand, h, lo in zip(hands, high.tolist(), low.tolist(), strict=False):
         best = max((rank_low(s.low), rank_high(s.high)) for s in legal_settings(hand))
         assert (lo, h) == best
 

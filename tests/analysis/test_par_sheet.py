@@ -127,7 +127,7 @@ def test_big_hand_edge_is_the_sum_of_its_lines(counts_53) -> None:
 def test_joker_bonus_combinations_equal_brute_force_on_a_reduced_deck() -> None:
     """Same formula, a deck of 8 naturals and 2 jokers, hands of 3: every ordered pair of hands."""
     naturals, hand = 8, 3
-    deck = list(range(naturals)) + ["J1", "J2"]
+    deck = [*list(range(naturals)), "J1", "J2"]
     brute: Counter = Counter()
     for player in combinations(deck, hand):
         rest = [card for card in deck if card not in player]

@@ -59,7 +59,7 @@ def test_every_round_is_settled_as_the_game_core_settles_it(rules: TableRules, t
     way = load_house_way(WAY)
     params = sim_params(rules, wager, "house-way")
     expected = 0
-    for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist()):
+    for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist(), strict=False):
         player, dealer = _cards(player_mask), _cards(dealer_mask)
         banker = required_setting(dealer, game, way, rules.ranking, rules.overqualifier).setting
         result = settle_round(
@@ -84,7 +84,7 @@ def test_a_larger_sample_wins_pushes_and_losses_as_the_game_core(way_name: str, 
     way = load_house_way(way_name)
     params = sim_params(rules, wager, "house-way")
     nets, outcomes, copies = [], {"win": 0, "push": 0, "lose": 0}, 0
-    for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist()):
+    for player_mask, dealer_mask in zip(masks[0].tolist(), masks[1].tolist(), strict=False):
         player, dealer = _cards(player_mask), _cards(dealer_mask)
         banker = required_setting(dealer, rules.game, way, rules.ranking, rules.overqualifier).setting
         position = settle_round(
@@ -95,7 +95,7 @@ def test_a_larger_sample_wins_pushes_and_losses_as_the_game_core(way_name: str, 
         copies += "copy" in position.rule or "copied" in position.rule
     per_round = [
         settle_masks(lookup, params, np.array([p]), np.array([d])).net
-        for p, d in zip(masks[0].tolist(), masks[1].tolist())
+        for p, d in zip(masks[0].tolist(), masks[1].tolist(), strict=False)
     ]
     assert per_round == nets
     tally = settle_masks(lookup, params, masks[0], masks[1])

@@ -96,7 +96,7 @@ def test_the_simulated_pairs_of_positions_are_settled_as_the_game_core(tmp_path:
     lookup = build_lookup(way, pattern_list=[pattern_of_key(k) for k in keys])
     expected = np.zeros((4, 4), np.int64)
     index = {"lose": 0, "push": 1, "win": 2}
-    for d, a, b in zip(dealer.tolist(), first.tolist(), second.tolist()):
+    for d, a, b in zip(dealer.tolist(), first.tolist(), second.tolist(), strict=False):
         banker = required_setting(_cards(d), rules.game, way, rules.ranking, rules.overqualifier).setting
         hands = [PositionHand(p, _cards(m), way.set(_cards(m)).setting, 2500) for p, m in ((2, a), (3, b))]
         one, two = settle_round(rules, BankerHand(_cards(d), banker), hands).positions

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -104,10 +104,8 @@ class ApiMachine(RuleBasedStateMachine):
         return status
 
     def device(self, call: Any, *args: Any) -> None:
-        try:
+        with suppress(REFUSALS):
             call(*args)
-        except REFUSALS:
-            pass
 
     def hand(self, position: int) -> list[str]:
         state = self.service.round

@@ -268,13 +268,15 @@ def test_the_body_schema_carries_the_tables_limits_and_double_joker_takes_bonuse
             "get",
             "/api/rounds/t1_x",
             None,
-            "path.round_id: 't1_x' is not a round id: the table id, a dash and the round's number; e.g. PG-3-1042",
+            "path.round_id: 't1_x' is not a round id: the table id, a dash and the round's number; "
+            "e.g. PG-3-1042",
         ),
         (
             "get",
             "/api/devices/events?device=Shuffler",
             None,
-            "query.device: 'Shuffler' is not a device name: lowercase letters, digits and dashes; e.g. shuffler",
+            "query.device: 'Shuffler' is not a device name: lowercase letters, digits and dashes; "
+            "e.g. shuffler",
         ),
         (
             "post",

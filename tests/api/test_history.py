@@ -7,6 +7,8 @@ wins, 5 pushes), t1-2 voided by the pit, t1-3 a misdeal, t1-4 a deviation the pi
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 
@@ -157,7 +159,7 @@ def test_one_round_in_full(four_rounds):
         "round.settled",
     ]
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
-    assert all(b["prev_hash"] == a["hash"] for a, b in zip(events, events[1:]))
+    assert all(b["prev_hash"] == a["hash"] for a, b in itertools.pairwise(events))
     assert events[0]["actor"] == "ann" and events[0]["payload"]["wagers"]["3"]["main"] == 2500
 
 

@@ -1,6 +1,7 @@
-"""The auto-dealer's decisions: wagers inside the table limits (docs/round-lifecycle.md, "The phases"; bonuses only in
-Double Joker, 003_4dcc2fceebc6e4af.txt), player settings by the house way, another legal way or
-a foul (001_c9adb19db438d99f.txt, 004_60e2fc6346e3399b.txt), the dealer by the required setting."""
+"""The auto-dealer's decisions: wagers inside the table limits (docs/round-lifecycle.md, "The
+phases"; bonuses only in Double Joker, 003_4dcc2fceebc6e4af.txt), player settings by the house
+way, another legal way or a foul (001_c9adb19db438d99f.txt, 004_60e2fc6346e3399b.txt), the dealer
+by the required setting."""
 
 from __future__ import annotations
 

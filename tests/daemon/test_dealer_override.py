@@ -1,5 +1,6 @@
 """A dealer's setting that deviates from the house way is refused with the required setting and
-the rule id, and stands only by a pit supervisor's override with a reason (docs/round-lifecycle.md, "The phases").
+the rule id, and stands only by a pit supervisor's override with a reason
+(docs/round-lifecycle.md, "The phases").
 Here the dealer terminal is the test itself, calling TableService while the conductor runs."""
 
 from __future__ import annotations

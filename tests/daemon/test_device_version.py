@@ -8,6 +8,8 @@ connect as soon as the device speaks the same major.
 
 from __future__ import annotations
 
+import itertools
+
 from structlog.testing import capture_logs
 
 from table_controller.conductor import adapter as adapter_module
@@ -40,7 +42,7 @@ async def test_a_device_of_another_major_gets_backoff_one_alert_and_few_log_line
         devs.close()
     start = waits[:5]
     assert start[0] == 0.05  # the rig's retry_interval ...
-    for before, after in zip(start, start[1:]):  # ... doubling up to the link's backoff_max
+    for before, after in itertools.pairwise(start):  # ... doubling up to the link's backoff_max
         assert after == min(before * HOST_LINK.backoff_factor, max(HOST_LINK.backoff_max, 0.05))
     refused = [a for a in alerts(engine) if a.get("fault") == "protocol-version"]
     assert len(refused) == 1

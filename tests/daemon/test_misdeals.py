@@ -1,5 +1,6 @@
 """Every misdeal the shuffler simulator can produce ends the round VOID with the exact discrepancy
-and an alert; nothing is settled, the wagers are returned (docs/round-lifecycle.md, "The phases"; 000_f88fa0f023e5142c.txt:
+and an alert; nothing is settled, the wagers are returned (docs/round-lifecycle.md, "The phases";
+000_f88fa0f023e5142c.txt:
 seven piles of seven and the unused cards are one whole deck). Scenarios: simulators/faults.py,
 docs/protocols/shuffler.md section 9."""
 
@@ -115,7 +116,7 @@ async def test_unreadable_card_pile_2_position_4_is_never_guessed(engine):
 
 @pytest.mark.parametrize(("fault", "piles", "reason"), [("jam", 3, "jam"), ("door-open", 2, "door-open")])
 async def test_a_deal_aborted_mid_deal_is_a_misdeal_with_the_device_reason(engine, fault, piles, reason):
-    state, devs = await _first_round_void(engine, [fault])
+    state, _devs = await _first_round_void(engine, [fault])
     _assert_void_nothing_settled(
         engine,
         state,

@@ -95,7 +95,8 @@ async def test_a_shuffler_that_restarted_mid_deal_makes_the_deal_a_misdeal(engin
     assert [(d.kind, d.detail) for d in state.misdeal] == [
         (
             "deal-interrupted",
-            f"deal interrupted: the shuffler restarted during the deal (a new device session) after piles {piles}",
+            "deal interrupted: the shuffler restarted during the deal (a new device session) "
+            f"after piles {piles}",
         )
     ]
     assert events(engine, "round.settled", "t1-1") == []

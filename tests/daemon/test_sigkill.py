@@ -11,213 +11,32 @@ finds the chain whole. The whole matrix runs on SQLite, one representative phase
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import signal
 import subprocess
 import sys
-import threading
-import time
-import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
 from table_controller.game.cards import Game, codes
-from table_controller.storage import make_engine, sqlite_url
+
+from .processes import REPO, Daemon, Simulators, Store, event_is
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
-STEP_DELAY = "0.2"
-PILE_INTERVAL = "0.12"
 DECK = Counter(codes(Game.STANDARD.deck()))
-
-
-def _python(*args: str, **options) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, *args], cwd=REPO, **options)
-
-
-@dataclass
-class Simulators:
-    """Both devices as processes of the test, each on a pty."""
-
-    processes: list[subprocess.Popen] = field(default_factory=list)
-    ports: dict[str, str] = field(default_factory=dict)
-
-    def start(self, log_dir: Path, shuffler_args: tuple[str, ...] = ()) -> Simulators:
-        for name, args in (("shuffler", ["--pile-interval", PILE_INTERVAL, *shuffler_args]), ("dice", [])):
-            with (log_dir / f"sim-{name}.log").open("w") as log:
-                process = _python(
-                    "-m",
-                    "simulators",
-                    name,
-                    "--pty",
-                    "--seed",
-                    "21",
-                    *args,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=log,
-                    text=True,
-                )
-            self.processes.append(process)
-            self.ports[name] = process.stdout.readline().strip()
-            assert self.ports[name].startswith("/dev/"), f"{name} simulator printed {self.ports[name]!r}"
-        return self
-
-    def operate(self, index: int, command: str) -> None:
-        """A hand on the machine: a command on the simulator's standard input (``open-door``...)."""
-        stdin = self.processes[index].stdin
-        stdin.write(command + "\n")
-        stdin.flush()
-
-    def stop(self) -> None:
-        for process in self.processes:
-            process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            for stream in (process.stdin, process.stdout):
-                if stream is not None:
-                    stream.close()
-
-
-class Daemon:
-    """``table-controller run`` as a process whose JSON log lines the test reads as they come."""
-
-    def __init__(self, store: list[str], ports: dict[str, str], log_path: Path, rounds: int = 1) -> None:
-        env = {
-            **os.environ,
-            "TABLE_SHUFFLER__URL": ports["shuffler"],
-            "TABLE_DICE__URL": ports["dice"],
-            "TABLE_LOG_FORMAT": "json",
-        }
-        self.log_path = log_path
-        self.process = _python(
-            "-m",
-            "table_controller",
-            "run",
-            "--rounds",
-            str(rounds),
-            "--auto-dealer",
-            "--seed",
-            "9",
-            "--step-delay",
-            STEP_DELAY,
-            *store,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.lines: list[dict] = []
-        self._queue: queue.Queue[dict | None] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, name="daemon-log", daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        with self.log_path.open("a") as log:
-            for raw in self.process.stderr:
-                log.write(raw)
-                if raw.startswith("{"):
-                    line = json.loads(raw)
-                    self.lines.append(line)
-                    self._queue.put(line)
-        self._queue.put(None)
-
-    def wait_for(self, wanted: Callable[[dict], bool], timeout: float = 30) -> dict:
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            try:
-                line = self._queue.get(timeout=left)
-            except queue.Empty:
-                break
-            if line is None:
-                raise AssertionError(f"the daemon exited ({self.process.wait()}) first; see {self.log_path}")
-            if wanted(line):
-                return line
-        raise AssertionError(f"no such log line within {timeout} s; see {self.log_path}")
-
-    def kill(self) -> None:
-        os.kill(self.process.pid, signal.SIGKILL)
-        assert self.process.wait(10) == -signal.SIGKILL
-        self._reader.join(5)
-        self.process.stderr.close()
-
-    def finish(self, timeout: float = 60) -> int:
-        code = self.process.wait(timeout)
-        self._reader.join(5)
-        self.process.stderr.close()
-        return code
-
-
-def _event(name: str, **fields) -> Callable[[dict], bool]:
-    return lambda line: line.get("event") == name and all(line.get(k) == v for k, v in fields.items())
 
 
 KILL_POINTS = {
     # phase id: (the log line to kill at, the phase the round is in then)
-    "open": (_event("round.phase", phase="open"), "open"),
-    "open-roll-seen": (_event("dice.seen"), "open"),
-    "dealing": (_event("round.phase", phase="dealing"), "dealing"),
-    "dealing-mid-deal": (_event("deal.pile", pile=3), "dealing"),
-    "players-setting": (_event("round.phase", phase="players-setting"), "players-setting"),
-    "dealer-setting": (_event("round.phase", phase="dealer-setting"), "dealer-setting"),
-    "settling": (_event("round.phase", phase="settling"), "settling"),
+    "open": (event_is("round.phase", phase="open"), "open"),
+    "open-roll-seen": (event_is("dice.seen"), "open"),
+    "dealing": (event_is("round.phase", phase="dealing"), "dealing"),
+    "dealing-mid-deal": (event_is("deal.pile", pile=3), "dealing"),
+    "players-setting": (event_is("round.phase", phase="players-setting"), "players-setting"),
+    "dealer-setting": (event_is("round.phase", phase="dealer-setting"), "dealer-setting"),
+    "settling": (event_is("round.phase", phase="settling"), "settling"),
 }
-
-
-class Store:
-    """The daemon's store, read by the test: a data folder (SQLite) or a PostgreSQL schema."""
-
-    def __init__(self, args: list[str], url: str) -> None:
-        self.args, self.url = args, url
-
-    def rows(self, sql: str) -> list[tuple]:
-        engine = make_engine(self.url)
-        try:
-            with engine.connect() as connection:
-                return [tuple(row) for row in connection.execute(text(sql))]
-        finally:
-            engine.dispose()
-
-    def events(self, kind: str) -> list[dict]:
-        return [
-            json.loads(payload)
-            for (payload,) in self.rows(f"SELECT payload FROM events WHERE kind = '{kind}' ORDER BY seq")
-        ]
-
-
-@pytest.fixture
-def sqlite_store(tmp_path) -> Store:
-    return Store(["--data-dir", str(tmp_path / "var")], sqlite_url(tmp_path / "var"))
-
-
-@pytest.fixture
-def postgres_store(postgres_url) -> Iterator[Store]:
-    schema = f"kill_{uuid.uuid4().hex[:12]}"
-    admin = make_engine(postgres_url)
-    try:
-        with admin.begin() as connection:
-            connection.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
-        url = make_url(postgres_url).update_query_dict({"options": f"-csearch_path={schema}"})
-        rendered = url.render_as_string(hide_password=False)
-        yield Store(["--db-url", rendered], rendered)
-    finally:
-        with admin.begin() as connection:
-            connection.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.dispose()
 
 
 def _kill_and_resume(store: Store, tmp_path: Path, point: str) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from table_controller.storage import add_user, open_store, unit_of_work
 
-from .test_sigkill import Daemon, Simulators, Store, _event, sqlite_store  # noqa: F401 - the fixture
+from .processes import Daemon, Simulators, Store, event_is
 
 pytestmark = pytest.mark.slow
 
@@ -42,16 +42,16 @@ def test_a_closed_table_stays_closed_after_sigkill(sqlite_store, tmp_path):
     try:
         first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
         try:
-            url = first.wait_for(_event("api.listening"))["url"]
-            first.wait_for(_event("round.summary"))
+            url = first.wait_for(event_is("api.listening"))["url"]
+            first.wait_for(event_is("round.summary"))
             assert httpx.post(f"{url}/api/table/close", headers=people["pit"]).status_code == 200
-            first.wait_for(_event("conductor.waiting", table_open=False))
+            first.wait_for(event_is("conductor.waiting", table_open=False))
         finally:
             first.kill()
         second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=50)
         try:
-            url = second.wait_for(_event("api.listening"))["url"]
-            assert second.wait_for(_event("table.restored"))["open"] is False
+            url = second.wait_for(event_is("api.listening"))["url"]
+            assert second.wait_for(event_is("table.restored"))["open"] is False
             refused = httpx.post(f"{url}/api/round", headers=people["dealer"], json=WAGERS)
             assert refused.status_code == 409 and "the table is closed" in refused.json()["detail"]
             _no_round_opens(second)
@@ -67,14 +67,14 @@ def test_a_table_held_after_misdeals_stays_held_with_its_deck_check_after_sigkil
     try:
         first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
         try:
-            first.wait_for(_event("table.held"))
-            first.wait_for(_event("deck.checked", complete=False))
+            first.wait_for(event_is("table.held"))
+            first.wait_for(event_is("deck.checked", complete=False))
         finally:
             first.kill()
         second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=50)
         try:
-            url = second.wait_for(_event("api.listening"))["url"]
-            restored = second.wait_for(_event("table.restored"))
+            url = second.wait_for(event_is("api.listening"))["url"]
+            restored = second.wait_for(event_is("table.restored"))
             assert restored["hold"].startswith("2 misdeals in a row")
             state = httpx.get(f"{url}/api/table", headers=people["pit"]).json()
             assert state["hold"]["deck_check"]["missing"] == ["2c"]
@@ -94,17 +94,17 @@ def test_an_open_fault_is_restored_after_sigkill_and_cleared_when_the_device_no_
     try:
         first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
         try:
-            first.wait_for(_event("round.summary"))
+            first.wait_for(event_is("round.summary"))
             sims.operate(0, "open-door")
-            first.wait_for(_event("device.fault", fault="door-open"))
+            first.wait_for(event_is("device.fault", fault="door-open"))
         finally:
             first.kill()
         sims.operate(0, "close-door")  # closed while the controller was down
         second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=1)
         try:
-            restored = second.wait_for(_event("table.restored"))
+            restored = second.wait_for(event_is("table.restored"))
             assert restored["faults"] == ["shuffler door-open"]
-            second.wait_for(_event("device.fault_cleared", fault="door-open"))
+            second.wait_for(event_is("device.fault_cleared", fault="door-open"))
             assert second.finish() == 0  # play resumed: a round settled
         except BaseException:
             second.kill()

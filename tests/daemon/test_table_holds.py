@@ -29,7 +29,7 @@ async def test_a_deck_that_keeps_misdealing_holds_the_table_for_a_deck_check_and
             check = service.hold.deck_check
             assert (check.complete, check.missing, check.duplicated) == (False, ("2c",), (("Kd", 2),))
             assert [a["alert"] for a in alerts(engine)].count("table-held") == 1
-            with pytest.raises(TableRefused, match="not clean.*missing 2c; duplicated Kd x2"):
+            with pytest.raises(TableRefused, match=r"not clean.*missing 2c; duplicated Kd x2"):
                 service.clear_hold("pit-bob")
             devs.shuffler.load_deck()  # the pit has the deck replaced
             service.request_deck_check("pit-bob")

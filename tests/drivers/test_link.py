@@ -299,7 +299,7 @@ def test_reserved_message_type_is_a_protocol_error():
 
 
 def test_command_is_framed_with_its_id_and_retransmitted_after_ack_timeout_same_bytes():
-    link, transport, recorder, clock = make_link()
+    link, transport, _recorder, clock = make_link()
     link.connect()
     msg_id = link.send(0x10, b"\x35")
     assert msg_id == 1
@@ -316,7 +316,7 @@ def test_ack_stops_retransmission_and_releases_the_next_command():
         elif data[3] == 0x10:  # ACK the command by its id
             transport.incoming += frame(9, 0x02, data[4:8])
 
-    link, transport, recorder, clock = make_link(device)
+    link, transport, _recorder, clock = make_link(device)
     link.connect()
     link.send(0x10, b"\x35")
     link.send(0x11, b"")
@@ -337,7 +337,7 @@ def test_nak_triggers_an_immediate_retransmission():
         elif data[3] == 0x10:
             transport.incoming += frame(10, 0x02, data[4:8])
 
-    link, transport, recorder, clock = make_link(device)
+    link, transport, _recorder, clock = make_link(device)
     link.connect()
     link.send(0x10, b"\x35")
     start = clock.now
@@ -371,7 +371,7 @@ def test_command_in_flight_is_resent_after_reconnect_with_the_same_bytes():
 
 
 def test_heartbeat_is_sent_after_one_silent_period():
-    link, transport, recorder, clock = make_link()
+    link, transport, _recorder, clock = make_link()
     link.connect()
     start = clock.now
     run_until(link, transport, clock, lambda: transport.frames(0x04))
@@ -450,7 +450,7 @@ def test_an_ack_that_came_during_a_delivery_is_not_late():
 
 
 def test_last_received_is_the_last_valid_frame_heartbeats_included_bad_crc_not():
-    link, transport, recorder, clock = make_link()
+    link, transport, _recorder, clock = make_link()
     assert link.last_received is None
     link.connect()
     assert link.last_received == clock.now  # the device's HELLO

@@ -263,7 +263,7 @@ async def test_double_joker_deck_leaves_five_unused_cards(kind):
         assert isinstance(unused, UnusedCards) and len(unused.cards) == 5
         seen = [card for e in events if isinstance(e, PileRead) for card in e.cards] + list(unused.cards)
         assert sorted(seen) == sorted(documented_deck(2))
-        expected_piles, expected_unused = expected_deal(SEED, jokers=2)
+        _expected_piles, expected_unused = expected_deal(SEED, jokers=2)
         assert list(unused.cards) == expected_unused
 
 

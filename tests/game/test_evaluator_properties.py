@@ -12,7 +12,7 @@ exhaustive tests take one hand of every class (natural ranks, jokers, naturals o
 or not: all hands of a class rank alike) and check the whole order at once.
 """
 
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations, combinations_with_replacement, pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -115,7 +115,7 @@ def test_two_joker_hands_match_the_oracle(rules, data):
 @given(hand=hands(5, Game.DOUBLE_JOKER), data=st.data())
 def test_order_of_cards_and_naming_of_suits_do_not_change_the_score(rules, hand, data):
     shuffled = data.draw(st.permutations(hand))
-    renamed_suits = dict(zip("shdc", data.draw(st.permutations("shdc"))))
+    renamed_suits = dict(zip("shdc", data.draw(st.permutations("shdc")), strict=False))
     renamed = [card if card.is_joker else Card(card.rank, renamed_suits[card.suit]) for card in shuffled]
     assert rank_high(renamed, rules) == rank_high(hand, rules) == rank_high_ints(card_ints(shuffled), rules)
 
@@ -150,8 +150,8 @@ def one_hand_per_class(jokers: int) -> list[tuple[Card, ...]]:
 
 def assert_same_order(hands_, ours, reference) -> None:
     """Sorted by our score, the reference never goes down, and ties are the same ties."""
-    rows = sorted(zip(ours, reference, hands_), key=lambda row: row[0])
-    for (score_a, ref_a, hand_a), (score_b, ref_b, hand_b) in zip(rows, rows[1:]):
+    rows = sorted(zip(ours, reference, hands_, strict=False), key=lambda row: row[0])
+    for (score_a, ref_a, hand_a), (score_b, ref_b, hand_b) in pairwise(rows):
         assert (score_a == score_b) == (ref_a == ref_b) and ref_a <= ref_b, (hand_a, hand_b)
 
 
@@ -174,7 +174,7 @@ def test_every_hand_class_orders_as_the_oracle(rules):
     ours = [rank_high(hand, rules) for hand in all_hands]
     reference = [oracle.high_value(hand, rules.wheel.value) for hand in all_hands]
     assert_same_order(all_hands, ours, reference)
-    for hand, score, value in zip(all_hands, ours, reference):
+    for hand, score, value in zip(all_hands, ours, reference, strict=False):
         assert high_category(score).name == oracle.CATEGORIES[value[0]].upper().replace(" ", "_"), hand
 
 

@@ -194,7 +194,7 @@ def test_a_table_built_in_code_is_checked_too():
     lines = tuple(PayLine(name, odds) for name, odds in JOKER_BONUS_003.items())
     assert PayTable(Bonus.JOKER, lines).odds() == JOKER_BONUS_003
     with pytest.raises(UnknownPayLineError, match="more than once"):
-        PayTable(Bonus.JOKER, lines + (PayLine("no-jokers", None),))
+        PayTable(Bonus.JOKER, (*lines, PayLine("no-jokers", None)))
     with pytest.raises(MissingPayLineError):
         PayTable(Bonus.JOKER, lines[:-1])
     with pytest.raises(UnknownPayLineError):

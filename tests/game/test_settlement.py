@@ -561,7 +561,7 @@ def test_a_card_twice_in_one_hand_is_refused():
 
 def test_two_jokers_are_refused_in_the_standard_game():
     joker_banker = banker("9h 9d JK 7s 4h", "Qd 5c")
-    with pytest.raises(DeckError, match="2 jokers dealt .* standard deck holds 1"):
+    with pytest.raises(DeckError, match=r"2 jokers dealt .* standard deck holds 1"):
         settle_one(STANDARD, hand(2, "JK Th Td 8c 3s", "Kd Jc"), joker_banker)
 
 
@@ -627,10 +627,7 @@ def deals(draw):
 @given(deal=deals(), fee=st.booleans())
 def test_every_round_balances_and_follows_the_001_table(deal, fee):
     game, banker_hand, hands = deal
-    if fee:
-        commission = FlatFee(fee=100)
-    else:
-        commission = PercentCommission() if game is Game.STANDARD else NoCommission()
+    commission = FlatFee(fee=100) if fee else PercentCommission() if game is Game.STANDARD else NoCommission()
     result = settle_round(TableRules(game=game, commission=commission), banker_hand, hands)
     assert result.house_result == (
         result.main_collected

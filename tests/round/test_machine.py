@@ -113,7 +113,9 @@ def test_an_override_must_still_be_the_bankers_seven_cards():
     state, _ = dealt_round(wagers={3: 2500}, hands={1: BANKER, 3: POSITION_3})
     state = apply(state, PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]), RULES)
     with pytest.raises(TransitionRefused, match="extra"):
-        apply(state, DealerOverride(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "Ks"], reason="typo"), RULES)
+        apply(
+            state, DealerOverride(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "Ks"], reason="typo"), RULES
+        )
 
 
 def test_a_duplicated_card_in_a_pile_is_a_misdeal_that_voids_the_round():
@@ -180,7 +182,9 @@ def test_every_pair_outside_the_table_is_refused():
         PilesDealt: PilesDealt(piles=[], unused=[]),
         PlayerSet: PlayerSet(position=3, high=[], low=[]),
         DealerSet: DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]),
-        DealerOverride: DealerOverride(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"], reason="why not"),
+        DealerOverride: DealerOverride(
+            high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"], reason="why not"
+        ),
         RoundSettled: RoundSettled(),
     }
     state = open_round(opened({3: 2500}))

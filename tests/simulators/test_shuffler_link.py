@@ -46,8 +46,11 @@ class Clock:
         return self.now
 
 
+TEST_LINK = DeviceLinkConfig(ack_timeout=0.25, max_retransmissions=3)
+
+
 class Device:
-    def __init__(self, injectors=(), config=DeviceLinkConfig(ack_timeout=0.25, max_retransmissions=3)):
+    def __init__(self, injectors=(), config=TEST_LINK):
         self.clock = Clock()
         self.written = bytearray()
         self.commands: list[tuple[int, int, bytes]] = []
@@ -88,7 +91,7 @@ def test_nothing_but_a_hello_is_answered_before_the_hello():
 def test_hello_reply_echoes_the_heartbeat_and_names_the_device():
     device = Device()
     device.link.receive(host_hello(heartbeat_ms=100))
-    [(seq, msg_type, payload)] = device.take()
+    [(_seq, msg_type, payload)] = device.take()
     assert msg_type == 0x01
     assert payload == struct.pack(">BBHI", 1, 0, 100, DEVICE_SESSION) + b"\x05SHF-7\x05A1234\x052.3.1"
     assert device.link.connected and device.link.heartbeat == 0.1

@@ -267,7 +267,7 @@ def test_edited_time_by_one_microsecond_is_caught(two_tables: Engine) -> None:
 
 def test_edited_and_rehashed_row_breaks_the_next_link(two_tables: Engine) -> None:
     with read_snapshot(two_tables) as session:
-        row = [e for e in list_events(session, table_id="PG-3") if e.seq == 4][0]
+        row = next(e for e in list_events(session, table_id="PG-3") if e.seq == 4)
     forged_payload = '{"pile":4,"wager_cents":1}'
     forged_hash = event_hash(
         table_id=row.table_id,
@@ -416,7 +416,7 @@ def test_two_rows_claiming_one_seq_are_caught(two_tables: Engine) -> None:
     with two_tables.begin() as connection:
         connection.exec_driver_sql("ALTER TABLE events DROP CONSTRAINT uq_events_table_seq")
     with read_snapshot(two_tables) as session:
-        third = [e for e in list_events(session, table_id="PG-4") if e.seq == 3][0]
+        third = next(e for e in list_events(session, table_id="PG-4") if e.seq == 3)
     forged_id = _forge(two_tables, table_id="PG-4", seq=3, prev_hash=third.hash, good_hash=True)
     found = _only_break(two_tables)
     assert (found.table_id, found.seq, found.event_id, found.kind) == (

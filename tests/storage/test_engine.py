@@ -88,9 +88,11 @@ def test_unit_of_work_takes_the_sqlite_write_lock_before_any_write(tmp_path: Pat
         connection.exec_driver_sql("CREATE TABLE t (x INTEGER)")
     other = sqlite3.connect(tmp_path / "table.sqlite3", timeout=0, isolation_level=None)
     try:
-        with unit_of_work(engine):  # no statement run yet
-            with pytest.raises(sqlite3.OperationalError, match="locked"):
-                other.execute("BEGIN IMMEDIATE")
+        with (
+            unit_of_work(engine),  # no statement run yet
+            pytest.raises(sqlite3.OperationalError, match="locked"),
+        ):
+            other.execute("BEGIN IMMEDIATE")
         other.execute("BEGIN IMMEDIATE")  # free again once the unit of work ended
         other.execute("ROLLBACK")
     finally:

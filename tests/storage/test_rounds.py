@@ -181,9 +181,11 @@ def test_a_void_needs_a_reason(engine: Engine) -> None:
 
 def test_a_flag_cannot_be_emptied(engine: Engine) -> None:
     round_id = _new_round(engine)
-    with pytest.raises(InvalidRoundError, match="voided cannot be empty"):
-        with unit_of_work(engine) as session:
-            update_round(session, round_id=round_id, changes=RoundUpdate(voided=None))
+    with (
+        pytest.raises(InvalidRoundError, match="voided cannot be empty"),
+        unit_of_work(engine) as session,
+    ):
+        update_round(session, round_id=round_id, changes=RoundUpdate(voided=None))
 
 
 def test_a_closed_round_is_final(engine: Engine) -> None:
@@ -213,9 +215,11 @@ def test_a_closed_round_is_final(engine: Engine) -> None:
 
 def test_closing_before_opening_is_refused(engine: Engine) -> None:
     round_id = _new_round(engine)
-    with pytest.raises(InvalidRoundError, match="closed before it opened"):
-        with unit_of_work(engine) as session:
-            update_round(session, round_id=round_id, changes=RoundUpdate(closed_at=at(-1)))
+    with (
+        pytest.raises(InvalidRoundError, match="closed before it opened"),
+        unit_of_work(engine) as session,
+    ):
+        update_round(session, round_id=round_id, changes=RoundUpdate(closed_at=at(-1)))
 
 
 def test_a_restart_finds_the_open_round(engine: Engine) -> None:

@@ -76,9 +76,7 @@ def test_a_refused_write_in_the_middle_undoes_the_whole_step(engine: Engine) -> 
 
 def test_a_database_error_in_the_middle_undoes_the_whole_step(engine: Engine) -> None:
     with pytest.raises(DBAPIError), unit_of_work(engine) as session:
-        append_event(
-            session, table_id="PG-3", round_id=None, kind="x", actor="system", payload={}, now=T0
-        )
+        append_event(session, table_id="PG-3", round_id=None, kind="x", actor="system", payload={}, now=T0)
         orphan = text("INSERT INTO round_positions (round_id, position) VALUES ('nope', 1)")
         session.exec(orphan)  # type: ignore[call-overload]
     assert _counts(engine) == {name: 0 for name in TABLES}
@@ -109,9 +107,7 @@ def test_a_snapshot_does_not_see_commits_made_while_it_reads(engine: Engine) -> 
 )  # SQLite has no read-only transactions
 def test_a_snapshot_cannot_write_on_postgres(engine: Engine) -> None:
     with pytest.raises(DBAPIError, match="read-only"), read_snapshot(engine) as session:
-        append_event(
-            session, table_id="PG-3", round_id=None, kind="a", actor="system", payload={}, now=T0
-        )
+        append_event(session, table_id="PG-3", round_id=None, kind="a", actor="system", payload={}, now=T0)
     assert _counts(engine)["events"] == 0
 
 

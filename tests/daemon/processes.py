@@ -1,0 +1,172 @@
+"""The daemon and the simulators as real processes, for the tests that kill them
+(test_sigkill.py, test_sigkill_table_state.py): the daemon's JSON log lines read as they come,
+the simulators' operator commands on their standard input, and the store read by the test."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import text
+
+from table_controller.storage import make_engine
+
+REPO = Path(__file__).resolve().parents[2]
+STEP_DELAY = "0.2"
+PILE_INTERVAL = "0.12"
+
+
+def python(*args: str, **options) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, *args], cwd=REPO, **options)
+
+
+@dataclass
+class Simulators:
+    """Both devices as processes of the test, each on a pty."""
+
+    processes: list[subprocess.Popen] = field(default_factory=list)
+    ports: dict[str, str] = field(default_factory=dict)
+
+    def start(self, log_dir: Path, shuffler_args: tuple[str, ...] = ()) -> Simulators:
+        for name, args in (("shuffler", ["--pile-interval", PILE_INTERVAL, *shuffler_args]), ("dice", [])):
+            with (log_dir / f"sim-{name}.log").open("w") as log:
+                process = python(
+                    "-m",
+                    "simulators",
+                    name,
+                    "--pty",
+                    "--seed",
+                    "21",
+                    *args,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    text=True,
+                )
+            self.processes.append(process)
+            self.ports[name] = process.stdout.readline().strip()
+            assert self.ports[name].startswith("/dev/"), f"{name} simulator printed {self.ports[name]!r}"
+        return self
+
+    def operate(self, index: int, command: str) -> None:
+        """A hand on the machine: a command on the simulator's standard input (``open-door``...)."""
+        stdin = self.processes[index].stdin
+        stdin.write(command + "\n")
+        stdin.flush()
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
+
+
+class Daemon:
+    """``table-controller run`` as a process whose JSON log lines the test reads as they come."""
+
+    def __init__(self, store: list[str], ports: dict[str, str], log_path: Path, rounds: int = 1) -> None:
+        env = {
+            **os.environ,
+            "TABLE_SHUFFLER__URL": ports["shuffler"],
+            "TABLE_DICE__URL": ports["dice"],
+            "TABLE_LOG_FORMAT": "json",
+        }
+        self.log_path = log_path
+        self.process = python(
+            "-m",
+            "table_controller",
+            "run",
+            "--rounds",
+            str(rounds),
+            "--auto-dealer",
+            "--seed",
+            "9",
+            "--step-delay",
+            STEP_DELAY,
+            *store,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[dict] = []
+        self._queue: queue.Queue[dict | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, name="daemon-log", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        with self.log_path.open("a") as log:
+            for raw in self.process.stderr:
+                log.write(raw)
+                if raw.startswith("{"):
+                    line = json.loads(raw)
+                    self.lines.append(line)
+                    self._queue.put(line)
+        self._queue.put(None)
+
+    def wait_for(self, wanted: Callable[[dict], bool], timeout: float = 30) -> dict:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                raise AssertionError(f"the daemon exited ({self.process.wait()}) first; see {self.log_path}")
+            if wanted(line):
+                return line
+        raise AssertionError(f"no such log line within {timeout} s; see {self.log_path}")
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        assert self.process.wait(10) == -signal.SIGKILL
+        self._reader.join(5)
+        self.process.stderr.close()
+
+    def finish(self, timeout: float = 60) -> int:
+        code = self.process.wait(timeout)
+        self._reader.join(5)
+        self.process.stderr.close()
+        return code
+
+
+def event_is(name: str, **fields) -> Callable[[dict], bool]:
+    return lambda line: line.get("event") == name and all(line.get(k) == v for k, v in fields.items())
+
+
+class Store:
+    """The daemon's store, read by the test: a data folder (SQLite) or a PostgreSQL schema."""
+
+    def __init__(self, args: list[str], url: str) -> None:
+        self.args, self.url = args, url
+
+    def rows(self, sql: str) -> list[tuple]:
+        engine = make_engine(self.url)
+        try:
+            with engine.connect() as connection:
+                return [tuple(row) for row in connection.execute(text(sql))]
+        finally:
+            engine.dispose()
+
+    def events(self, kind: str) -> list[dict]:
+        return [
+            json.loads(payload)
+            for (payload,) in self.rows(f"SELECT payload FROM events WHERE kind = '{kind}' ORDER BY seq")
+        ]
