@@ -28,8 +28,9 @@ Low-hand layout: ``category << 8 | higher rank << 4 | lower rank``.
 How it is fast: every five-card hand falls in a *class* (its natural ranks, its jokers, its
 naturals all one suit or not) and every class is scored once by the readable rules below
 (``_class_score``): Nevada's tables at import (~0.1 s), California's on first use; a hand
-is then one table lookup keyed by its card integers (ranking_tables.py). ``rank_high`` takes Card objects and checks them; ``rank_high_ints``
-takes card integers from ``card_ints`` and trusts them (see its docstring).
+is then one table lookup keyed by its card integers (ranking_tables.py). ``rank_high`` takes
+Card objects and checks them; ``rank_high_ints`` takes card integers from ``card_ints`` and
+trusts them (see its docstring).
 """
 
 from __future__ import annotations
@@ -247,7 +248,7 @@ def _checked_ints(cards: Sequence[Card], size: int) -> list[int]:
         if jokers > MAX_JOKERS:
             raise TooManyJokersError(jokers, MAX_JOKERS)
         seen: set[int] = set()
-        for card, value in zip(cards, ints):
+        for card, value in zip(cards, ints, strict=True):  # one int per card
             if value in seen and value != JOKER_INT:
                 raise DuplicateCardError(card)
             seen.add(value)

@@ -192,7 +192,7 @@ def paytable_from_mapping(data: Mapping[str, object], bonus: Bonus, source: str 
             value = None
         elif isinstance(value, str):
             raise BadOddsError(f"{bonus} line {name!r}: odds {value!r}, expected a whole number or {LOSS!r}")
-        lines.append(PayLine(name=str(name), odds=value))  # type: ignore[arg-type]
+        lines.append(PayLine(name=str(name), odds=value))
     cited = data.get("source", source)
     return PayTable(bonus=bonus, lines=tuple(lines), source=str(cited))
 

@@ -34,7 +34,7 @@ from .cards import ACE, NATURAL_CARDS, SUIT_CHARS, Game
 # --- the card integer -------------------------------------------------------------------
 
 RANK_PRIMES: Final[dict[int, int]] = dict(
-    zip(range(2, ACE + 1), (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41))
+    zip(range(2, ACE + 1), (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41), strict=True)
 )
 JOKER_PRIME: Final = 43
 PRIME_MASK: Final = 0xFF
@@ -65,7 +65,8 @@ del _card
 
 def unsuited_key(ranks: tuple[int, ...], jokers: int) -> int:
     """Key of a hand whose naturals are not all one suit: the product of the five primes."""
-    return prod(RANK_PRIMES[rank] for rank in ranks) * JOKER_PRIME**jokers
+    key: int = prod(RANK_PRIMES[rank] for rank in ranks) * JOKER_PRIME**jokers  # int ** int is Any to mypy
+    return key
 
 
 def suited_key(ranks: tuple[int, ...], jokers: int) -> int:

@@ -265,7 +265,8 @@ class PositionSettlement:
         return self.net - sum(b.net for b in self.bonuses) + self.fee
 
     def as_dict(self) -> dict[str, Any]:
-        return _plain(self)
+        record: dict[str, Any] = _plain(self)
+        return record
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +344,7 @@ class RoundSettlement:
         }
 
     def as_dict(self) -> dict[str, Any]:
-        record = _plain(self)
+        record: dict[str, Any] = _plain(self)
         record["totals"] = self.totals()
         return record
 
@@ -566,9 +567,9 @@ def _check_one_deck(rules: TableRules, banker: BankerHand, hands: Sequence[Posit
     for who, cards in [("banker", banker.cards)] + [(f"position {h.position}", h.cards) for h in hands]:
         for card in cards:
             holders[card].append(who)
-    for card, who in holders.items():
-        if not card.is_joker and len(who) > 1:
-            raise DeckError(f"card {card} dealt more than once: {', '.join(who)}")
+    for card, seats in holders.items():
+        if not card.is_joker and len(seats) > 1:
+            raise DeckError(f"card {card} dealt more than once: {', '.join(seats)}")
     jokers = [who for card, holders_ in holders.items() if card.is_joker for who in holders_]
     if len(jokers) > rules.game.jokers:
         raise DeckError(

@@ -24,7 +24,7 @@ test holds this engine to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
@@ -142,10 +142,19 @@ class HouseWayResult:
 
 class _SettingDraft:
     __slots__ = ("high", "low")
+    high: tuple[Card, ...]
+    low: tuple[Card, ...]
 
 
 class _ResultDraft:
     __slots__ = ("setting", "rule_id", "rule_words", "way", "section", "via", "skipped")  # noqa: RUF023 - the fields in order
+    setting: Setting
+    rule_id: str
+    rule_words: str
+    way: str
+    section: str
+    via: tuple[str, ...]
+    skipped: tuple[str, ...]
 
 
 for _draft, _frozen in ((_SettingDraft, Setting), (_ResultDraft, HouseWayResult)):
@@ -155,22 +164,31 @@ for _draft, _frozen in ((_SettingDraft, Setting), (_ResultDraft, HouseWayResult)
 _new = object.__new__
 
 
-def _result(high: tuple, low: tuple, rule_id: str, rule_words: str, way: str, section: str, via, skipped):
+def _result(
+    high: tuple[Card, ...],
+    low: tuple[Card, ...],
+    rule_id: str,
+    rule_words: str,
+    way: str,
+    section: str,
+    via: tuple[str, ...],
+    skipped: tuple[str, ...],
+) -> HouseWayResult:
     """HouseWayResult(Setting(high, low), rule_id, ...), through the drafts (above)."""
     setting = _new(_SettingDraft)
     setting.high = high
     setting.low = low
-    setting.__class__ = Setting
+    setting.__class__ = Setting  # type: ignore[assignment]  # the draft becomes the frozen class (above)
     result = _new(_ResultDraft)
-    result.setting = setting
+    result.setting = setting  # type: ignore[assignment]  # a Setting now (its class set above)
     result.rule_id = rule_id
     result.rule_words = rule_words
     result.way = way
     result.section = section
     result.via = via
     result.skipped = skipped
-    result.__class__ = HouseWayResult
-    return result
+    result.__class__ = HouseWayResult  # type: ignore[assignment]  # the draft becomes the frozen class
+    return result  # type: ignore[return-value]  # a HouseWayResult now (its class set above)
 
 
 # (front positions) -> (getter of the five behind, getter of the two in front), hand order.
@@ -245,7 +263,7 @@ def _all(tests: Sequence[Predicate]) -> _Test:
         return lambda f: first(f) and second(f) and third(f)
 
     def every(f: HandFacts) -> bool:
-        for test in tests:
+        for test in tests:  # noqa: SIM110 - a plain loop: all() over a generator is slower, on every hand's path
             if not test(f):
                 return False
         return True
@@ -278,7 +296,7 @@ class HouseWay:
             self._by_id[last_resort.id] = last_resort
         # Compiled form. A row is (rule, condition, followed blocks or None, candidates); rows
         # are grouped in blocks of one combination, whose condition is tested once per block.
-        targets = {rule.action.follows for rule in self.rules} - {None}
+        targets = {target for rule in self.rules if (target := rule.action.follows) is not None}
         steps = {
             combination: ((None, self._rows(rule for rule in self.rules if rule.combination == combination)),)
             for combination in targets
@@ -300,9 +318,13 @@ class HouseWay:
         )
         # Fast dispatch when every section is "can make X" (or always): one kinds() per hand.
         kinds = [_kind_of(section.condition) for section in self.sections]
+        known = [kind for kind in kinds if kind is not None]
         self._kind_dispatch = (
-            tuple((section, kind, self._blocks[section.id]) for section, kind in zip(self.sections, kinds))
-            if None not in kinds
+            tuple(
+                (section, kind, self._blocks[section.id])
+                for section, kind in zip(self.sections, known, strict=True)
+            )
+            if len(known) == len(kinds)
             else None
         )
         # signature -> (section, the rows left for it, the first row when it always applies),
@@ -345,7 +367,7 @@ class HouseWay:
     def _reduced_rows(
         self, rules: Sequence[Rule], sig: Signature, follows: bool = True
     ) -> tuple[_Entry, ...]:
-        rows = []
+        rows: list[_Entry] = []
         for rule in rules:
             value, test = _reduce(rule.condition.tests, sig)
             if value is False:
@@ -374,13 +396,15 @@ class HouseWay:
         return blocks
 
     @staticmethod
-    def _rows(rules, steps=None) -> tuple[_Entry, ...]:
-        rows = []
+    def _rows(
+        rules: Iterable[Rule], steps: Mapping[str, tuple[_Block, ...]] | None = None
+    ) -> tuple[_Entry, ...]:
+        rows: list[_Entry] = []
         for rule in rules:
             target = rule.action.follows
             if target is not None and steps is None:
                 raise ValueError(f"rule {rule.id!r}: the rows it follows follow again")
-            follow = None if target is None else steps[target]  # type: ignore[index]
+            follow = None if target is None else steps[target]  # type: ignore[index]  # not None: checked above
             rows.append(
                 (rule, _all(rule.condition.tests), follow, None if follow else rule.action.run, False)
             )
@@ -522,7 +546,7 @@ def _first(
             if test is not None and not test(facts):
                 continue
             if follow is not None:
-                found = _first(follow, facts, skipped, via + (rule.id,))
+                found = _first(follow, facts, skipped, (*via, rule.id))
                 if found is not None:
                     return found
             else:
@@ -530,7 +554,7 @@ def _first(
                 if len(picks) == 1:
                     low = picks[0]
                     if known_legal or facts.legal(low[0], low[1]):
-                        return rule, low, via  # type: ignore[return-value]
+                        return rule, low, via
                 else:
                     low = choose(picks, facts)
                     if low is not None:

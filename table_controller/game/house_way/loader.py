@@ -20,7 +20,7 @@ import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ...shipped import CONFIG_DIR
 from ..cards import Card, parse_cards
@@ -84,9 +84,6 @@ def load_house_way(name: str = DEFAULT_WAY, directory: Path | None = None) -> Ho
     return _load(name, _directory(directory))
 
 
-load_house_way.cache_clear = lambda: _load.cache_clear()  # type: ignore[attr-defined]
-
-
 @lru_cache(maxsize=32)
 def _load(name: str, folder: Path) -> HouseWay:
     path = folder / f"{name}.toml"
@@ -101,6 +98,9 @@ def _load(name: str, folder: Path) -> HouseWay:
     if way.name != name:
         raise HouseWayFileError(path, f"the file names the way {way.name!r}, not {name!r}")
     return way
+
+
+load_house_way.cache_clear = lambda: _load.cache_clear()  # type: ignore[attr-defined]  # a function's attribute
 
 
 def set_house_way(
@@ -124,7 +124,7 @@ class _Checker:
     def __init__(self, path: Path | str) -> None:
         self.path = path
 
-    def fail(self, where: str, problem: str, kind: type[HouseWayFileError] = HouseWayFileError) -> None:
+    def fail(self, where: str, problem: str, kind: type[HouseWayFileError] = HouseWayFileError) -> NoReturn:
         raise kind(self.path, f"{where}: {problem}")
 
     def table(self, value: Any, where: str, keys: set[str], required: Sequence[str]) -> dict[str, Any]:
@@ -253,10 +253,10 @@ def build_house_way(data: dict[str, Any], path: Path | str = "<memory>") -> Hous
         rules.append(
             Rule(
                 id=rule_id,
-                section=combination.section,  # type: ignore[union-attr]
-                combination=combination.id,  # type: ignore[union-attr]
-                hand_ranks=words_of_section[combination.section],  # type: ignore[union-attr]
-                hand_combinations=combination.words,  # type: ignore[union-attr]
+                section=combination.section,
+                combination=combination.id,
+                hand_ranks=words_of_section[combination.section],
+                hand_combinations=combination.words,
                 more_hand_details=check.text(entry["details"], where, "details"),
                 split=check.text(entry["split"], where, "split", allow_empty=False),
                 condition=check.condition(entry["when"], where),

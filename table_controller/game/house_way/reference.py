@@ -292,18 +292,18 @@ def _walk(
 ) -> tuple[Rule, Low, tuple[str, ...]] | None:
     for rule in rules:
         combination = way.combinations[rule.combination]
-        if not steps and not all(test(facts) for test in combination.condition.tests):
+        if not steps and not all(test(facts) for test in combination.condition.tests):  # type: ignore[arg-type]  # PlainFacts duck-types HandFacts
             continue
-        if not all(test(facts) for test in rule.condition.tests):
+        if not all(test(facts) for test in rule.condition.tests):  # type: ignore[arg-type]  # PlainFacts duck-types HandFacts
             continue
         target = rule.action.follows
         if target is not None:
             followed = [step for step in way.rules if step.combination == target]
-            found = _walk(way, followed, facts, skipped, via + (rule.id,), steps=True)
+            found = _walk(way, followed, facts, skipped, (*via, rule.id), steps=True)
             if found is not None:
                 return found
         else:
-            low = choose(rule.action.run(facts), facts)  # type: ignore[operator]
+            low = choose(rule.action.run(facts), facts)  # type: ignore[operator, arg-type]  # run: Candidates; PlainFacts duck-types HandFacts
             if low is not None:
                 return rule, low, via
         skipped.append(rule.id)
@@ -312,7 +312,7 @@ def _walk(
 
 def section_of(way: HouseWay, facts: PlainFacts) -> Section:
     for section in way.sections:
-        if all(test(facts) for test in section.condition.tests):
+        if all(test(facts) for test in section.condition.tests):  # type: ignore[arg-type]  # PlainFacts duck-types HandFacts
             return section
     raise NoLegalSettingError(way.name, " ".join(codes(facts.cards)), "(no section applies)")
 
@@ -352,7 +352,7 @@ def _set(way: HouseWay, section: Section, facts: PlainFacts) -> HouseWayResult:
     found = _walk(way, rules, facts, skipped, (), steps=False)
     if found is None:
         last = way.last_resort
-        low = None if last is None else choose(last.action.run(facts), facts)  # type: ignore[operator]
+        low = None if last is None else choose(last.action.run(facts), facts)  # type: ignore[operator, arg-type]  # run: Candidates; PlainFacts duck-types HandFacts
         if last is None or low is None:
             raise NoLegalSettingError(way.name, " ".join(codes(facts.cards)), section.id)
         found = (last, low, ())

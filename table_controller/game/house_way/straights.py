@@ -12,9 +12,10 @@ straight ranks highest (A-2-3-4-5 per the table's wheel rule) and ``straight_win
 them, that one first (the engine keeps the one leaving the highest front, ties to the
 first); among placements of the same natural cards, the jokers go at the bottom.
 
-Speed (docs/house-way.md, "Speed"): the ranks held in every window of a length are counted at once, each window's count
-in its own nibble (the mask plus its shifts), and the windows a run can fill are read from
-the nibbles that reach the count needed. No table and no cache: every hand pays the same.
+Speed (docs/house-way.md, "Speed"): the ranks held in every window of a length are counted at
+once, each window's count in its own nibble (the mask plus its shifts), and the windows a run
+can fill are read from the nibbles that reach the count needed. No table and no cache: every
+hand pays the same.
 """
 
 from __future__ import annotations
