@@ -722,3 +722,30 @@ def test_the_table_page_marks_a_fouled_hand(site, browser):
     assert "fouled" not in (legal.get_attribute("class") or "").split()
     assert legal.find_elements(By.CSS_SELECTOR, ".foul-mark") == []
     screenshot(browser, "table-foul.png")
+
+
+def test_the_table_page_shows_a_hold_and_the_pit_clears_it_after_a_clean_deck_check(site, browser):
+    """Two misdeals in a row hold the table: the page says why and what the deck check found; the
+    clear is offered to the pit only once the last check was clean (docs/round-lifecycle.md)."""
+    from table_controller.service import DeckCheck
+
+    base, api = site
+    for _ in range(2):
+        assert api.post("/api/round", "dealer", json={"wagers": {"3": {"main": 2500}}}).status_code == 201
+        api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
+        piles, unused = deal({1: BANKER, 3: POSITION_3}, start=3)
+        unused[0] = piles[2][0]  # the same card twice: a misdeal
+        api.service.record_deal(PilesDealt(piles=piles, unused=unused))
+    api.service.record_deck_check(DeckCheck(complete=False, scanned=53, missing=("2c",)))
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: "2 misdeals in a row" in text(d, "#table-hold-reason"))
+    assert text(browser, "#deck-check") == "deck not clean: missing 2c; 53 scanned"
+    clear = browser.find_element(By.ID, "clear-hold")
+    assert clear.is_displayed() and not clear.is_enabled()  # not while the last check was not clean
+    browser.find_element(By.ID, "ask-deck-check").click()
+    wait_for(browser, lambda d: text(d, "#deck-check") == "running…")
+    api.service.record_deck_check(DeckCheck(complete=True, scanned=53))
+    wait_for(browser, lambda d: d.find_element(By.ID, "clear-hold").is_enabled())
+    browser.find_element(By.ID, "clear-hold").click()
+    wait_for(browser, lambda d: not d.find_element(By.ID, "holds").is_displayed())
+    assert api.service.hold is None

@@ -1,7 +1,7 @@
 // The live table: the round now with its cards drawn, the house way, alerts and devices,
 // following the live stream; and the command forms the signed-in role may use (commands.js).
 import { api, can, cards, clock, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, requireToken,
-  showError } from "./app.js";
+  showError, when } from "./app.js";
 import { commands } from "./commands.js";
 
 requireToken();
@@ -48,9 +48,64 @@ function render(state) {
   const way = round && round.house_way;
   fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
     el("div", {}, cards(way.setting.high), " | ", cards(way.setting.low))) : "");
+  renderHolds(state);
   fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
   renderDevices(state.devices);
   updateCommands(state);
+}
+
+// What stops play, in words (docs/round-lifecycle.md, "When things go wrong"): the store away,
+// a round held for the pit, the table held after misdeals with its deck check.
+function renderHolds(state) {
+  const outage = state.store_outage;
+  const hold = state.hold;
+  show("store-outage", outage, () => `The database is not answering since ${when(outage.since)} (${outage.error}); ` +
+    `play is stopped and ${outage.alerts_kept} alert(s) are kept until it is back.`);
+  show("round-held", state.round_held, () => `This round is held: ${state.round_held}. Only a pit void moves it on.`);
+  show("table-hold", hold, () => null);
+  if (hold) {
+    fill("table-hold-reason", `The table is held since ${when(hold.since)}: ${hold.reason}.`);
+    fill("deck-check", hold.deck_check_pending ? "running…" : hold.deck_check ? hold.deck_check.words : "none yet");
+    const pit = can(who, "open-close");
+    document.getElementById("ask-deck-check").hidden = !pit;
+    document.getElementById("clear-hold").hidden = !pit;
+    document.getElementById("clear-hold").disabled = !hold.deck_check || !hold.deck_check.complete || hold.deck_check_pending;
+  }
+  document.getElementById("holds").hidden = !(outage || state.round_held || hold);
+}
+
+function show(id, when_, text) {
+  const node = document.getElementById(id);
+  node.hidden = !when_;
+  const words = when_ ? text() : null;
+  if (words !== null) node.textContent = words || "";
+}
+
+for (const [id, path] of [["ask-deck-check", "/api/table/deck-check"], ["clear-hold", "/api/table/hold/clear"]]) {
+  document.getElementById(id).addEventListener("click", async () => {
+    try {
+      render(await api(path, { method: "POST" }));
+      showError(null);
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+
+// Today's actual result against the theoretical win and where it sits in its 95% band
+// (docs/math.md): for the roles that read the table's math.
+async function renderToday() {
+  if (!can(who, "audit")) return;
+  try {
+    const t = await api("/api/analysis/today");
+    document.getElementById("today").hidden = false;
+    fill("today-band", t.theoretical_cents === null ? "No round with a theoretical win yet today."
+      : `Actual ${money(t.actual_cents)} against theoretical ${money(t.theoretical_cents)}; 95% band ` +
+        `${money(t.band_low_cents)} .. ${money(t.band_high_cents)} (${t.rounds} rounds): ` +
+        (t.outside_band ? "OUTSIDE the band" : `inside, at ${t.position_percent}% of it`));
+  } catch (error) {
+    showError(error);
+  }
 }
 
 // A player's setting as made; a foul (the server's judgement: 001, 004) is marked on it.
@@ -87,6 +142,7 @@ async function refresh() {
     shown = await api("/api/table");
     render(shown);
     showError(null);
+    await renderToday();
   } catch (error) {
     showError(error);
   }
