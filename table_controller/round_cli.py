@@ -11,13 +11,12 @@ Exit status: 0 voided, 1 refused (no open round, not a pit user, the reason too 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .settings import load_settings
-from .storage import open_store, redacted, store_url
+from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
+from .storage import redacted
 from .storage.errors import StorageError
 from .storage.session import read_snapshot
 from .storage.users import Role, UserNotFoundError, get_user
@@ -36,31 +35,15 @@ def void(
         str, typer.Option("--reason", help="why the round is void, as the audit chain shows it")
     ],
     actor: Annotated[str, typer.Option("--as", help="the pit user who voids it (an enabled pit user)")],
-    data_dir: Annotated[
-        Path | None, typer.Option("--data-dir", help="the table's data folder (SQLite)")
-    ] = None,
-    db_url: Annotated[str | None, typer.Option("--db-url", help="a PostgreSQL URL")] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="the table's TOML settings")] = None,
+    data_dir: DataDirOption = None,
+    db_url: DbUrlOption = None,
+    config: ConfigOption = None,
 ) -> None:
     """Void the table's open round (a held one too): wagers returned, nothing settled."""
     from .round.machine import TransitionRefused
     from .service import TableRefused, TableService
 
-    if data_dir is not None and db_url is not None:
-        raise typer.BadParameter("give --data-dir or --db-url, not both")
-    try:
-        settings = load_settings(config, data_dir=data_dir, db_url=db_url)
-        url = (
-            store_url(db_url=db_url)
-            if db_url
-            else store_url(data_dir=data_dir)
-            if data_dir
-            else settings.database_url
-        )
-        engine = open_store(url)
-    except (ValueError, OSError, StorageError) as error:
-        typer.echo(f"cannot open the store: {error}", err=True)
-        raise typer.Exit(2) from None
+    settings, url, engine = open_command_store(config, data_dir, db_url)
     try:
         try:
             with read_snapshot(engine) as session:

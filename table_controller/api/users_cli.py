@@ -9,14 +9,13 @@ Exit status: 0 added, 1 refused (name taken or not valid), 2 usage or store prob
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..settings import load_settings
-from ..storage import append_event, open_store, redacted, store_url, unit_of_work
-from ..storage.errors import InvalidFieldError, StorageError
+from ..cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
+from ..storage import append_event, redacted, unit_of_work
+from ..storage.errors import InvalidFieldError
 from ..storage.users import Role, UserExistsError, add_user
 
 app = typer.Typer(
@@ -34,28 +33,12 @@ def users() -> None:
 def add(
     name: Annotated[str, typer.Argument(help="the person's name as the audit chain shows it, e.g. ann")],
     role: Annotated[Role, typer.Option("--role", help="dealer, pit, surveillance or admin")],
-    data_dir: Annotated[
-        Path | None, typer.Option("--data-dir", help="the table's data folder (SQLite)")
-    ] = None,
-    db_url: Annotated[str | None, typer.Option("--db-url", help="a PostgreSQL URL")] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="the table's TOML settings")] = None,
+    data_dir: DataDirOption = None,
+    db_url: DbUrlOption = None,
+    config: ConfigOption = None,
 ) -> None:
     """Add a person with a role and print their token once."""
-    if data_dir is not None and db_url is not None:
-        raise typer.BadParameter("give --data-dir or --db-url, not both")
-    try:
-        settings = load_settings(config, data_dir=data_dir, db_url=db_url)
-        url = (
-            store_url(db_url=db_url)
-            if db_url
-            else store_url(data_dir=data_dir)
-            if data_dir
-            else settings.database_url
-        )
-        engine = open_store(url)
-    except (ValueError, OSError, StorageError) as error:
-        typer.echo(f"cannot open the store: {error}", err=True)
-        raise typer.Exit(2) from None
+    settings, url, engine = open_command_store(config, data_dir, db_url)
     try:
         with unit_of_work(engine) as session:
             token = add_user(session, name=name, role=role)
