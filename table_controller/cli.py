@@ -160,7 +160,7 @@ app.add_typer(audit_app, name="audit")
 
 
 def _users_app() -> typer.Typer:
-    from .api.users_cli import app as users_app
+    from .users_cli import app as users_app
 
     return users_app
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import selectors
@@ -41,6 +39,7 @@ from drivers.link import LinkConfig
 from drivers.usb_transport import UsbConfig
 
 from .autodealer import AutoDealer
+from .children import compute_table_math, die_with_parent, table_math_for
 from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
 from .service import TableService
 from .settings import TableSettings
@@ -52,21 +51,12 @@ if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, a
 
 log = structlog.get_logger()
 
-PR_SET_PDEATHSIG = 1
-
 
 class ConfigError(ValueError):
     """Settings that cannot run a table (a missing device port...): exit status 2."""
 
 
 # -- simulators as child processes ------------------------------------------------------------------
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: the child gets SIGTERM when the daemon dies, even by SIGKILL."""
-    name = ctypes.util.find_library("c")
-    if name:
-        ctypes.CDLL(name, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @dataclass
@@ -88,7 +78,7 @@ class SimulatorProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=log_file,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
             )
         assert process.stdout is not None
         with selectors.DefaultSelector() as selector:
@@ -269,21 +259,6 @@ def install_table_context(service: TableService) -> None:
 # -- the table's math -------------------------------------------------------------------------------
 
 
-def _table_math(settings: TableSettings) -> Any:
-    from .analysis.lookup import default_cache_dir  # numpy and the house-way lookup: loaded here only
-    from .analysis.theoretical import table_math
-
-    # The machine's cache, keyed by the content of the way, rules and pay tables: a restart, or
-    # another table with the same configuration, reads it in milliseconds.
-    return table_math(settings, cache_dir=default_cache_dir())
-
-
-def _compute_table_math(values: dict[str, Any]) -> None:  # pragma: no cover - runs in the child
-    if sys.platform.startswith("linux"):
-        _die_with_parent()
-    _table_math(TableSettings(**values))
-
-
 def start_table_math(settings: TableSettings, service: TableService) -> Callable[[], None]:
     """The table's math (theoretical win per round, docs/math.md), computed in a child process:
     the first run builds the house-way lookup (about 20 s) and caches it on the machine, and a
@@ -291,7 +266,7 @@ def start_table_math(settings: TableSettings, service: TableService) -> Callable
     the child has written the cache, a thread reads it and hands it to the service. Until then
     settled rounds carry no theoretical win (shown as missing). Returns the stopper."""
     child = multiprocessing.get_context("spawn").Process(
-        target=_compute_table_math, args=(settings.model_dump(mode="json"),), name="table-math", daemon=True
+        target=compute_table_math, args=(settings.model_dump(mode="json"),), name="table-math", daemon=True
     )
     started = time.monotonic()
     child.start()
@@ -303,7 +278,7 @@ def start_table_math(settings: TableSettings, service: TableService) -> Callable
                 log.error("table.math_failed", exit_code=child.exitcode)
             return
         try:
-            service.set_table_math(_table_math(settings))
+            service.set_table_math(table_math_for(settings.model_dump(mode="json")))
         except Exception:
             log.exception("table.math_failed")
             return

@@ -13,10 +13,10 @@ from typing import Annotated
 
 import typer
 
-from ..cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
-from ..storage import append_event, redacted, unit_of_work
-from ..storage.errors import InvalidFieldError
-from ..storage.users import Role, UserExistsError, add_user
+from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
+from .storage import append_event, redacted, unit_of_work
+from .storage.errors import InvalidFieldError
+from .storage.users import Role, UserExistsError, add_user
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="People who use the terminals, and their keys."
