@@ -15,8 +15,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -43,6 +43,7 @@ from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot
 from .storage.errors import StoreUnavailableError, is_outage
+from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
 
@@ -57,101 +58,6 @@ class RoundHeld(TableRefused):
 
 class StoreOutage(StoreUnavailableError):
     """The database went away (or is locked) under a command: nothing of it was written."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-@dataclass(frozen=True)
-class OpenFault:
-    device: str
-    kind: str
-    detail: str
-    restored: bool = False  # read back from the record at start, not yet re-reported by the device
-
-
-@dataclass(frozen=True)
-class DeckCheck:
-    """What DECK_CHECK found (shuffler.md 4), or why there is no scan (``error``)."""
-
-    complete: bool
-    scanned: int = 0
-    unreadable: int = 0
-    missing: tuple[str, ...] = ()
-    duplicated: tuple[tuple[str, int], ...] = ()
-    error: str | None = None
-    at: str = field(default_factory=_now)
-
-    def words(self) -> str:
-        if self.error is not None:
-            return f"no deck check: {self.error}"
-        if self.complete:
-            return f"deck complete: {self.scanned} cards scanned, none missing, duplicated or unreadable"
-        parts = []
-        if self.missing:
-            parts.append("missing " + " ".join(self.missing))
-        if self.duplicated:
-            parts.append("duplicated " + " ".join(f"{code} x{seen}" for code, seen in self.duplicated))
-        if self.unreadable:
-            parts.append(f"{self.unreadable} unreadable")
-        parts.append(f"{self.scanned} scanned")
-        return "deck not clean: " + "; ".join(parts)
-
-    def as_payload(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["missing"] = list(self.missing)
-        data["duplicated"] = [list(d) for d in self.duplicated]
-        return data
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> DeckCheck:
-        return cls(
-            complete=bool(data["complete"]),
-            scanned=int(data.get("scanned", 0)),
-            unreadable=int(data.get("unreadable", 0)),
-            missing=tuple(data.get("missing", ())),
-            duplicated=tuple((str(c), int(n)) for c, n in data.get("duplicated", ())),
-            error=data.get("error"),
-            at=str(data.get("at", "")),
-        )
-
-
-@dataclass(frozen=True)
-class TableHold:
-    """No new round until the pit clears it: after ``misdeal_hold_after`` misdeals in a row the
-    deck is checked (DECK_CHECK) and the clear is refused while the last check was not clean."""
-
-    reason: str
-    since: str
-    deck_check: DeckCheck | None = None
-    deck_check_wanted: bool = True  # the conductor runs DECK_CHECK when it sees this
-
-    def as_payload(self) -> dict[str, Any]:
-        return {
-            "reason": self.reason,
-            "since": self.since,
-            "deck_check_wanted": self.deck_check_wanted,
-            "deck_check": None if self.deck_check is None else self.deck_check.as_payload(),
-        }
-
-    @classmethod
-    def from_payload(cls, data: Mapping[str, Any]) -> TableHold:
-        check = data.get("deck_check")
-        return cls(
-            reason=str(data["reason"]),
-            since=str(data["since"]),
-            deck_check=None if check is None else DeckCheck.from_payload(check),
-            deck_check_wanted=bool(data.get("deck_check_wanted", True)),
-        )
-
-
-@dataclass(frozen=True)
-class Outage:
-    """The store stopped answering: since when, why, and the notes kept until it is back."""
-
-    since: str
-    error: str
 
 
 def rules_for(opened: RoundOpened) -> RoundRules:
@@ -653,7 +559,7 @@ class TableService:
                 *self._pending,
                 self._alert_note(
                     "store-unavailable",
-                    f"the store did not answer from {outage.since} to {_now()}: {outage.error}",
+                    f"the store did not answer from {outage.since} to {now_iso()}: {outage.error}",
                     since=outage.since,
                 ),
             ]
@@ -753,7 +659,7 @@ class TableService:
         )
 
     def _hold_table(self, reason: str) -> None:
-        self._hold = TableHold(reason=reason, since=_now())
+        self._hold = TableHold(reason=reason, since=now_iso())
         self._notes(
             [
                 self._alert_note(
@@ -811,7 +717,7 @@ class TableService:
                 if not is_outage(error):
                     raise
                 self._store_went_away(error)
-        kept_at = _now()
+        kept_at = now_iso()
         self._pending.extend(replace(n, payload={**n.payload, "kept_from": kept_at}) for n in notes)
         log.warning("store.note_kept", kinds=[n.kind for n in notes], kept=len(self._pending))
 
@@ -826,7 +732,7 @@ class TableService:
     def _store_went_away(self, error: BaseException) -> None:
         if self._outage is None:
             self._outage = Outage(
-                since=_now(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+                since=now_iso(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
             )
             log.error("store.unavailable", error=self._outage.error)
 
@@ -847,12 +753,8 @@ class TableService:
 
 
 __all__ = [
-    "DeckCheck",
-    "OpenFault",
-    "Outage",
     "RoundHeld",
     "StoreOutage",
-    "TableHold",
     "TableRefused",
     "TableService",
     "check_wagers",

@@ -55,7 +55,6 @@ from table_controller.round.events import ROUND_EVENT_KINDS, DiceRolled, PilesDe
 from table_controller.round.machine import TransitionRefused, replay
 from table_controller.round.phases import Phase
 from table_controller.service import (
-    DeckCheck,
     RoundHeld,
     StoreOutage,
     TableRefused,
@@ -66,6 +65,7 @@ from table_controller.service import (
 from table_controller.settings import TableSettings
 from table_controller.storage import get_positions, get_round, list_events, verify_chain
 from table_controller.storage.session import read_snapshot
+from table_controller.table_state import DeckCheck
 
 from .round.tables import BANKER as BANKER_HAND
 from .round.tables import POSITION_3, deal

@@ -13,8 +13,9 @@ from ..game.evaluator import RankingRules
 from ..game.setting import Setting, is_legal
 from ..game.table_rules import TableRules
 from ..round.machine import RoundState
-from ..service import OpenFault, TableHold, TableService
+from ..service import TableService
 from ..storage.alerts import Alert, list_alerts
+from ..table_state import OpenFault, TableHold
 from .models.table import (
     AlertPublic,
     DeckCheckPublic,

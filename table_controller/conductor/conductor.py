@@ -33,7 +33,8 @@ import structlog
 from ..autodealer import AutoDealer
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
-from ..service import DeckCheck, RoundHeld, StoreOutage, TableRefused, TableService
+from ..service import RoundHeld, StoreOutage, TableRefused, TableService
+from ..table_state import DeckCheck
 from .adapter import OffLoop, Stopped, wait_or_stop
 from .dice import Roll
 from .journal import DeviceRecord
