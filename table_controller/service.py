@@ -97,6 +97,7 @@ class TableService:
         self.table_id = settings.table_id
         self.recorder = RoundRecorder(engine, settings.table_id, rules_for)
         self._rules = GameRoundRules(table=settings.table_rules(), way=load_house_way(settings.house_way))
+        self._rules_snapshot = self._rules.snapshot()  # what each round.opened records, built once
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
@@ -167,7 +168,7 @@ class TableService:
         """A settled round's theoretical win and variance, when the table's math is known and the
         round was played under the rules it was computed for."""
         math = self._math
-        if math is None or state.opened.rules != self._rules.snapshot():
+        if math is None or state.opened.rules != self._rules_snapshot:
             return None
         from .analysis.theoretical import round_theoretical  # numpy: only once the math is there
 
@@ -314,7 +315,7 @@ class TableService:
                 raise self._refuse("round.open", str(error)) from None
             try:
                 self._round, self._round_rules = self.recorder.open(
-                    game=self.settings.game, rules=self._rules.snapshot(), wagers=wagers, actor=actor
+                    game=self.settings.game, rules=self._rules_snapshot, wagers=wagers, actor=actor
                 )
             except Exception as error:
                 if is_outage(error):
