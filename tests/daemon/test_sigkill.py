@@ -2,18 +2,22 @@
 
 The simulators run as their own processes (``python -m simulators ... --pty``), so the devices
 outlive the daemon as real ones do. ``table-controller run`` plays against them on a temporary
-data folder with a step delay; the test reads its JSON log lines, kills it with SIGKILL while
-the round is in the chosen phase, starts it again on the same folder, and checks that the
-round resumed in that phase, completed, was settled exactly once, that its wagers and all 53
-cards are there exactly once, that the dice were not rolled again, and that ``audit verify``
-finds the chain whole. The whole matrix runs on SQLite, one representative phase on PostgreSQL.
+data folder with a step delay; the test reads its JSON log lines and kills it with SIGKILL while
+round N is in the N-th chosen phase; the next start on the same folder must resume round N in
+that phase, complete it, and play on to round N+1, killed at the next point. One chain of kills
+covers every phase (one pair of simulators, one ``audit verify`` at the end). For each round
+the test checks that it was settled exactly once, that its wagers and all 53 cards are there
+exactly once, that the dice were not rolled again and the deck dealt once, and that the chain is
+whole. The whole matrix runs on SQLite, one representative phase on PostgreSQL.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -39,45 +43,93 @@ KILL_POINTS = {
 }
 
 
-def _kill_and_resume(store: Store, tmp_path: Path, point: str) -> None:
-    trigger, phase = KILL_POINTS[point]
+@dataclass
+class Kill:
+    """What the store held for one round when the daemon was killed in it."""
+
+    round_id: str
+    phase: str
+    rolls: list[dict]
+    piles: list[dict]
+
+
+def _round_events(store: Store, round_id: str, kind: str) -> list[dict]:
+    return [
+        json.loads(payload)
+        for (payload,) in store.rows(
+            f"SELECT payload FROM events WHERE kind = '{kind}' AND round_id = '{round_id}' ORDER BY seq"
+        )
+    ]
+
+
+def _kill_chain(store: Store, tmp_path: Path, points: list[str]) -> None:
+    kills: list[Kill] = []
+    daemons: list[Daemon] = []
     sims = Simulators().start(tmp_path)
     try:
-        first = Daemon(store.args, sims.ports, tmp_path / "daemon-1.log")
-        try:
-            first.wait_for(trigger)
-        finally:
-            first.kill()
-        assert store.rows("SELECT round_id, phase FROM rounds") == [("table-1-1", phase)]
-        rolls_before = store.events("device.dice-shaker.rolled")
-        piles_before = store.events("device.shuffler.pile-dealt")
-
-        second = Daemon(store.args, sims.ports, tmp_path / "daemon-2.log")
-        assert second.finish() == 0, f"see {second.log_path}"
+        for number, point in enumerate(points, start=1):
+            trigger, phase = KILL_POINTS[point]
+            round_id = f"table-1-{number}"
+            daemon = Daemon(store.args, sims.ports, tmp_path / f"daemon-{number}.log", rounds=len(points) + 1)
+            daemons.append(daemon)
+            try:
+                daemon.wait_for(lambda line, t=trigger, r=round_id: t(line) and line.get("round_id") == r)
+            finally:
+                daemon.kill()
+            assert store.rows(f"SELECT phase FROM rounds WHERE round_id = '{round_id}'") == [(phase,)]
+            kills.append(
+                Kill(
+                    round_id,
+                    phase,
+                    _round_events(store, round_id, "device.dice-shaker.rolled"),
+                    _round_events(store, round_id, "device.shuffler.pile-dealt"),
+                )
+            )
+        last = Daemon(store.args, sims.ports, tmp_path / "daemon-last.log", rounds=1)
+        daemons.append(last)
+        assert last.finish() == 0, f"see {last.log_path}"
     finally:
         sims.stop()
 
-    resumed = [line for line in second.lines if line["event"] == "round.resuming"]
-    assert [(line["round_id"], line["phase"]) for line in resumed] == [("table-1-1", phase)]
-    assert store.rows("SELECT round_id, phase, voided FROM rounds") == [("table-1-1", "closed", False)]
-    assert len(store.events("round.settled")) == 1
-    [opened] = store.events("round.opened")
+    assert store.rows("SELECT count(*) FROM rounds") == [(len(points),)]
+    for kill, resumer in zip(kills, daemons[1:], strict=True):
+        _check_round(store, kill, resumer)
+    _check_verify(store)
+
+
+def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
+    round_id = kill.round_id
+    resumed = [line for line in resumer.lines if line["event"] == "round.resuming"]
+    where = f"see {resumer.log_path}"
+    assert [(line["round_id"], line["phase"]) for line in resumed] == [(round_id, kill.phase)], where
+    rows = store.rows(f"SELECT phase, voided FROM rounds WHERE round_id = '{round_id}'")
+    assert rows == [("closed", False)], round_id
+    assert len(_round_events(store, round_id, "round.settled")) == 1, round_id
+    [opened] = _round_events(store, round_id, "round.opened")
     wagers = {int(p): w["main"] for p, w in opened["wagers"].items()}
-    assert dict(store.rows("SELECT position, wager_cents FROM round_positions WHERE position > 1")) == wagers
-    [dealt] = store.events("piles.dealt")
+    positions = store.rows(
+        f"SELECT position, wager_cents FROM round_positions WHERE round_id = '{round_id}' AND position > 1"
+    )
+    assert dict(positions) == wagers, round_id
+    [dealt] = _round_events(store, round_id, "piles.dealt")
     assert Counter(c for pile in dealt["piles"] for c in pile) + Counter(dealt["unused"]) == DECK
-    cards = [c for (hand,) in store.rows("SELECT cards FROM round_positions") for c in hand.split()]
-    assert len(cards) == len(set(cards)) == 7 * (len(wagers) + 1)
-    [rolled] = store.events("device.dice-shaker.rolled")  # one shake in all: the dice were not re-rolled
-    [dice] = store.events("dice.rolled")
+    hands = store.rows(f"SELECT cards FROM round_positions WHERE round_id = '{round_id}'")
+    cards = [c for (hand,) in hands for c in hand.split()]
+    assert len(cards) == len(set(cards)) == 7 * (len(wagers) + 1), round_id
+    # one shake in all: the dice were not re-rolled after the kill
+    [rolled] = _round_events(store, round_id, "device.dice-shaker.rolled")
+    [dice] = _round_events(store, round_id, "dice.rolled")
     assert dice["faces"] == rolled["faces"] and dice["roll_id"].endswith(f":{rolled['roll_id']}")
-    if rolls_before:
-        assert rolls_before == [rolled]
-    piles = [p["pile"] for p in store.events("device.shuffler.pile-dealt")]
-    assert piles == [1, 2, 3, 4, 5, 6, 7]  # every pile stored once, across the kill
-    assert [p["cards"] for p in piles_before] == dealt["piles"][: len(piles_before)]
-    deals = [c for c in store.events("device.shuffler.command") if c["command"] == "deal"]
-    assert len(deals) == 1  # one deal in all
+    if kill.rolls:
+        assert kill.rolls == [rolled]
+    piles = [p["pile"] for p in _round_events(store, round_id, "device.shuffler.pile-dealt")]
+    assert piles == [1, 2, 3, 4, 5, 6, 7], round_id  # every pile stored once, across the kill
+    assert [p["cards"] for p in kill.piles] == dealt["piles"][: len(kill.piles)]
+    commands = _round_events(store, round_id, "device.shuffler.command")
+    assert len([c for c in commands if c["command"] == "deal"]) == 1, round_id  # one deal in all
+
+
+def _check_verify(store: Store) -> None:
     verify = subprocess.run(
         [
             sys.executable,
@@ -96,10 +148,9 @@ def _kill_and_resume(store: Store, tmp_path: Path, point: str) -> None:
     assert verify.stdout.startswith("audit chain whole:")
 
 
-@pytest.mark.parametrize("point", list(KILL_POINTS))
-def test_sigkill_in_each_phase_resumes_there_and_settles_once_sqlite(sqlite_store, tmp_path, point):
-    _kill_and_resume(sqlite_store, tmp_path, point)
+def test_sigkill_in_each_phase_resumes_there_and_settles_once_sqlite(sqlite_store, tmp_path):
+    _kill_chain(sqlite_store, tmp_path, list(KILL_POINTS))
 
 
 def test_sigkill_mid_deal_resumes_and_settles_once_postgresql(postgres_store, tmp_path):
-    _kill_and_resume(postgres_store, tmp_path, "dealing-mid-deal")
+    _kill_chain(postgres_store, tmp_path, ["dealing-mid-deal"])
