@@ -36,7 +36,11 @@ def _no_round_opens(daemon: Daemon, seconds: float = 1.5) -> None:
     assert not [line for line in daemon.lines if line["event"] == "round.opened"]
 
 
-def test_a_closed_table_stays_closed_after_sigkill(sqlite_store, tmp_path):
+def test_a_closed_table_stays_closed_and_an_open_fault_is_restored_after_sigkill(sqlite_store, tmp_path):
+    """One store, one pair of simulators, three starts: killed with the table closed, the table
+    comes back closed; opened again, killed with the shuffler's door open (closed while the
+    controller was down), the fault comes back and is cleared when the device no longer
+    reports it, and play resumes."""
     people = _people(sqlite_store)
     sims = Simulators().start(tmp_path)
     try:
@@ -55,8 +59,23 @@ def test_a_closed_table_stays_closed_after_sigkill(sqlite_store, tmp_path):
             refused = httpx.post(f"{url}/api/round", headers=people["dealer"], json=WAGERS)
             assert refused.status_code == 409 and "the table is closed" in refused.json()["detail"]
             _no_round_opens(second)
+            assert httpx.post(f"{url}/api/table/open", headers=people["pit"]).status_code == 200
+            second.wait_for(event_is("round.summary"))
+            sims.operate(0, "open-door")
+            second.wait_for(event_is("device.fault", fault="door-open"))
         finally:
             second.kill()
+        sims.operate(0, "close-door")  # closed while the controller was down
+        third = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-3.log", rounds=1)
+        try:
+            restored = third.wait_for(event_is("table.restored"))
+            assert restored["open"] is True
+            assert restored["faults"] == ["shuffler door-open"]
+            third.wait_for(event_is("device.fault_cleared", fault="door-open"))
+            assert third.finish() == 0  # play resumed: a round settled
+        except BaseException:
+            third.kill()
+            raise
     finally:
         sims.stop()
 
@@ -83,31 +102,5 @@ def test_a_table_held_after_misdeals_stays_held_with_its_deck_check_after_sigkil
             _no_round_opens(second)
         finally:
             second.kill()
-    finally:
-        sims.stop()
-
-
-def test_an_open_fault_is_restored_after_sigkill_and_cleared_when_the_device_no_longer_reports_it(
-    sqlite_store, tmp_path
-):
-    sims = Simulators().start(tmp_path)
-    try:
-        first = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-1.log", rounds=50)
-        try:
-            first.wait_for(event_is("round.summary"))
-            sims.operate(0, "open-door")
-            first.wait_for(event_is("device.fault", fault="door-open"))
-        finally:
-            first.kill()
-        sims.operate(0, "close-door")  # closed while the controller was down
-        second = Daemon(sqlite_store.args, sims.ports, tmp_path / "daemon-2.log", rounds=1)
-        try:
-            restored = second.wait_for(event_is("table.restored"))
-            assert restored["faults"] == ["shuffler door-open"]
-            second.wait_for(event_is("device.fault_cleared", fault="door-open"))
-            assert second.finish() == 0  # play resumed: a round settled
-        except BaseException:
-            second.kill()
-            raise
     finally:
         sims.stop()
