@@ -1,4 +1,5 @@
-"""``table-controller run`` and ``audit verify`` as real processes (docs/round-lifecycle.md, "Running it")."""
+"""``table-controller run`` and ``audit verify`` as real processes (docs/round-lifecycle.md, "Running it");
+the starts refused before anything runs, in this process."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from typer.testing import CliRunner, Result
 
+from table_controller.cli import app as cli_app
 from table_controller.storage import make_engine, sqlite_url
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,6 +31,12 @@ def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> s
         text=True,
         timeout=timeout,
     )
+
+
+def in_process(*args: str) -> Result:
+    """The command line in this process: for the starts refused before any device or thread
+    is started (the exit status and the message are the command's, the process is not)."""
+    return CliRunner().invoke(cli_app, list(args))
 
 
 def log_lines(stderr: str) -> list[dict]:
@@ -111,16 +120,18 @@ def test_audit_verify_names_the_first_broken_link_after_a_row_is_edited_behind_t
         ),
     ],
 )
-def test_a_bad_configuration_is_refused_at_start_with_the_field_named(tmp_path, env, named):
-    result = cli("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path), env=env)
-    assert result.returncode == 2
+def test_a_bad_configuration_is_refused_at_start_with_the_field_named(tmp_path, env, named, monkeypatch):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = in_process("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path))
+    assert result.exit_code == 2
     assert "invalid settings:" in result.stderr and named in result.stderr.split("invalid settings:")[1]
     assert not (tmp_path / "table.sqlite3").exists()  # refused before anything was opened
 
 
 def test_without_a_shuffler_port_the_daemon_refuses_to_start(tmp_path):
-    result = cli("run", "--rounds", "1", "--data-dir", str(tmp_path))
-    assert result.returncode == 2
+    result = in_process("run", "--rounds", "1", "--data-dir", str(tmp_path))
+    assert result.exit_code == 2
     assert "no shuffler: set shuffler.url (TABLE_SHUFFLER__URL) or use --simulate" in result.stderr
 
 
@@ -183,7 +194,7 @@ def test_the_simulators_die_with_a_daemon_killed_by_sigkill(tmp_path):
 
 
 def test_a_store_that_cannot_be_reached_stops_the_start_with_a_clear_message(tmp_path):
-    result = cli(
+    result = in_process(
         "run",
         "--simulate",
         "--rounds",
@@ -193,5 +204,5 @@ def test_a_store_that_cannot_be_reached_stops_the_start_with_a_clear_message(tmp
         "--db-url",
         "postgresql+psycopg://nobody@127.0.0.1:1/table?connect_timeout=2",
     )
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert "cannot open the store:" in result.stderr and "127.0.0.1" in result.stderr
