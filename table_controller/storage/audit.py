@@ -14,12 +14,13 @@ and ``unit_of_work`` takes that lock with ``BEGIN IMMEDIATE``). The unique
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import Text, bindparam, insert, type_coerce, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -29,13 +30,14 @@ from .chain import (
     ChainLink,
     canonical_payload,
     check_actor,
+    check_hash,
     check_kind,
     check_round_id,
     check_table_id,
     format_timestamp,
     utc_timestamp,
 )
-from .errors import ChainConflictError, ChainHeadMismatchError
+from .errors import ChainConflictError, ChainHeadMismatchError, InvalidFieldError
 from .models import ChainHead, Event, EventPublic
 
 # --------------------------------------------------------------------------- appending
@@ -223,7 +225,7 @@ def head_of_chain(session: Session, *, table_id: str) -> HeadOfChain | None:
 
 
 class BreakKind(enum.StrEnum):
-    """What is wrong at the first broken link of a table's chain."""
+    """What is wrong at a broken link of a table's chain."""
 
     HASH_MISMATCH = "hash-mismatch"  # the row's fields do not hash to its stored hash: edited
     PREV_HASH_MISMATCH = "prev-hash-mismatch"  # the row does not link to the one before
@@ -232,11 +234,12 @@ class BreakKind(enum.StrEnum):
     DELETED_TAIL = "deleted-tail"  # the head records more rows than are stored: deleted
     UNRECORDED_ROW = "unrecorded-row"  # a row beyond the recorded head: inserted
     HEAD_MISMATCH = "head-mismatch"  # the head's hash differs from the last row's
+    UNREADABLE_FIELD = "unreadable-field"  # a stored value is not in the form the store writes
 
 
 @dataclass(frozen=True, slots=True)
 class ChainBreak:
-    """The first broken link of one table's chain."""
+    """One broken link of one table's chain."""
 
     table_id: str
     seq: int
@@ -249,14 +252,20 @@ class ChainBreak:
         return f"table {self.table_id}, seq {self.seq} ({row}): {self.kind.value}: {self.detail}"
 
 
+BREAKS_LISTED_PER_TABLE = 50  # beyond this a table's further breaks are counted, not listed
+
+
 @dataclass(frozen=True, slots=True)
 class ChainReport:
-    """Result of :func:`verify_chain`. ``first_break`` is the first broken link overall
-    (tables in id order); ``breaks`` holds the first broken link of every broken table."""
+    """Result of :func:`verify_chain`. ``breaks`` holds every broken link found (up to
+    ``BREAKS_LISTED_PER_TABLE`` a table, in table then seq order; ``unlisted`` counts the
+    rest); ``first_break`` is the first one overall (tables in id order). Verification never
+    stops at a break: every row of every table is read and checked."""
 
     events_checked: int
     tables_checked: int
     breaks: tuple[ChainBreak, ...] = field(default=())
+    unlisted: int = 0
 
     @property
     def ok(self) -> bool:
@@ -270,16 +279,67 @@ class ChainReport:
         summary = f"{self.events_checked} events in {self.tables_checked} table chain(s)"
         if self.ok:
             return f"audit chain whole: {summary} verified"
-        lines = [f"audit chain BROKEN: {summary} checked; first broken link:"]
+        heading = "first broken link:" if len(self.breaks) == 1 else "broken links, first one first:"
+        lines = [f"audit chain BROKEN: {summary} checked; {heading}"]
         lines += [f"  {item.describe()}" for item in self.breaks]
+        if self.unlisted:
+            lines.append(f"  ... and {self.unlisted} more broken link(s) not listed")
         return "\n".join(lines)
 
 
 _VERIFY_BATCH = 2000
 
+# SQLite keeps a time as the text SQLAlchemy writes (storage/models.py UTCDateTime): exactly
+# this form, in UTC. Verification reads that text as stored and accepts nothing else, so the
+# time hashed is the time stored, character for character (docs/audit-chain.md, "Strict").
+_SQLITE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}\.\d{6})")
+
+
+def stored_time_text(value: object) -> str:
+    """The hashed form (``YYYY-MM-DDTHH:MM:SS.ffffffZ``) of a stored ``created_at``.
+
+    ``value`` is the raw stored value: SQLite's text, or PostgreSQL's ``timestamptz`` as an
+    aware datetime. Raises ValueError, naming the value, for anything the store never writes
+    (a suffix, a zone, another layout, an impossible date).
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError(f"time {value.isoformat()} has no time zone")
+        return format_timestamp(value)
+    if not isinstance(value, str):
+        raise ValueError(f"time stored as {type(value).__name__} {value!r}, not as text")
+    match = _SQLITE_TIME.fullmatch(value)
+    if match is None:
+        raise ValueError(f"time stored as {value!r}, not as YYYY-MM-DD HH:MM:SS.ffffff (UTC)")
+    try:
+        datetime.fromisoformat(f"{match[1]}T{match[2]}")
+    except ValueError as error:
+        raise ValueError(f"time stored as {value!r} is not a date: {error}") from None
+    return f"{match[1]}T{match[2]}Z"
+
+
+def _check_fields(row: Any) -> str | None:
+    """Why a row's stored fields are not as the writer stores them, or None."""
+    _id, table_id, seq, round_id, kind, actor, _created, payload, prev_hash, stored = row
+    try:
+        check_table_id(table_id)
+        if round_id is not None:
+            check_round_id(round_id)
+        check_kind(kind)
+        check_actor(actor)
+        check_hash("prev_hash", prev_hash)
+        check_hash("hash", stored)
+    except InvalidFieldError as error:
+        return str(error)
+    if not isinstance(seq, int) or isinstance(seq, bool):
+        return f"seq stored as {seq!r}, not an integer"
+    if not isinstance(payload, str):
+        return f"payload stored as {type(payload).__name__}, not as text"
+    return None
+
 
 class _TableCheck:
-    """Walks one table's rows in seq order and keeps the first break."""
+    """Walks one table's rows in seq order and keeps every break."""
 
     def __init__(self, table_id: str) -> None:
         self.table_id = table_id
@@ -287,14 +347,29 @@ class _TableCheck:
         self.prev_hash = GENESIS_HASH
         self.last_seen: tuple[int, int, str] | None = None  # (seq, id, hash)
         self.first_seq: int | None = None
-        self.broken: ChainBreak | None = None
+        self.found: list[ChainBreak] = []
+        self.unlisted = 0
 
     def _break(self, seq: int, event_id: int | None, kind: BreakKind, detail: str) -> None:
-        if self.broken is None:
-            self.broken = ChainBreak(self.table_id, seq, event_id, kind, detail)
+        if self.found and self.found[-1].seq == seq and self.found[-1].event_id == event_id:
+            return  # one break named per row: the first thing wrong with it
+        if len(self.found) < BREAKS_LISTED_PER_TABLE:
+            self.found.append(ChainBreak(self.table_id, seq, event_id, kind, detail))
+        else:
+            self.unlisted += 1
 
     def check(self, row: Any) -> None:
         event_id, table_id, seq, round_id, kind, actor, created_at, payload, prev_hash, stored = row
+        wrong = _check_fields(row)
+        if wrong is not None:
+            self._break(
+                seq if isinstance(seq, int) else self.expected_seq,
+                event_id,
+                BreakKind.UNREADABLE_FIELD,
+                wrong,
+            )
+            if not isinstance(seq, int):
+                return
         if self.first_seq is None:
             self.first_seq = seq
         if seq < self.expected_seq:
@@ -311,7 +386,8 @@ class _TableCheck:
                 BreakKind.SEQ_GAP,
                 f"{missing} missing (deleted); next stored row is seq {seq} (event id {event_id})",
             )
-        if prev_hash != self.prev_hash:
+        follows_break = bool(self.found) and self.found[-1].seq >= self.expected_seq - 1
+        if prev_hash != self.prev_hash and not follows_break:  # else the break before explains it
             before = "the genesis hash" if seq == 1 else "the hash of the row before"
             self._break(
                 seq,
@@ -319,16 +395,22 @@ class _TableCheck:
                 BreakKind.PREV_HASH_MISMATCH,
                 f"prev_hash {prev_hash} does not match {before} ({self.prev_hash})",
             )
-        recomputed = ChainLink(
-            table_id, seq, round_id, kind, actor, format_timestamp(created_at), prev_hash, payload
-        ).digest()
-        if recomputed != stored:
-            self._break(
-                seq,
-                event_id,
-                BreakKind.HASH_MISMATCH,
-                f"stored hash {stored} but the row's fields hash to {recomputed} (row edited)",
-            )
+        try:
+            time_text = stored_time_text(created_at)
+        except ValueError as error:
+            self._break(seq, event_id, BreakKind.UNREADABLE_FIELD, f"created_at: {error}; hash not checked")
+        else:
+            if wrong is None:
+                recomputed = ChainLink(
+                    table_id, seq, round_id, kind, actor, time_text, prev_hash, payload
+                ).digest()
+                if recomputed != stored:
+                    self._break(
+                        seq,
+                        event_id,
+                        BreakKind.HASH_MISMATCH,
+                        f"stored hash {stored} but the row's fields hash to {recomputed} (row edited)",
+                    )
         self.prev_hash = stored
         self.expected_seq = max(self.expected_seq, seq) + 1
         self.last_seen = (seq, event_id, stored)
@@ -367,30 +449,46 @@ class _TableCheck:
             )
 
 
+_ROW_COLUMNS = (
+    "id",
+    "table_id",
+    "seq",
+    "round_id",
+    "kind",
+    "actor",
+    "created_at",
+    "payload",
+    "prev_hash",
+    "hash",
+)
+
+
+def _raw_rows_query(dialect: str) -> Any:
+    """Every column as stored: on SQLite ``created_at`` is read as its raw text (no parsing)."""
+    columns = []
+    for name in _ROW_COLUMNS:
+        column = _EVENTS.c[name]
+        if name == "created_at" and dialect == "sqlite":
+            column = type_coerce(column, Text).label("created_at")
+        columns.append(column)
+    return select(*columns)
+
+
 def verify_chain(
     session: Session, *, table_id: str | None = None, batch_size: int = _VERIFY_BATCH
 ) -> ChainReport:
-    """Check every link of every table's chain (or of one table) and name the first break.
+    """Check every link of every table's chain (or of one table) and name every break.
 
-    Rows are streamed in (table, seq) order, ``batch_size`` at a time, so memory stays flat
-    on a year of rounds.
+    Strict (docs/audit-chain.md, "Strict verification"): each row is hashed from its fields
+    exactly as stored; a value the store would never write (a time with a suffix or a zone,
+    an empty round id, a field with a line break) is named as a break of its row and the
+    walk goes on. Rows are streamed in (table, seq) order, ``batch_size`` at a time, so
+    memory stays flat on a year of rounds.
     Run it inside :func:`~table_controller.storage.session.read_snapshot` so that appends
     made while it runs are not mistaken for tampering.
     """
     heads_query = select(ChainHead)
-    columns = (
-        "id",
-        "table_id",
-        "seq",
-        "round_id",
-        "kind",
-        "actor",
-        "created_at",
-        "payload",
-        "prev_hash",
-        "hash",
-    )
-    rows_query = select(*(_EVENTS.c[name] for name in columns))
+    rows_query = _raw_rows_query(session.get_bind().dialect.name)
     if table_id is not None:
         check_table_id(table_id)
         heads_query = heads_query.where(ChainHead.table_id == table_id)
@@ -402,15 +500,17 @@ def verify_chain(
     )
 
     breaks: list[ChainBreak] = []
+    unlisted = 0
     tables: set[str] = set()
     checked = 0
     current: _TableCheck | None = None
 
     def close(check: _TableCheck) -> None:
+        nonlocal unlisted
         check.finish(heads.pop(check.table_id, None))
         tables.add(check.table_id)
-        if check.broken is not None:
-            breaks.append(check.broken)
+        breaks.extend(check.found)
+        unlisted += check.unlisted
 
     for row in rows:
         if current is None or row[1] != current.table_id:
@@ -425,7 +525,9 @@ def verify_chain(
         close(_TableCheck(orphan.table_id))
 
     breaks.sort(key=lambda item: (item.table_id, item.seq))
-    return ChainReport(events_checked=checked, tables_checked=len(tables), breaks=tuple(breaks))
+    return ChainReport(
+        events_checked=checked, tables_checked=len(tables), breaks=tuple(breaks), unlisted=unlisted
+    )
 
 
 __all__ = [
@@ -437,5 +539,6 @@ __all__ = [
     "head_of_chain",
     "list_events",
     "lock_table",
+    "stored_time_text",
     "verify_chain",
 ]
