@@ -177,6 +177,10 @@ class RoundRecorder:
         ``theoretical`` gives a settled round's theoretical win and its variance (cents, cents
         squared) for the projection, or None when the table's math is not known (then missing)."""
         new = apply(state, event, rules)
+        if isinstance(event, RoundSettled) and event.result is None and new.result is not None:
+            # the chain carries the money: every position's outcome, net, commission, bonus
+            # lines and the banker's result (docs/audit-chain.md, "What the chain holds")
+            event = event.model_copy(update={"result": new.result.as_dict()})
         with unit_of_work(self.engine) as session:
             append_event(
                 session,
@@ -351,31 +355,47 @@ def _project(
     elif isinstance(event, RoundSettled):
         result = state.result
         assert result is not None
-        for record in result.positions:
+        money = settled_projection(result)
+        for position, values in money.positions.items():
             update_position(
-                session,
-                round_id=round_id,
-                position=record.position,
-                changes=RoundPositionUpdate(
-                    outcome=_OUTCOMES[record.outcome.value],
-                    fouled=record.foul is not None,
-                    win_cents=record.win,
-                    commission_cents=record.commission,
-                    bonus_paid_cents=sum(b.won for b in record.bonuses),
-                    net_cents=record.net,
-                ),
+                session, round_id=round_id, position=position, changes=RoundPositionUpdate(**values)
             )
-        changes.update(
-            commission_cents=result.commission,
-            bonuses_paid_cents=result.bonuses_paid,
-            house_result_cents=result.house_result,
-            closed_at=_now(),
-        )
+        changes.update(money.round, closed_at=_now())
         if theoretical is not None:  # else missing: shown as missing, never as 0 (docs/math.md)
             changes.update(theoretical_win_cents=theoretical[0], theoretical_variance=theoretical[1])
     elif isinstance(event, RoundVoided):
         changes.update(voided=True, void_reason=event.reason, closed_at=_now())
     update_round(session, round_id=round_id, changes=RoundUpdate(**changes))
+
+
+@dataclass(frozen=True)
+class SettledProjection:
+    """What a settlement writes to the ``rounds`` row and each ``round_positions`` row: one
+    definition, used by the projection and by ``audit verify`` to compare it with the chain."""
+
+    round: dict[str, Any]
+    positions: dict[int, dict[str, Any]]
+
+
+def settled_projection(result: Any) -> SettledProjection:
+    """The projected money of a settled round (``result``: the game core's RoundSettlement)."""
+    positions = {
+        record.position: {
+            "outcome": _OUTCOMES[record.outcome.value],
+            "fouled": record.foul is not None,
+            "win_cents": record.win,
+            "commission_cents": record.commission,
+            "bonus_paid_cents": sum(b.won for b in record.bonuses),
+            "net_cents": record.net,
+        }
+        for record in result.positions
+    }
+    totals = {
+        "commission_cents": result.commission,
+        "bonuses_paid_cents": result.bonuses_paid,
+        "house_result_cents": result.house_result,
+    }
+    return SettledProjection(round=totals, positions=positions)
 
 
 class _Categories(TypedDict):
