@@ -10,6 +10,12 @@ one is recognisable, shown once and never stored. The store keeps ``sha256(token
 A slow password KDF (scrypt, argon2) protects low-entropy secrets a person chose against
 brute force; a 256-bit random token cannot be brute-forced, so one SHA-256 is enough, and
 it lets a request be authenticated by one indexed lookup (every request authenticates).
+
+Two people for a key (docs/api.md, "Two people"): an admin who creates a person or gives them a
+new key through the API receives that person's token, so the account is *unconfirmed*
+(``keyed_by`` names the admin, ``confirmed`` is false) and may change nothing until a second
+admin confirms it (``confirm_user``). The console (``table-controller users add``, run with the
+machine's own access) and an admin re-keying their own account make confirmed keys.
 """
 
 from __future__ import annotations
@@ -53,6 +59,14 @@ class UserExistsError(StorageError, ValueError):
 
 class UserNotFoundError(StorageError, LookupError):
     """No user with that name."""
+
+
+class UserConfirmError(StorageError, PermissionError):
+    """A key confirmed by the admin who made it, by its own holder, or confirmed twice."""
+
+    def __init__(self, detail: str, *, rule: str) -> None:
+        super().__init__(detail)
+        self.rule = rule
 
 
 def check_user_name(value: object) -> str:
@@ -115,6 +129,9 @@ class User(UserBase, table=True):
     token_hash: str = Field(max_length=64)
     created_at: datetime = Field(sa_type=UTCDateTime)
     disabled: bool = False
+    keyed_by: str | None = Field(default=None, max_length=NAME_MAX)  # who made the current key
+    confirmed: bool = True  # false: keyed by an admin through the API, a second admin has not confirmed
+    confirmed_by: str | None = Field(default=None, max_length=NAME_MAX)
 
 
 class UserPublic(UserBase):
@@ -125,10 +142,22 @@ class UserPublic(UserBase):
     role: Role
     created_at: datetime
     disabled: bool
+    keyed_by: str | None = None
+    confirmed: bool = True
+    confirmed_by: str | None = None
 
 
-def add_user(session: Session, *, name: str, role: Role | str, now: datetime | None = None) -> str:
+def add_user(
+    session: Session,
+    *,
+    name: str,
+    role: Role | str,
+    now: datetime | None = None,
+    keyed_by: str | None = None,
+    confirmed: bool = True,
+) -> str:
     """Create a person and return their bearer token (shown once: only its hash is stored).
+    ``keyed_by`` is who made the key; ``confirmed=False`` leaves it waiting for a second admin.
 
     Raises :class:`UserExistsError` if the name is taken, :class:`InvalidFieldError` for a bad
     name, ``ValueError`` for an unknown role.
@@ -145,6 +174,8 @@ def add_user(session: Session, *, name: str, role: Role | str, now: datetime | N
             role=data.role.value,
             token_hash=hash_token(token),
             created_at=now or datetime.now(UTC),
+            keyed_by=keyed_by,
+            confirmed=confirmed,
         )
     )
     session.flush()
@@ -159,7 +190,15 @@ def _row(session: Session, name: str) -> User:
 
 
 def _public(row: User) -> UserPublic:
-    return UserPublic(name=row.name, role=Role(row.role), created_at=row.created_at, disabled=row.disabled)
+    return UserPublic(
+        name=row.name,
+        role=Role(row.role),
+        created_at=row.created_at,
+        disabled=row.disabled,
+        keyed_by=row.keyed_by,
+        confirmed=row.confirmed,
+        confirmed_by=row.confirmed_by,
+    )
 
 
 def user_for_token(session: Session, *, token: str) -> UserPublic | None:
@@ -188,15 +227,42 @@ def disable_user(session: Session, *, name: str) -> UserPublic:
     return _public(row)
 
 
-def rotate_token(session: Session, *, name: str) -> str:
-    """Give the person a new token (the old one stops working) and enable them; returns it once."""
+def rotate_token(session: Session, *, name: str, keyed_by: str | None = None) -> str:
+    """Give the person a new token (the old one stops working) and enable them; returns it once.
+
+    A key an admin makes for someone else waits for a second admin (``confirm_user``); a person
+    re-keying their own account (or the console, ``keyed_by=None``) keeps it confirmed."""
     row = _row(session, name)
     token = new_token()
     row.token_hash = hash_token(token)
     row.disabled = False
+    row.keyed_by = keyed_by
+    row.confirmed = keyed_by is None or keyed_by == name
+    row.confirmed_by = None
     session.add(row)
     session.flush()
     return token
+
+
+def confirm_user(session: Session, *, name: str, actor: str) -> UserPublic:
+    """A second admin confirms the key another admin made (docs/api.md, "Two people").
+
+    Refused (:class:`UserConfirmError`) for the admin who made the key, for the key's own holder
+    and for a key already confirmed."""
+    row = _row(session, name)
+    if row.confirmed:
+        raise UserConfirmError(f"the key of {name} is confirmed already", rule="already-confirmed")
+    if actor == row.keyed_by:
+        raise UserConfirmError(
+            f"{actor} made the key of {name}: a second admin must confirm it", rule="same-admin"
+        )
+    if actor == name:
+        raise UserConfirmError(f"{actor} may not confirm their own key", rule="own-key")
+    row.confirmed = True
+    row.confirmed_by = actor
+    session.add(row)
+    session.flush()
+    return _public(row)
 
 
 __all__ = [
@@ -205,12 +271,14 @@ __all__ = [
     "Role",
     "User",
     "UserBase",
+    "UserConfirmError",
     "UserCreate",
     "UserExistsError",
     "UserNotFoundError",
     "UserPublic",
     "add_user",
     "check_user_name",
+    "confirm_user",
     "disable_user",
     "get_user",
     "hash_token",

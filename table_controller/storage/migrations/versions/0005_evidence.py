@@ -14,8 +14,32 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    pass
+    _upgrade_two_person_keys()
 
 
 def downgrade() -> None:
-    pass
+    _downgrade_two_person_keys()
+
+
+# -- two people for a key (docs/api.md, "Two people"; table_controller/storage/users.py) -------------
+# Who made a person's current key and whether a second admin confirmed it. Rows that exist already
+# were keyed before the rule: they stay confirmed.
+
+
+def _upgrade_two_person_keys() -> None:
+    import sqlalchemy as sa
+    from alembic import op
+
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(sa.Column("keyed_by", sa.String(length=64), nullable=True))
+        batch.add_column(sa.Column("confirmed", sa.Boolean(), nullable=False, server_default=sa.true()))
+        batch.add_column(sa.Column("confirmed_by", sa.String(length=64), nullable=True))
+
+
+def _downgrade_two_person_keys() -> None:
+    from alembic import op
+
+    with op.batch_alter_table("users") as batch:
+        batch.drop_column("confirmed_by")
+        batch.drop_column("confirmed")
+        batch.drop_column("keyed_by")
