@@ -2,8 +2,11 @@
 
 - Positions 1..7, the banker is 1, numbered counter-clockwise (004_60e2fc6346e3399b.txt).
 - Three dice are counted round the positions from the banker as 1 up to their total; that
-  position gets the first pile and the next piles follow counter-clockwise
-  (000_f88fa0f023e5142c.txt, 004): ``start = ((total - 1) mod 7) + 1``.
+  position gets the first pile and the next piles follow counter-clockwise. Which way the
+  count goes is a table setting (``DiceDirection``): 000_f88fa0f023e5142c.txt counts
+  counter-clockwise "starting with himself" (``start = ((total - 1) mod 7) + 1``, the
+  default); 004 says "count betting spots clockwise from the first position"
+  (``start = ((1 - total) mod 7) + 1``). The two agree only on totals 8 and 15.
 - Seven piles of seven cards; 4 unused cards in the standard game (000, 004), 5 in Double
   Joker (003_4dcc2fceebc6e4af.txt). The piles and the unused cards must be exactly one
   complete deck; anything else is a misdeal, reported with every discrepancy found.
@@ -16,6 +19,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,11 +40,30 @@ class DiceError(ValueError):
     """Dice faces that three six-sided dice cannot show."""
 
 
-def start_position(faces: Sequence[int]) -> int:
-    """The position that gets the first pile: count the dice total from the banker (000, 004)."""
+class DiceDirection(enum.StrEnum):
+    """Which way the dice total is counted round the positions from the banker (position 1)."""
+
+    COUNTER_CLOCKWISE = (
+        "counter-clockwise"  # 000: "counts around ... counter-clockwise, starting with himself"
+    )
+    CLOCKWISE = "clockwise"  # 004: "count betting spots clockwise from the first position"
+
+
+DEFAULT_DICE_DIRECTION: Final = DiceDirection.COUNTER_CLOCKWISE
+
+
+def start_position(faces: Sequence[int], direction: DiceDirection = DEFAULT_DICE_DIRECTION) -> int:
+    """The position that gets the first pile: count the dice total from the banker as 1 (000, 004).
+
+    Counter-clockwise the count runs 1, 2, 3 ...; clockwise it runs 1, 7, 6 ... The piles
+    then follow counter-clockwise from the start either way (004 "proceeds counter-clockwise").
+    """
     if len(faces) != 3 or any(face not in DIE_FACES for face in faces):
         raise DiceError(f"three dice show 1..6 each, got {list(faces)}")
-    return (sum(faces) - 1) % 7 + 1
+    steps = sum(faces) - 1
+    if DiceDirection(direction) is DiceDirection.CLOCKWISE:
+        steps = -steps
+    return steps % 7 + 1
 
 
 def pile_positions(start: int) -> tuple[int, ...]:

@@ -14,6 +14,13 @@ Rules implemented (see docs/settlement.md for every choice made where the rules 
   alone. No pair or better: every main wager pushes. Four of a kind or better with the
   overqualifier on: every main wager is paid the premium multiple. Otherwise compared as above.
   The Big Hand and Joker bonuses are settled on the cards, independent of the main result.
+- A player-banker (001, 004; game/banking.py): every position plays against the banker's
+  hand, ties to the banker; positions that win pay commission as against the house; the
+  dealer's own seven cards play for the house against the bank with the house wager; the
+  bank pays commission on its net win (what it won from every position less what it paid),
+  none on a net loss; a flat-fee table charges the banker its fee per hand; a co-banked
+  bank's result, commission included, is split with the house (docs/settlement.md, 8).
+  Bonus wagers stay between each player and the house.
 
 All amounts are integer cents. Input errors raise a SettlementError subclass.
 """
@@ -26,10 +33,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, Final
 
+from .banking import Bank, split_bank
 from .cards import Card, Game, codes
 from .deal import BANKER_POSITION
 from .evaluator import HighCategory, RankingRules, best_five_category, compare, rank_high, rank_low
-from .money import Cents, InvalidAmountError, MoneyError, check_amount
+from .money import Cents, InvalidAmountError, MoneyError, NoCommission, check_amount
 from .paytables import Bonus, big_hand_line, joker_bonus_line
 from .setting import Setting, SettingError, check_setting, is_legal
 from .table_rules import FoulRule, TableRules
@@ -83,6 +91,10 @@ class HouseWayError(SettlementError):
 
 class SettlementMoneyError(SettlementError):
     """The money policy refused an amount (e.g. a win smaller than the commission unit)."""
+
+
+class BankError(SettlementError):
+    """A player-banked round whose bank and house hand do not fit together."""
 
 
 # --- vocabulary ---------------------------------------------------------------------------
@@ -270,12 +282,42 @@ class PositionSettlement:
 
 
 @dataclass(frozen=True, slots=True)
+class BankSettlement:
+    """A player's bank this round (cents; ``gross``, ``net`` and the parts from the bank's side).
+
+    ``house_hand`` is the dealer's seven cards played for the house against the bank (its
+    ``net`` from the house's side; no commission, no fee: the house pays none to itself), or
+    None when the house wagered nothing. ``gross`` is what the bank won from every position,
+    the house's hand included, less what it paid; ``commission`` is charged on a positive
+    gross only; ``net = gross - commission - fee``; ``banker_net`` and ``house_share`` are
+    the co-banking split of ``net`` (``house_share`` 0 when not co-banked).
+    """
+
+    seat: int
+    amount: Cents
+    house_share_bp: int | None
+    house_position: int
+    house_hand: PositionSettlement | None
+    gross: Cents
+    commission: Cents
+    fee: Cents
+    net: Cents
+    banker_net: Cents
+    house_share: Cents
+
+
+@dataclass(frozen=True, slots=True)
 class RoundSettlement:
-    """A settled round: per-position records and the round's totals (cents)."""
+    """A settled round: per-position records and the round's totals (cents).
+
+    ``bank`` is None when the house banked: such a round's record (``as_dict``) is exactly
+    what it was before player banking existed, so old stored settlements still compare equal.
+    """
 
     game: Game
     qualification: DealerQualification
     positions: tuple[PositionSettlement, ...]
+    bank: BankSettlement | None = None
 
     @property
     def main_wagered(self) -> Cents:
@@ -316,9 +358,15 @@ class RoundSettlement:
         return sum(b.lost for p in self.positions for b in p.bonuses)
 
     @property
+    def banker_result(self) -> Cents:
+        """What a player-banker gained (negative: lost) with the bank; 0 when the house banked."""
+        return self.bank.banker_net if self.bank is not None else 0
+
+    @property
     def house_result(self) -> Cents:
-        """What the house gained (negative: lost) this round: minus the sum of the players' nets."""
-        return -sum(p.net for p in self.positions)
+        """What the house gained (negative: lost) this round: minus the sum of the players' nets,
+        the player-banker's included (money only moves between the players and the house)."""
+        return -sum(p.net for p in self.positions) - self.banker_result
 
     def position(self, number: int) -> PositionSettlement:
         for record in self.positions:
@@ -327,7 +375,9 @@ class RoundSettlement:
         raise PositionError(f"position {number} did not play this round")
 
     def totals(self) -> dict[str, Cents]:
-        return {
+        """``main_paid`` and ``main_collected`` are the positions' main wagers paid and taken by
+        whoever banked; a player-banked round adds the bank's figures."""
+        totals = {
             name: getattr(self, name)
             for name in (
                 "main_wagered",
@@ -342,9 +392,19 @@ class RoundSettlement:
                 "house_result",
             )
         }
+        if self.bank is not None:
+            hand = self.bank.house_hand
+            totals["bank_gross"] = self.bank.gross
+            totals["bank_commission"] = self.bank.commission
+            totals["bank_fee"] = self.bank.fee
+            totals["banker_result"] = self.banker_result
+            totals["house_hand_result"] = hand.net if hand is not None else 0
+        return totals
 
     def as_dict(self) -> dict[str, Any]:
         record: dict[str, Any] = _plain(self)
+        if self.bank is None:
+            del record["bank"]  # a house-banked round's record is what it always was
         record["totals"] = self.totals()
         return record
 
@@ -562,6 +622,82 @@ def _check_position(rules: TableRules, hand: PositionHand) -> None:
         _check_wager(wager, f"{who} {bonus.value} wager")
 
 
+def _settle_house_hand(
+    rules: TableRules, banker: BankerHand, qualification: DealerQualification, hand: PositionHand
+) -> PositionSettlement:
+    """The dealer's seven cards for the house against a player-banker: like any position, but
+    the house pays itself no commission and no fee."""
+    house_rules = rules.model_copy(update={"commission": NoCommission()})
+    return _settle_position(house_rules, banker, qualification, hand, None)
+
+
+def _main_gross(record: PositionSettlement) -> Cents:
+    """A position's main result before commission, from the position's side."""
+    if record.outcome is Outcome.LOSE:
+        return -record.wager
+    return record.win
+
+
+def _settle_bank(
+    rules: TableRules,
+    bank: Bank,
+    records: Sequence[PositionSettlement],
+    house_hand: PositionSettlement | None,
+) -> BankSettlement:
+    """The bank's net against every position; commission on a net win only (docs/settlement.md, 8)."""
+    everyone = [*records, *([house_hand] if house_hand is not None else [])]
+    gross = -sum(_main_gross(record) for record in everyone)
+    commission = 0
+    if gross > 0:
+        try:
+            commission = rules.commission.commission_on(gross)
+        except MoneyError as error:
+            raise SettlementMoneyError(f"the bank (seat {bank.seat}): {error}") from error
+    fee = rules.commission.fee_per_hand
+    net = gross - commission - fee
+    banker_net, house_share = split_bank(net, bank.house_share_bp)
+    return BankSettlement(
+        seat=bank.seat,
+        amount=bank.amount,
+        house_share_bp=bank.house_share_bp,
+        house_position=bank.house_position,
+        house_hand=house_hand,
+        gross=gross,
+        commission=commission,
+        fee=fee,
+        net=net,
+        banker_net=banker_net,
+        house_share=house_share,
+    )
+
+
+def _check_bank(
+    rules: TableRules, bank: Bank, hands: Sequence[PositionHand], house_hand: PositionHand | None
+) -> None:
+    if not isinstance(bank, Bank):
+        raise BankError(f"the bank must be a Bank, got {bank!r}")
+    where = bank.house_position
+    if any(hand.position == where for hand in hands):
+        raise BankError(f"position {where} holds the house's hand this round (seat {bank.seat} banks)")
+    if (house_hand is None) != (bank.house_wager == 0):
+        raise BankError(
+            f"the house wagers {bank.house_wager} cents against the bank: its hand must be given "
+            "exactly when that is above 0"
+        )
+    if house_hand is None:
+        return
+    _check_position(rules, house_hand)
+    if house_hand.position != where or house_hand.wager != bank.house_wager:
+        raise BankError(
+            f"the house's hand plays at position {where} for {bank.house_wager} cents, got position "
+            f"{house_hand.position} for {house_hand.wager}"
+        )
+    if house_hand.bonus_wagers():
+        raise BankError("the house's hand makes no bonus wager")
+    if house_hand.setting is None or foul_kind(house_hand.setting, rules.ranking) is not None:
+        raise HouseWayError("the house's hand is set by the house way and is never a foul")
+
+
 def _check_one_deck(rules: TableRules, banker: BankerHand, hands: Sequence[PositionHand]) -> None:
     holders: dict[Card, list[str]] = defaultdict(list)
     for who, cards in [("banker", banker.cards)] + [(f"position {h.position}", h.cards) for h in hands]:
@@ -583,15 +719,20 @@ def settle_round(
     banker: BankerHand,
     hands: Sequence[PositionHand],
     reset_by_house_way: HouseWayReset | None = None,
+    *,
+    bank: Bank | None = None,
+    house_hand: PositionHand | None = None,
 ) -> RoundSettlement:
     """Settle every position that played against the banker; records come in position order.
 
     ``reset_by_house_way`` is required when the table re-sets fouls by the house way.
+    ``bank`` is a player's bank (None: the house banks); ``house_hand`` is then the dealer's
+    seven cards, set by the house way, wagering ``bank.house_wager`` for the house.
     """
     if not isinstance(rules, TableRules):
         raise SettlementError(f"rules must be TableRules, got {rules!r}")
     _check_banker(rules, banker)
-    if not hands:
+    if not hands and house_hand is None:
         raise PositionError("no position played: nothing to settle")
     seen: set[int] = set()
     for hand in hands:
@@ -599,7 +740,11 @@ def settle_round(
         if hand.position in seen:
             raise PositionError(f"position {hand.position} is given twice")
         seen.add(hand.position)
-    _check_one_deck(rules, banker, hands)
+    if bank is None and house_hand is not None:
+        raise BankError("a house hand plays only against a player's bank")
+    if bank is not None:
+        _check_bank(rules, bank, hands, house_hand)
+    _check_one_deck(rules, banker, [*hands, *([house_hand] if house_hand is not None else [])])
     if rules.foul_rule is FoulRule.HOUSE_WAY and reset_by_house_way is None:
         raise HouseWayError("the table re-sets fouls by the house way: give reset_by_house_way")
     qualification = dealer_qualification(rules, banker.cards)
@@ -607,7 +752,11 @@ def settle_round(
         _settle_position(rules, banker, qualification, hand, reset_by_house_way)
         for hand in sorted(hands, key=lambda h: h.position)
     )
-    return RoundSettlement(game=rules.game, qualification=qualification, positions=records)
+    banked = None
+    if bank is not None:
+        house = None if house_hand is None else _settle_house_hand(rules, banker, qualification, house_hand)
+        banked = _settle_bank(rules, bank, records, house)
+    return RoundSettlement(game=rules.game, qualification=qualification, positions=records, bank=banked)
 
 
 __all__ = [
@@ -615,6 +764,8 @@ __all__ = [
     "COMPARISON_RULES",
     "PLAYER_POSITIONS",
     "RULES",
+    "BankError",
+    "BankSettlement",
     "BankerHand",
     "BankerHandError",
     "BonusNotOfferedError",

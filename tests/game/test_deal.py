@@ -5,7 +5,7 @@ import random
 import pytest
 
 from table_controller.game.cards import Game, codes
-from table_controller.game.deal import DiceError, check_deal, pile_positions, start_position
+from table_controller.game.deal import DiceDirection, DiceError, check_deal, pile_positions, start_position
 
 
 @pytest.mark.parametrize(
@@ -23,6 +23,50 @@ from table_controller.game.deal import DiceError, check_deal, pile_positions, st
 def test_dice_total_counted_from_the_banker_as_one_picks_the_start_position(faces, start):
     # total 3 -> positions 1,2,3 -> 3; total 8 -> once round (7) and on to 1; 18 -> 7+7+4 -> 4
     assert start_position(faces) == start
+
+
+# Every total 3..18 counted by hand from the banker (position 1) as one.
+# 000, counter-clockwise: 1, 2, 3, 4, 5, 6, 7, 1, 2 ...
+# 004, clockwise "from the first position": 1, 7, 6, 5, 4, 3, 2, 1, 7 ...
+BY_TOTAL = {
+    # total: (counter-clockwise, clockwise)
+    3: (3, 6),
+    4: (4, 5),
+    5: (5, 4),
+    6: (6, 3),
+    7: (7, 2),
+    8: (1, 1),
+    9: (2, 7),
+    10: (3, 6),
+    11: (4, 5),
+    12: (5, 4),
+    13: (6, 3),
+    14: (7, 2),
+    15: (1, 1),
+    16: (2, 7),
+    17: (3, 6),
+    18: (4, 5),
+}
+
+
+def faces_for(total):
+    first = min(6, total - 2)
+    second = min(6, total - first - 1)
+    return (first, second, total - first - second)
+
+
+@pytest.mark.parametrize("total", sorted(BY_TOTAL))
+def test_both_dice_directions_for_every_total(total):
+    faces = faces_for(total)
+    assert sum(faces) == total and all(1 <= face <= 6 for face in faces)
+    ccw, cw = BY_TOTAL[total]
+    assert start_position(faces) == ccw  # the default: 000, as before
+    assert start_position(faces, DiceDirection.COUNTER_CLOCKWISE) == ccw
+    assert start_position(faces, DiceDirection.CLOCKWISE) == cw
+
+
+def test_the_two_readings_differ_on_14_of_the_16_totals():
+    assert sum(ccw != cw for ccw, cw in BY_TOTAL.values()) == 14
 
 
 @pytest.mark.parametrize("faces", [(0, 1, 2), (1, 2, 7), (1, 2), (1, 2, 3, 4)])

@@ -1,0 +1,320 @@
+"""Player banking and co-banking (000, 001, 003, 004; docs/settlement.md, 8).
+
+Every amount below is worked out by hand from the rules. The banker holds the hand of
+tests/game/test_settlement.py: 9h 9d Kc 7s 4h | Qd 5c. Against it (docs/settlement.md, 7):
+position 2 (Th Td As 8c 3s | Kd Jc) wins both hands, position 5 (Jh Js Ah 6c 2s | Tc 4d) wins
+high and loses low (push), position 7 (8h 8d Ad 6h 2h | Ts 3h) loses both. The dealer's own
+seven cards for the house, 7h 7d Qs 6d 5s | Jd 2d, lose both (sevens under nines, J-2 under Q-5).
+Seat 3 banks: position 1 is seat 3, and the dealer's seat 1 is position (1 - 3) mod 7 + 1 = 6.
+"""
+
+import json
+
+import pytest
+
+from table_controller.game.banking import (
+    DEFAULT_CO_BANK_SHARE_BP,
+    Bank,
+    BankingNotAllowed,
+    BankingPolicy,
+    BankNotCovered,
+    BankTermsError,
+    HouseWagerPolicy,
+    check_bank_covers,
+    check_banking_allowed,
+    house_wager_for,
+    next_bank_offer,
+    position_of_seat,
+    required_bank,
+    seat_of_position,
+    split_bank,
+)
+from table_controller.game.cards import Game, parse_cards
+from table_controller.game.money import FlatFee, NoCommission
+from table_controller.game.setting import Setting
+from table_controller.game.settlement import (
+    BankerHand,
+    BankError,
+    HouseWayError,
+    Outcome,
+    PositionHand,
+    settle_round,
+)
+from table_controller.game.table_rules import TableRules
+
+STANDARD = TableRules()
+DOUBLE_JOKER = TableRules(game=Game.DOUBLE_JOKER)
+
+
+def setting(high: str, low: str) -> Setting:
+    return Setting(high=parse_cards(high), low=parse_cards(low))
+
+
+def hand(position: int, high: str, low: str, wager: int, **bonuses) -> PositionHand:
+    return PositionHand(position, parse_cards(f"{high} {low}"), setting(high, low), wager, **bonuses)
+
+
+BANKER = BankerHand(cards=parse_cards("9h 9d Kc 7s 4h Qd 5c"), setting=setting("9h 9d Kc 7s 4h", "Qd 5c"))
+
+
+def positions(p2=2500, p5=1000, p7=4000):
+    return [
+        hand(2, "Th Td As 8c 3s", "Kd Jc", p2),  # wins both
+        hand(5, "Jh Js Ah 6c 2s", "Tc 4d", p5),  # one each: push
+        hand(7, "8h 8d Ad 6h 2h", "Ts 3h", p7),  # loses both
+    ]
+
+
+def house_hand(wager=2000, position=6):
+    return hand(position, "7h 7d Qs 6d 5s", "Jd 2d", wager)
+
+
+# --- seats and positions (004) --------------------------------------------------------------
+
+
+def test_positions_count_counter_clockwise_from_the_banker_seat():
+    # seat 3 banks: seat 3 is position 1, seat 4 is 2 ... seat 2 is 7; the dealer's seat 1 is 6
+    assert [position_of_seat(seat, 3) for seat in range(1, 8)] == [6, 7, 1, 2, 3, 4, 5]
+    assert [seat_of_position(position, 3) for position in range(1, 8)] == [3, 4, 5, 6, 7, 1, 2]
+    # the house banks from the dealer's seat: positions are seats, as always
+    assert [position_of_seat(seat, 1) for seat in range(1, 8)] == list(range(1, 8))
+    assert Bank(seat=3, amount=0).house_position == 6
+    assert Bank(seat=7, amount=0).house_position == 2
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [
+        {"seat": 1, "amount": 100},  # the dealer's seat is the house's
+        {"seat": 8, "amount": 100},
+        {"seat": 3, "amount": -1},
+        {"seat": 3, "amount": 10.0},
+        {"seat": 3, "amount": 100, "house_share_bp": 0},
+        {"seat": 3, "amount": 100, "house_share_bp": 10_000},
+        {"seat": 3, "amount": 100, "house_wager": -500},
+    ],
+)
+def test_impossible_bank_terms_are_refused(terms):
+    with pytest.raises(BankTermsError):
+        Bank(**terms)
+
+
+# --- who may bank ---------------------------------------------------------------------------
+
+
+def test_policy_never_refuses_a_player_bank():
+    with pytest.raises(BankingNotAllowed, match="never"):
+        check_banking_allowed(Game.STANDARD, BankingPolicy.NEVER, allow_in_double_joker=True)
+
+
+def test_double_joker_refuses_a_player_bank_unless_the_table_allows_it():
+    with pytest.raises(BankingNotAllowed, match="position #1"):
+        check_banking_allowed(Game.DOUBLE_JOKER, BankingPolicy.ROTATION, allow_in_double_joker=False)
+    check_banking_allowed(Game.DOUBLE_JOKER, BankingPolicy.ROTATION, allow_in_double_joker=True)
+    check_banking_allowed(Game.STANDARD, BankingPolicy.ALTERNATE, allow_in_double_joker=False)
+
+
+def test_rotation_offers_each_occupied_seat_once_then_the_house():
+    seats = {2, 4, 7}
+    offers, last = [], None
+    for _ in range(8):
+        last = next_bank_offer(BankingPolicy.ROTATION, seats, last_offer=last, last_player_offer=None)
+        offers.append(last)
+    assert offers == [2, 4, 7, None, 2, 4, 7, None]
+
+
+def test_alternate_gives_every_other_round_to_the_house_and_moves_the_offer_on():
+    seats = {3, 6}
+    offers, last, last_player = [], None, None
+    for _ in range(6):
+        last = next_bank_offer(BankingPolicy.ALTERNATE, seats, last_offer=last, last_player_offer=last_player)
+        last_player = last if last is not None else last_player
+        offers.append(last)
+    assert offers == [3, None, 6, None, 3, None]
+
+
+def test_never_and_an_empty_table_offer_nothing():
+    assert next_bank_offer(BankingPolicy.NEVER, {2, 3}, last_offer=None, last_player_offer=None) is None
+    assert next_bank_offer(BankingPolicy.ROTATION, set(), last_offer=None, last_player_offer=None) is None
+
+
+@pytest.mark.parametrize(
+    ("policy", "last", "expected"),
+    [
+        (HouseWagerPolicy.NONE, 5000, 0),
+        (HouseWagerPolicy.BANKER_LAST_WAGER, 5000, 5000),
+        (HouseWagerPolicy.BANKER_LAST_WAGER, None, 500),  # never wagered here: the table minimum
+        (HouseWagerPolicy.TABLE_MINIMUM, 5000, 500),
+    ],
+)
+def test_house_wager_by_policy(policy, last, expected):
+    assert house_wager_for(policy, banker_last_wager=last, table_minimum=500) == expected
+
+
+# --- covering the action --------------------------------------------------------------------
+
+
+def test_a_bank_must_cover_every_wager_against_it_and_the_shortfall_is_named():
+    wagers = {2: 2500, 5: 1000, 7: 4000}
+    bank = Bank(seat=3, amount=9000, house_wager=2000)
+    # a full loss pays $25 + $10 + $40 + the house's $20 = $95: $90 is $5 short
+    with pytest.raises(BankNotCovered, match=r"short by \$5\.00") as refused:
+        check_bank_covers(STANDARD, wagers, bank)
+    assert (refused.value.required, refused.value.shortfall) == (9500, 500)
+    assert check_bank_covers(STANDARD, wagers, Bank(seat=3, amount=9500, house_wager=2000)) == 9500
+
+
+def test_a_co_banked_bank_covers_its_own_share_rounded_up():
+    # $95 of action, the player's half is $47.50; at 1/3 for the player ($31.666...) -> $31.67
+    assert required_bank(STANDARD, {2: 9500}, Bank(seat=3, amount=0, house_share_bp=5000)) == 4750
+    assert required_bank(STANDARD, {2: 9500}, Bank(seat=3, amount=0, house_share_bp=6667)) == 3167
+
+
+def test_double_joker_exposure_counts_the_premium_multiple():
+    rules = TableRules(game=Game.DOUBLE_JOKER)  # overqualifier on, premium 3x (003)
+    assert required_bank(rules, {2: 2500}, Bank(seat=3, amount=0)) == 7500
+
+
+# --- settlement against a player-banker -----------------------------------------------------
+
+
+def test_player_banker_net_win_pays_commission_on_the_net():
+    bank = Bank(seat=3, amount=10_000, house_wager=2000)
+    result = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand())
+    # positions settle as against the house: +$25 - $1.25, push, -$40
+    assert [p.net for p in result.positions] == [2375, 0, -4000]
+    assert [p.commission for p in result.positions] == [125, 0, 0]
+    banked = result.bank
+    assert banked.house_hand.outcome is Outcome.LOSE and banked.house_hand.net == -2000
+    assert banked.house_hand.commission == 0 and banked.house_hand.fee == 0
+    # the bank won $40 + $20 and paid $25: +$35; 5% of $35 = $1.75 (a multiple of 25 cents)
+    assert (banked.gross, banked.commission, banked.net) == (3500, 175, 3325)
+    assert (banked.banker_net, banked.house_share) == (3325, 0)
+    # the house: $1.25 + $1.75 commission, -$20 on its hand = -$17.00
+    assert result.house_result == -1700
+    assert result.totals()["banker_result"] == 3325
+    assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
+
+
+def test_player_banker_net_loss_pays_no_commission():
+    bank = Bank(seat=3, amount=20_000)  # the house's hand does not play (house wager 0)
+    result = settle_round(STANDARD, BANKER, positions(p2=10_000), bank=bank)
+    # the bank pays $100 and takes $40: -$60, no commission; position 2 pays $5 on its $100
+    assert (result.bank.gross, result.bank.commission, result.bank.banker_net) == (-6000, 0, -6000)
+    assert result.position(2).net == 9500
+    assert result.bank.house_hand is None
+    assert result.house_result == 500
+
+
+def test_co_banking_splits_the_result_commission_included_odd_cent_to_the_house():
+    bank = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=DEFAULT_CO_BANK_SHARE_BP)
+    result = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand())
+    # the bank's net $33.25 halves to $16.625: the player gets $16.62, the house $16.63
+    assert (result.bank.net, result.bank.banker_net, result.bank.house_share) == (3325, 1662, 1663)
+    # the house: $3.00 commission - $20 on its hand + $16.63 = -$0.37
+    assert result.house_result == -37
+
+
+def test_co_banked_loss_splits_too():
+    bank = Bank(seat=3, amount=20_000, house_share_bp=5000)
+    result = settle_round(STANDARD, BANKER, positions(p2=10_100), bank=bank)
+    # the bank pays $101, takes $40: -$61, halves to -$30.50 each
+    assert (result.bank.banker_net, result.bank.house_share) == (-3050, -3050)
+
+
+def test_split_rounding_is_named_the_odd_cent_to_the_house():
+    assert split_bank(101, 5000) == (50, 51)
+    assert split_bank(-101, 5000) == (-51, -50)
+    assert split_bank(101, None) == (101, 0)
+
+
+def test_flat_fee_tables_charge_the_banker_per_hand():
+    rules = TableRules(commission=FlatFee(fee=100))
+    bank = Bank(seat=3, amount=10_000, house_wager=2000)
+    result = settle_round(rules, BANKER, positions(), bank=bank, house_hand=house_hand())
+    assert [p.net for p in result.positions] == [2400, -100, -4100]
+    # the bank: +$35, no commission, $1 fee: +$34; the house: $4 of fees - $20 = -$16
+    assert (result.bank.commission, result.bank.fee, result.bank.banker_net) == (0, 100, 3400)
+    assert result.house_result == -1600
+
+
+def test_no_commission_tables_take_none_from_the_bank():
+    rules = TableRules(commission=NoCommission())
+    result = settle_round(rules, BANKER, positions(), bank=Bank(seat=3, amount=10_000))
+    # $40 - $25 = +$15 for the bank, no commission
+    assert result.bank.net == 1500 and result.house_result == 0
+
+
+def test_copies_go_to_the_player_banker():
+    bank = Bank(seat=3, amount=10_000)
+    copy = hand(2, "9s 9c Kh 7d 4c", "Qs 5d", 2500)  # the banker's hand exactly
+    result = settle_round(STANDARD, BANKER, [copy], bank=bank)
+    assert result.position(2).outcome is Outcome.LOSE and result.bank.gross == 2500
+
+
+def test_a_house_banked_record_is_what_it_always_was():
+    record = settle_round(STANDARD, BANKER, positions()).as_dict()
+    assert "bank" not in record and "banker_result" not in record["totals"]
+    assert record["totals"]["house_result"] == 1625  # docs/settlement.md, 7, example 4
+
+
+def test_a_player_banked_record_is_complete_and_deterministic():
+    bank = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=5000)
+    first = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand()).as_dict()
+    again = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand()).as_dict()
+    assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
+    assert first["bank"]["seat"] == 3 and first["bank"]["house_position"] == 6
+    assert first["bank"]["house_hand"]["setting"] == {
+        "high": ["7h", "7d", "Qs", "6d", "5s"],
+        "low": ["Jd", "2d"],
+    }
+    assert first["totals"]["bank_commission"] == 175 and first["totals"]["house_hand_result"] == -2000
+
+
+def test_the_house_hand_must_sit_where_the_dealer_sits_and_wager_the_house_wager():
+    bank = Bank(seat=3, amount=10_000, house_wager=2000)
+    with pytest.raises(BankError, match="position 6"):
+        settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand(position=4))
+    with pytest.raises(BankError, match="exactly when"):
+        settle_round(STANDARD, BANKER, positions(), bank=bank)
+    with pytest.raises(BankError, match="holds the house's hand"):
+        settle_round(
+            STANDARD, BANKER, [hand(6, "Th Td As 8c 3s", "Kd Jc", 2500)], bank=Bank(seat=3, amount=1)
+        )
+    with pytest.raises(BankError, match="player's bank"):
+        settle_round(STANDARD, BANKER, positions(), house_hand=house_hand())
+    fouled = hand(6, "Jd 2d 7h 6d 5s", "7d Qs", 2000)
+    with pytest.raises(HouseWayError):
+        settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=fouled)
+
+
+# --- Double Joker bonuses stay with the house; "dealer" lines follow the banker (003) -------
+
+
+DJ_BANKER = BankerHand(
+    cards=parse_cards("JK JK Kc 7s 4h Qd 5c"), setting=setting("JK JK Kc 7s 4h", "Qd 5c")
+)  # two jokers: a pair of Aces behind, Q-5 in front; qualified, not overqualified
+
+
+def test_joker_bonus_dealer_lines_follow_the_player_bankers_hand():
+    bank = Bank(seat=3, amount=10_000)
+    position = hand(2, "Th Td As 8c 3s", "Kd Jc", 2500, joker_bonus_wager=500)
+    result = settle_round(DOUBLE_JOKER, DJ_BANKER, [position], bank=bank)
+    record = result.position(2)
+    # tens lose to Aces, K-J beats Q-5: push; "2 Jokers, Dealer" 10 to 1 on $5: +$50 from the house
+    assert record.outcome is Outcome.PUSH
+    assert record.bonuses[0].line == "two-jokers-dealer" and record.net == 5000
+    assert result.bank.gross == 0 and result.house_result == -5000
+
+
+def test_jokers_in_the_house_hand_are_not_the_dealers_line_when_a_player_banks():
+    bank = Bank(seat=3, amount=10_000, house_wager=2000)
+    position = hand(2, "Th Td As 8c 3s", "Kd Jc", 2500, joker_bonus_wager=500)
+    house = hand(6, "JK JK Qs 6d 5s", "Jd 2d", 2000)  # both jokers with the house's hand
+    result = settle_round(DOUBLE_JOKER, BANKER, [position], bank=bank, house_hand=house)
+    # the banker (nines, Q-5) holds no joker, nor the position: "No Jokers" loses the $5
+    assert result.position(2).bonuses[0].line == "no-jokers" and result.position(2).bonuses[0].net == -500
+    # the house's Aces (two jokers) beat the nines, J-2 loses to Q-5: push; position 2 wins
+    # both: the bank pays $25 (no commission in Double Joker) and the house collects the $5 bonus
+    assert result.bank.house_hand.outcome is Outcome.PUSH
+    assert result.bank.gross == -2500 and result.house_result == 500
