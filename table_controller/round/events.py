@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
+from ..game.banking import Bank, position_of_seat
 from ..game.cards import Game, parse_card
-from ..game.money import Cents
+from ..game.deal import DEFAULT_DICE_DIRECTION, DiceDirection
+from ..game.money import BASIS_POINTS, Cents
 
 PlayerPosition = Annotated[int, Field(ge=2, le=7)]
 CardCode = str
@@ -39,8 +41,53 @@ class Wager(BaseModel):
     joker_bonus: Cents = Field(default=0, ge=0)
 
 
+class RoundBank(BaseModel):
+    """A player's bank as the round records it (game/banking.py; docs/settlement.md, 8).
+
+    ``seat`` (2..7, seats counted counter-clockwise from the dealer's, seat 1) banks and is
+    position 1 this round; ``amount`` is the bank declared, in cents; ``house_wager`` what
+    the dealer's own hand wagers for the house against it (0: it does not play);
+    ``house_share_bp`` the house's share of a co-banked bank (None: not co-banked);
+    ``offered`` whether the table's banking policy offered the bank to this seat.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seat: int = Field(ge=2, le=7)
+    amount: Cents = Field(ge=0)
+    house_wager: Cents = Field(default=0, ge=0)
+    house_share_bp: int | None = Field(default=None, gt=0, lt=BASIS_POINTS)
+
+    @property
+    def co_banked(self) -> bool:
+        return self.house_share_bp is not None
+
+    @property
+    def house_position(self) -> int:
+        """Where the dealer's seven cards sit this round (positions count from the banker, 004)."""
+        return position_of_seat(1, self.seat)
+
+    def terms(self) -> Bank:
+        """The game core's value of the same bank."""
+        return Bank(
+            seat=self.seat,
+            amount=self.amount,
+            house_wager=self.house_wager,
+            house_share_bp=self.house_share_bp,
+        )
+
+
 class RoundOpened(_Event):
-    """Wagers recorded for positions 2-7; the banker is position 1 (docs/round-lifecycle.md, "The phases")."""
+    """Wagers recorded for positions 2-7; the banker is position 1 (docs/round-lifecycle.md, "The phases").
+
+    Positions are numbered from the banker (004_60e2fc6346e3399b.txt): when a player banks
+    (``bank``), position 1 is that player's seat and the dealer's seven cards sit at
+    ``bank.house_position``, which holds no player's wager. ``bank_offer`` is the seat the
+    table's banking policy offered the bank to this round (None: the house's turn), so the
+    rotation can be rebuilt from the records. ``dice_direction`` is how the dice were counted
+    (000 or 004). A record stored before these fields existed replays as a house-banked
+    round counted counter-clockwise, as it was played.
+    """
 
     kind: Literal["round.opened"] = "round.opened"
     table_id: str
@@ -49,6 +96,9 @@ class RoundOpened(_Event):
     game: Game
     rules: dict[str, Any]  # the table rules in force for this round, as stored
     wagers: dict[PlayerPosition, Wager]
+    bank: RoundBank | None = None  # None: the house banks
+    bank_offer: int | None = Field(default=None, ge=2, le=7)
+    dice_direction: DiceDirection = DEFAULT_DICE_DIRECTION
 
     @field_validator("wagers")
     @classmethod
@@ -56,6 +106,21 @@ class RoundOpened(_Event):
         if not wagers:
             raise ValueError("a round needs at least one position with a main wager")
         return wagers
+
+    @model_validator(mode="after")
+    def _house_hand_has_no_player(self) -> RoundOpened:
+        bank = self.bank
+        if bank is not None and bank.house_position in self.wagers:
+            raise ValueError(
+                f"position {bank.house_position} is the dealer's seat this round (seat {bank.seat} "
+                "banks): it holds the house's hand, not a player's wager"
+            )
+        return self
+
+    @property
+    def banker_seat(self) -> int:
+        """The seat that banks: the dealer's (1) when the house banks."""
+        return self.bank.seat if self.bank is not None else 1
 
 
 class DiceRolled(_Event):

@@ -9,6 +9,12 @@ Order of a round (docs/round-lifecycle.md; 000, 003, 004): open with wagers -> t
 position -> seven piles dealt and checked as one complete deck (else misdeal: void) ->
 settings (standard: players first, then the dealer; Double Joker: the dealer first, exposed,
 then the players, 003) -> settle -> closed. The pit may void any round before settlement.
+
+A player may bank (``RoundOpened.bank``; game/banking.py): positions are then numbered from
+that player's seat (004), the dealer's seven cards are kept at the house's position when the
+house wagers against the bank, and the banker's setting (``dealer.set``) is free, except when
+co-banking: then it must follow the house way exactly as the dealer's does (004: "if this
+option is chosen then the player's hand must also be set in the house way").
 """
 
 from __future__ import annotations
@@ -119,9 +125,22 @@ class RoundState:
         return tuple(sorted(self.wagers))
 
     @property
+    def house_position(self) -> int | None:
+        """Where the dealer's seven cards play for the house against a player's bank, or None
+        (the house banks, or wagers nothing against the bank)."""
+        bank = self.opened.bank
+        return bank.house_position if bank is not None and bank.house_wager else None
+
+    @property
+    def banker_follows_house_way(self) -> bool:
+        """The house banks, or a player co-banks with it (004): the house way is enforced."""
+        bank = self.opened.bank
+        return bank is None or bank.co_banked
+
+    @property
     def discarded_positions(self) -> tuple[int, ...]:
         """Positions without a wager: their piles are discarded (004, 003)."""
-        return tuple(p for p in range(2, 8) if p not in self.wagers)
+        return tuple(p for p in range(2, 8) if p not in self.wagers and p != self.house_position)
 
 
 Guard = Callable[[RoundState, Any, RoundRules], None]
@@ -158,7 +177,7 @@ def _after(phase: Phase, game: Game) -> Phase:
 
 
 def _roll(state: RoundState, event: DiceRolled, rules: RoundRules) -> RoundState:
-    return replace(state, dice=event, start=start_position(event.faces))
+    return replace(state, dice=event, start=start_position(event.faces, state.opened.dice_direction))
 
 
 def _deal(state: RoundState, event: PilesDealt, rules: RoundRules) -> RoundState:
@@ -167,7 +186,8 @@ def _deal(state: RoundState, event: PilesDealt, rules: RoundRules) -> RoundState
     piles = tuple(tuple(pile) for pile in event.piles)
     if check.is_misdeal:
         return replace(state, piles=piles, unused=tuple(event.unused), misdeal=check.discrepancies)
-    keep = (BANKER_POSITION, *state.playing_positions)
+    house = () if state.house_position is None else (state.house_position,)
+    keep = (BANKER_POSITION, *state.playing_positions, *house)
     hands = MappingProxyType({p: cards for p, cards in check.hands.items() if p in keep})
     required = rules.required_setting(hands[BANKER_POSITION])
     return replace(state, piles=piles, unused=tuple(event.unused), hands=hands, required=required)
@@ -235,6 +255,8 @@ def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> S
 def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> None:
     proposed = _dealer_setting(state, event, rules)
     assert state.required is not None
+    if not state.banker_follows_house_way:
+        return  # "When a player is banking, he is free to set the hand however he chooses" (004)
     if not rules.matches(proposed, state.required):
         raise HouseWayDeviation(state.phase, proposed, state.required)
 

@@ -77,10 +77,24 @@ class GameRoundRules:
                     joker_bonus_wager=wager.joker_bonus or None,
                 )
             )
+        bank = state.opened.bank
+        house_hand = None
+        if state.house_position is not None:
+            assert bank is not None
+            cards = state.hands[state.house_position]
+            # the dealer's own seven cards play for the house, set by the house way
+            house_hand = PositionHand(
+                position=state.house_position,
+                cards=cards,
+                setting=self.house_way_setting(cards),
+                wager=bank.house_wager,
+            )
         result = settle_round(
             self.table,
             BankerHand(cards=state.hands[BANKER_POSITION], setting=state.dealer_setting),
             hands,
             reset_by_house_way=self.house_way_setting,
+            bank=bank.terms() if bank is not None else None,
+            house_hand=house_hand,
         )
         return result

@@ -46,9 +46,12 @@ def opened(
     game: Game = Game.STANDARD,
     rules: GameRoundRules | None = None,
     number: int = 1,
+    **fields,
 ) -> RoundOpened:
+    """``fields``: more of RoundOpened's fields (``bank``, ``dice_direction`` ...)."""
     rules = rules or game_rules(game)
     return RoundOpened(
+        **fields,
         table_id="t1",
         round_id=f"t1-{number}",
         number=number,
