@@ -55,6 +55,7 @@ from .models import (
     RoundPublic,
     RoundUpdate,
 )
+from .people import PEOPLE_CHAIN, chained_people
 from .rounds import (
     add_position,
     create_round,
@@ -67,6 +68,7 @@ from .rounds import (
     update_position,
     update_round,
 )
+from .rules_store import Evidence, keep_evidence, load_evidence
 from .session import read_snapshot, unit_of_work
 from .store import audit_verify, open_store, store_url, verify_store
 from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_user, user_for_token
@@ -74,6 +76,7 @@ from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_use
 __all__ = [
     "BANKER_POSITION",
     "GENESIS_HASH",
+    "PEOPLE_CHAIN",
     "BreakKind",
     "ChainBreak",
     "ChainConflictError",
@@ -83,6 +86,7 @@ __all__ = [
     "DiceSource",
     "EventCreate",
     "EventPublic",
+    "Evidence",
     "HeadOfChain",
     "InvalidEventError",
     "InvalidFieldError",
@@ -112,6 +116,7 @@ __all__ = [
     "append_event",
     "audit_verify",
     "canonical_payload",
+    "chained_people",
     "check_schema_current",
     "create_round",
     "current_revision",
@@ -124,8 +129,10 @@ __all__ = [
     "head_of_chain",
     "head_revision",
     "is_outage",
+    "keep_evidence",
     "last_event",
     "list_events",
+    "load_evidence",
     "lock_table",
     "make_engine",
     "next_round_number",

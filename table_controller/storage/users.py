@@ -35,6 +35,7 @@ from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported
 
 from .errors import InvalidFieldError, StorageError
 from .models import UTCDateTime
+from .people import chain_person
 
 TOKEN_PREFIX: Final = "pgt_"
 TOKEN_BYTES: Final = 32
@@ -158,6 +159,7 @@ def add_user(
 ) -> str:
     """Create a person and return their bearer token (shown once: only its hash is stored).
     ``keyed_by`` is who made the key; ``confirmed=False`` leaves it waiting for a second admin.
+    Chained as ``user.added`` (storage/people.py) in the same transaction.
 
     Raises :class:`UserExistsError` if the name is taken, :class:`InvalidFieldError` for a bad
     name, ``ValueError`` for an unknown role.
@@ -168,17 +170,17 @@ def add_user(
     if session.exec(select(User.id).where(User.name == data.name)).first() is not None:
         raise UserExistsError(f"user {data.name!r} already exists")
     token = new_token()
-    session.add(
-        User(
-            name=data.name,
-            role=data.role.value,
-            token_hash=hash_token(token),
-            created_at=now or datetime.now(UTC),
-            keyed_by=keyed_by,
-            confirmed=confirmed,
-        )
+    row = User(
+        name=data.name,
+        role=data.role.value,
+        token_hash=hash_token(token),
+        created_at=now or datetime.now(UTC),
+        keyed_by=keyed_by,
+        confirmed=confirmed,
     )
+    session.add(row)
     session.flush()
+    chain_person(session, kind="user.added", actor=keyed_by or "system", row=row)
     return token
 
 
@@ -218,12 +220,24 @@ def get_user(session: Session, *, name: str) -> UserPublic:
     return _public(_row(session, name))
 
 
-def disable_user(session: Session, *, name: str) -> UserPublic:
-    """Refuse the person's token from now on (the row stays: the audit chain names them)."""
+def disable_user(session: Session, *, name: str, actor: str = "system") -> UserPublic:
+    """Refuse the person's token from now on (the row stays: the audit chain names them).
+    Chained as ``user.disabled``."""
     row = _row(session, name)
     row.disabled = True
     session.add(row)
     session.flush()
+    chain_person(session, kind="user.disabled", actor=actor, row=row)
+    return _public(row)
+
+
+def change_role(session: Session, *, name: str, role: Role | str, actor: str = "system") -> UserPublic:
+    """Give the person another role. Chained as ``user.role-changed``."""
+    row = _row(session, name)
+    row.role = Role(role).value
+    session.add(row)
+    session.flush()
+    chain_person(session, kind="user.role-changed", actor=actor, row=row)
     return _public(row)
 
 
@@ -241,6 +255,7 @@ def rotate_token(session: Session, *, name: str, keyed_by: str | None = None) ->
     row.confirmed_by = None
     session.add(row)
     session.flush()
+    chain_person(session, kind="user.key-rotated", actor=keyed_by or "system", row=row)
     return token
 
 
@@ -262,6 +277,7 @@ def confirm_user(session: Session, *, name: str, actor: str) -> UserPublic:
     row.confirmed_by = actor
     session.add(row)
     session.flush()
+    chain_person(session, kind="user.confirmed", actor=actor, row=row)
     return _public(row)
 
 
@@ -277,6 +293,7 @@ __all__ = [
     "UserNotFoundError",
     "UserPublic",
     "add_user",
+    "change_role",
     "check_user_name",
     "confirm_user",
     "disable_user",

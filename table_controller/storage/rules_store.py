@@ -1,0 +1,139 @@
+"""Rules as evidence: every house way file, pay table and table-rules snapshot a round was
+decided under, kept by the SHA-256 of its exact bytes (docs/audit-chain.md, "Rules pinned
+by content").
+
+A round's ``round.opened`` names what it used by hash; replay and ``audit verify`` load the
+bytes by that hash and refuse them when they no longer hash to it. Editing a way's file
+makes a new version (a new hash) that new rounds use; old rounds keep theirs. The first time
+a version is stored it is chained (``evidence.stored`` on the table's chain), so a row
+inserted behind the store's back is named by verify.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+from sqlalchemy import BigInteger, LargeBinary
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from .audit import append_event
+from .chain import check_hash
+from .errors import StorageError
+from .models import UTCDateTime
+
+EVIDENCE_STORED: Final = "evidence.stored"
+KINDS: Final = frozenset({"house-way", "paytable", "table-rules"})
+
+
+class EvidenceError(StorageError):
+    """Rules a round names by hash cannot be had as they were."""
+
+
+class EvidenceMissingError(EvidenceError, LookupError):
+    """No stored content for the hash a round names."""
+
+
+class EvidenceMismatchError(EvidenceError):
+    """Stored content that no longer hashes to its key: edited behind the store's back."""
+
+
+class Evidence(SQLModel, table=True):
+    """The ``evidence`` table: content-addressed rules files and snapshots (migration 0005)."""
+
+    __tablename__ = "evidence"
+
+    sha256: str = Field(primary_key=True, max_length=64)
+    kind: str = Field(max_length=32)
+    name: str = Field(max_length=64)
+    content: bytes = Field(sa_type=LargeBinary)
+    size: int = Field(sa_type=BigInteger)
+    stored_at: datetime = Field(sa_type=UTCDateTime)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvidence:
+    """Content read back by hash, checked against it."""
+
+    sha256: str
+    kind: str
+    name: str
+    content: bytes
+
+
+def sha256_hex(content: bytes) -> str:
+    """The key of ``content``: SHA-256 of its exact bytes, lowercase hex."""
+    return hashlib.sha256(content).hexdigest()
+
+
+def keep_evidence(
+    session: Session, *, table_id: str, kind: str, name: str, content: bytes, actor: str = "system"
+) -> str:
+    """Store ``content`` under its hash if it is new (and chain that on ``table_id``'s chain);
+    return the hash. Storing the same bytes again changes nothing."""
+    if kind not in KINDS:
+        raise ValueError(f"evidence kind {kind!r} is not one of {sorted(KINDS)}")
+    digest = sha256_hex(content)
+    if session.get(Evidence, digest) is not None:
+        return digest
+    session.add(
+        Evidence(
+            sha256=digest,
+            kind=kind,
+            name=name,
+            content=content,
+            size=len(content),
+            stored_at=datetime.now(UTC),
+        )
+    )
+    session.flush()
+    append_event(
+        session,
+        table_id=table_id,
+        round_id=None,
+        kind=EVIDENCE_STORED,
+        actor=actor,
+        payload={"sha256": digest, "kind": kind, "name": name, "size": len(content)},
+    )
+    return digest
+
+
+def load_evidence(session: Session, *, sha256: str) -> StoredEvidence:
+    """The content stored under ``sha256``, refused if it no longer hashes to it."""
+    check_hash("sha256", sha256)
+    row = session.get(Evidence, sha256)
+    if row is None:
+        raise EvidenceMissingError(f"no stored rules content with sha256 {sha256}")
+    content = bytes(row.content)
+    found = sha256_hex(content)
+    if found != sha256:
+        raise EvidenceMismatchError(
+            f"stored {row.kind} {row.name!r} under sha256 {sha256} now hashes to {found}: edited"
+        )
+    return StoredEvidence(sha256=sha256, kind=row.kind, name=row.name, content=content)
+
+
+def list_evidence(session: Session) -> list[tuple[str, str, str, int]]:
+    """(sha256, kind, name, size) of everything stored, by kind and name."""
+    rows = session.exec(
+        select(Evidence.sha256, Evidence.kind, Evidence.name, Evidence.size).order_by(
+            col(Evidence.kind), col(Evidence.name), col(Evidence.stored_at)
+        )
+    )
+    return [(row[0], row[1], row[2], row[3]) for row in rows]
+
+
+__all__ = [
+    "EVIDENCE_STORED",
+    "Evidence",
+    "EvidenceError",
+    "EvidenceMismatchError",
+    "EvidenceMissingError",
+    "StoredEvidence",
+    "keep_evidence",
+    "list_evidence",
+    "load_evidence",
+    "sha256_hex",
+]
