@@ -20,7 +20,9 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from .game.banking import DEFAULT_CO_BANK_SHARE_BP, BankingPolicy, HouseWagerPolicy
 from .game.cards import Game
+from .game.deal import DEFAULT_DICE_DIRECTION, DiceDirection
 from .game.money import Cents
 from .game.table_rules import TableRules
 from .shipped import CONFIG_DIR
@@ -85,6 +87,8 @@ class AutoDealerSettings(BaseModel):
     bonus_rate: float = Field(default=0.3, ge=0, le=1)  # Double Joker: a position also makes bonus wagers
     other_setting_rate: float = Field(default=0.15, ge=0, le=1)  # a legal setting other than the house way
     foul_rate: float = Field(default=0.02, ge=0, le=1)  # an illegal setting (a foul, 004)
+    player_banks: bool = False  # a simulated player takes the bank when the table offers it
+    co_bank_rate: float = Field(default=0.5, ge=0, le=1)  # ... and co-banks with the house
 
     @model_validator(mode="after")
     def _rates(self) -> AutoDealerSettings:
@@ -93,6 +97,20 @@ class AutoDealerSettings(BaseModel):
                 f"other_setting_rate {self.other_setting_rate} + foul_rate {self.foul_rate} is more than 1"
             )
         return self
+
+
+class BankingSettings(BaseModel):
+    """Player banking (table_controller/game/banking.py; docs/settlement.md, 8): when the bank
+    is offered to a player, what the house's own hand wagers against a player-banker, the
+    house's share of a co-banked bank, and whether Double Joker allows it at all (003: "The
+    Dealer is always considered position #1")."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    policy: BankingPolicy = BankingPolicy.NEVER
+    house_wager: HouseWagerPolicy = HouseWagerPolicy.BANKER_LAST_WAGER
+    co_bank_share_bp: int = Field(default=DEFAULT_CO_BANK_SHARE_BP, gt=0, lt=10_000)
+    allow_in_double_joker: bool = False
 
 
 class SimulatorSettings(BaseModel):
@@ -129,6 +147,8 @@ class TableSettings(BaseSettings):
     device_timeout: float = Field(default=10.0, gt=0, le=600)
     step_delay: float = Field(default=0.0, ge=0, le=60)  # seconds between the steps of a round (a human pace)
     misdeal_hold_after: int = Field(default=2, ge=1, le=20)  # consecutive misdeals that hold the table
+    dice_direction: DiceDirection = DEFAULT_DICE_DIRECTION  # 000 counter-clockwise, or 004 clockwise
+    banking: BankingSettings = BankingSettings()
     time_zone: str = "UTC"  # IANA zone of the gaming day: today's band of actual against theoretical win
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
     simulator: SimulatorSettings = SimulatorSettings()
