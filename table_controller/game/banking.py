@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from .cards import Game
@@ -234,6 +234,93 @@ def house_wager_for(
     return banker_last_wager
 
 
+@dataclass(frozen=True, slots=True)
+class BankHistory:
+    """What the next offer of the bank depends on: the seat offered last round (None: the
+    house's turn), the last seat offered at all, and each seat's last main wager as a player
+    (for the ``banker-last-wager`` house wager)."""
+
+    last_offer: int | None = None
+    last_player_offer: int | None = None
+    last_wagers: Mapping[int, Cents] = field(default_factory=dict)
+
+    def after(self, offer: int | None, wagers_by_seat: Mapping[int, Cents]) -> BankHistory:
+        """The history once a round opened with ``offer`` and these main wagers (by seat)."""
+        return BankHistory(
+            last_offer=offer,
+            last_player_offer=offer if offer is not None else self.last_player_offer,
+            last_wagers={**self.last_wagers, **wagers_by_seat},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BankingTerms:
+    """The table's banking settings, as the game core needs them."""
+
+    policy: BankingPolicy = BankingPolicy.NEVER
+    house_wager: HouseWagerPolicy = HouseWagerPolicy.BANKER_LAST_WAGER
+    co_bank_share_bp: int = DEFAULT_CO_BANK_SHARE_BP
+    allow_in_double_joker: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BankPlan:
+    """Who banks a round about to open: ``bank`` (None: the house) and the seat the bank was
+    offered to (None: the house's turn); ``seats`` maps each wagering position to its seat."""
+
+    bank: Bank | None
+    offer: int | None
+    seats: Mapping[int, int]
+
+
+def plan_bank(
+    rules: TableRules,
+    terms: BankingTerms,
+    history: BankHistory,
+    wagers: Mapping[int, Cents],
+    *,
+    banker_seat: int | None,
+    amount: Cents = 0,
+    co_bank: bool = False,
+    table_minimum: Cents,
+) -> BankPlan:
+    """Check a request to open a round banked by ``banker_seat`` (None: the house) and give its
+    bank. ``wagers`` are the main wagers by position, numbered from that banker (004).
+
+    Refused (BankingError): a policy or game that allows no player bank, a seat the bank is
+    not offered to this round, a wager at the dealer's seat, a bank that does not cover the
+    action (BankNotCovered, with the shortfall). The house may always bank: a player offered
+    the bank may decline it.
+    """
+    if banker_seat is None:
+        seats = {position: position for position in wagers}
+    else:
+        _check_seat(banker_seat)
+        seats = {position: seat_of_position(position, banker_seat) for position in wagers}
+    occupied = set(seats.values()) | ({banker_seat} if banker_seat is not None else set())
+    offer = next_bank_offer(
+        terms.policy, occupied, last_offer=history.last_offer, last_player_offer=history.last_player_offer
+    )
+    if banker_seat is None:
+        return BankPlan(bank=None, offer=offer, seats=seats)
+    check_banking_allowed(rules.game, terms.policy, allow_in_double_joker=terms.allow_in_double_joker)
+    if offer != banker_seat:
+        turn = "it is the house's turn to bank" if offer is None else f"the bank is offered to seat {offer}"
+        raise BankingNotAllowed(f"{turn} this round, not to seat {banker_seat} ({terms.policy.value})")
+    house_wager = house_wager_for(
+        terms.house_wager, banker_last_wager=history.last_wagers.get(banker_seat), table_minimum=table_minimum
+    )
+    share = terms.co_bank_share_bp if co_bank else None
+    bank = Bank(seat=banker_seat, amount=amount, house_wager=house_wager, house_share_bp=share)
+    if bank.house_position in wagers:
+        raise BankTermsError(
+            f"position {bank.house_position} is the dealer's seat when seat {banker_seat} banks: "
+            "no player wagers there"
+        )
+    check_bank_covers(rules, wagers, bank)
+    return BankPlan(bank=bank, offer=offer, seats=seats)
+
+
 def split_bank(result: Cents, house_share_bp: int | None) -> tuple[Cents, Cents]:
     """A co-banked bank's result as (the player-banker's part, the house's part).
 
@@ -253,17 +340,21 @@ __all__ = [
     "PLAYER_SEATS",
     "SEATS",
     "Bank",
+    "BankHistory",
     "BankNotCovered",
+    "BankPlan",
     "BankTermsError",
     "BankingError",
     "BankingNotAllowed",
     "BankingPolicy",
+    "BankingTerms",
     "HouseWagerPolicy",
     "check_bank_covers",
     "check_banking_allowed",
     "house_wager_for",
     "main_exposure",
     "next_bank_offer",
+    "plan_bank",
     "position_of_seat",
     "required_bank",
     "seat_of_position",

@@ -15,8 +15,10 @@ import pytest
 from table_controller.game.banking import (
     DEFAULT_CO_BANK_SHARE_BP,
     Bank,
+    BankHistory,
     BankingNotAllowed,
     BankingPolicy,
+    BankingTerms,
     BankNotCovered,
     BankTermsError,
     HouseWagerPolicy,
@@ -24,6 +26,7 @@ from table_controller.game.banking import (
     check_banking_allowed,
     house_wager_for,
     next_bank_offer,
+    plan_bank,
     position_of_seat,
     required_bank,
     seat_of_position,
@@ -318,3 +321,61 @@ def test_jokers_in_the_house_hand_are_not_the_dealers_line_when_a_player_banks()
     # both: the bank pays $25 (no commission in Double Joker) and the house collects the $5 bonus
     assert result.bank.house_hand.outcome is Outcome.PUSH
     assert result.bank.gross == -2500 and result.house_result == 500
+
+
+# --- opening a round: who banks, by the table's terms ---------------------------------------
+
+ROTATION = BankingTerms(policy=BankingPolicy.ROTATION)
+
+
+def plan(terms=ROTATION, history=None, wagers=None, **request):
+    return plan_bank(
+        STANDARD,
+        terms,
+        history or BankHistory(),
+        {2: 2500, 5: 1000, 7: 4000} if wagers is None else wagers,
+        table_minimum=500,
+        **request,
+    )
+
+
+def test_the_offered_seat_banks_with_the_house_wager_of_its_last_wager():
+    # seat 3 wagered $20 as a player last round; with seat 3 banking, positions 2, 5, 7 are
+    # seats 4, 7, 2, so the occupied seats are 2, 3, 4, 7 and the rotation begins at seat 2
+    history = BankHistory(last_offer=2, last_player_offer=2, last_wagers={3: 2000})
+    banked = plan(history=history, banker_seat=3, amount=9500)
+    assert banked.offer == 3 and banked.seats == {2: 4, 5: 7, 7: 2}
+    assert banked.bank == Bank(seat=3, amount=9500, house_wager=2000)
+    co = plan(history=history, banker_seat=3, amount=4750, co_bank=True)
+    assert co.bank.house_share_bp == 5000
+
+
+def test_a_player_may_decline_the_offer_and_the_house_banks():
+    declined = plan(history=BankHistory(last_offer=2), banker_seat=None)
+    assert declined.bank is None and declined.offer == 5  # seats 2, 5, 7: after 2 comes 5
+    assert BankHistory(last_offer=2).after(declined.offer, {5: 1000}).last_offer == 5
+
+
+def test_a_seat_not_offered_the_bank_is_refused_naming_the_seat_offered():
+    # seat 6 asking: positions 2, 5, 7 are seats 7, 3, 5; after seat 3 the bank goes to seat 5
+    with pytest.raises(BankingNotAllowed, match="offered to seat 5"):
+        plan(history=BankHistory(last_offer=3), banker_seat=6, amount=10_000)
+    with pytest.raises(BankingNotAllowed, match="house's turn"):
+        plan(history=BankHistory(last_offer=7), banker_seat=3, amount=10_000)
+
+
+def test_opening_refuses_a_bank_short_of_the_action_and_a_wager_at_the_dealers_seat():
+    history = BankHistory(last_offer=2, last_wagers={3: 2000})
+    with pytest.raises(BankNotCovered, match=r"short by \$5\.00"):
+        plan(history=history, banker_seat=3, amount=9000)
+    with pytest.raises(BankTermsError, match="position 6 is the dealer's seat"):
+        plan(history=history, wagers={6: 2500}, banker_seat=3, amount=9000)
+
+
+def test_the_table_policy_and_double_joker_refuse_at_opening():
+    with pytest.raises(BankingNotAllowed, match="never"):
+        plan(terms=BankingTerms(), banker_seat=2, amount=10_000)
+    with pytest.raises(BankingNotAllowed, match="position #1"):
+        plan_bank(
+            DOUBLE_JOKER, ROTATION, BankHistory(), {3: 500}, banker_seat=2, amount=10_000, table_minimum=500
+        )
