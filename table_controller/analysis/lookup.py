@@ -33,6 +33,7 @@ from itertools import combinations
 from pathlib import Path
 
 import numpy as np
+from filelock import FileLock
 
 from ..game.evaluator import DEFAULT_RULES, RankingRules, rank_high, rank_low
 from ..game.house_way import HouseWay
@@ -324,8 +325,19 @@ def get_lookup(
     """The way's lookup from the cache, built and cached first when missing (or ``rebuild``)."""
     start = time.perf_counter()
     path = cache_path(cache_dir or default_cache_dir(), way.name, way_sha, rules)
-    if path.is_file() and not rebuild:
-        return LoadedLookup(SettingLookup.load(path), path, False, time.perf_counter() - start)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # One builder per machine: daemons and analyses started together wait for the first
+    # build instead of each spending the same CPU on it (docs/math.md, "Speed").
+    with FileLock(path.with_suffix(".lock")):
+        if path.is_file() and not rebuild:
+            return LoadedLookup(SettingLookup.load(path), path, False, time.perf_counter() - start)
+        return _build_and_save(way, way_sha, rules, path, start, progress)
+
+
+def _build_and_save(
+    way: HouseWay, way_sha: str, rules: RankingRules, path: Path, start: float, progress: Progress | None
+) -> LoadedLookup:
+    """Build the way's lookup and write it to the cache (the caller holds the cache's lock)."""
     meta = {
         "house_way": way.name,
         "house_way_sha256": way_sha,

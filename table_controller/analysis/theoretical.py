@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+from filelock import FileLock
 
 from ..game.cards import Game
 from ..game.evaluator import HighCategory
@@ -275,20 +276,17 @@ def default_math_dir(settings: TableSettings) -> Path:
     return settings.data_dir / "analysis"
 
 
-def table_math(
+def _cached_or_computed(
     settings: TableSettings,
-    *,
-    cache_dir: Path | None = None,
-    rounds: int = DEFAULT_ROUNDS,
-    seed: int = DEFAULT_SEED,
-) -> TableMath:
-    """The table's math, read from the cache or computed (the lookup built if need be: about
-    20 s; the simulation about 2 s per million rounds on one core) and cached."""
-    rules = settings.table_rules()
-    prov = table_provenance(settings, rules)
-    folder = cache_dir or default_math_dir(settings)
-    key = math_key(prov, rules, rounds, seed)
-    path = folder / f"table-math-{key[:24]}.json"
+    rules: TableRules,
+    prov: Provenance,
+    folder: Path,
+    path: Path,
+    key: str,
+    rounds: int,
+    seed: int,
+) -> list[list[int]]:
+    """The joint counts from the cache file, or simulated and written there (atomically)."""
     if path.is_file():
         stored = json.loads(path.read_text())
         counts = stored["joint_counts"]
@@ -298,7 +296,6 @@ def table_math(
         joint = joint_counts(lookup, rules, rounds, seed)
         symmetric = joint + joint.T  # positions A and B are alike: both orders, 2 x rounds pairs
         counts = symmetric.tolist()
-        folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(
             json.dumps(
@@ -314,6 +311,28 @@ def table_math(
             )
         )
         tmp.replace(path)
+    return counts
+
+
+def table_math(
+    settings: TableSettings,
+    *,
+    cache_dir: Path | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    seed: int = DEFAULT_SEED,
+) -> TableMath:
+    """The table's math, read from the cache or computed (the lookup built if need be: about
+    20 s; the simulation about 2 s per million rounds on one core) and cached."""
+    rules = settings.table_rules()
+    prov = table_provenance(settings, rules)
+    folder = cache_dir or default_math_dir(settings)
+    key = math_key(prov, rules, rounds, seed)
+    path = folder / f"table-math-{key[:24]}.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    # computed once per machine: a daemon started while another computes the same math waits
+    # for it and reads the cache (docs/math.md, "Speed")
+    with FileLock(path.with_suffix(".lock")):
+        counts = _cached_or_computed(settings, rules, prov, folder, path, key, rounds, seed)
     total = sum(sum(row) for row in counts)
     joint_p = tuple(tuple(Fraction(c, total) for c in row) for row in counts)
     big = joker = None
