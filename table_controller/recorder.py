@@ -116,7 +116,13 @@ class RoundRecorder:
     # -- writing -----------------------------------------------------------------------------
 
     def open(
-        self, *, game: Any, rules: Mapping[str, Any], wagers: Mapping[int, Wager], actor: str
+        self,
+        *,
+        game: Any,
+        rules: Mapping[str, Any],
+        wagers: Mapping[int, Wager],
+        actor: str,
+        opening: Mapping[str, Any] | None = None,
     ) -> tuple[RoundState, RoundRules]:
         """Record a new round with its wagers (limits are the caller's check)."""
         with unit_of_work(self.engine) as session:
@@ -134,6 +140,7 @@ class RoundRecorder:
                 rules=dict(rules),
                 wagers=dict(wagers),
                 actor=actor,
+                **dict(opening or {}),  # who banks, the bank offer, the dice direction
             )
             append_event(
                 session,
@@ -155,12 +162,24 @@ class RoundRecorder:
                         joker_bonus_cents=wager.joker_bonus,
                     ),
                 )
+            bank = event.bank
+            if bank is not None and bank.house_wager:
+                add_position(
+                    session,
+                    round_id=row.round_id,
+                    data=RoundPositionCreate(
+                        position=bank.house_position, wager_cents=bank.house_wager, house_hand=True
+                    ),
+                )
             update_round(
                 session,
                 round_id=row.round_id,
                 changes=RoundUpdate(
                     wagered_cents=sum(w.main for w in event.wagers.values()),
                     bonus_wagered_cents=sum(w.big_hand + w.joker_bonus for w in event.wagers.values()),
+                    dice_direction=event.dice_direction.value,
+                    bank_offer=event.bank_offer,
+                    **_bank_columns(event),
                 ),
             )
         return open_round(event), self.rules_for(event)
@@ -395,7 +414,38 @@ def settled_projection(result: Any) -> SettledProjection:
         "bonuses_paid_cents": result.bonuses_paid,
         "house_result_cents": result.house_result,
     }
+    bank = result.bank
+    if bank is not None:  # a player banked (docs/settlement.md, 8)
+        totals.update(
+            bank_gross_cents=bank.gross,
+            bank_commission_cents=bank.commission,
+            banker_result_cents=bank.banker_net,
+            house_hand_result_cents=bank.house_hand.net if bank.house_hand is not None else 0,
+        )
+        if bank.house_hand is not None:
+            hand = bank.house_hand
+            positions[hand.position] = {
+                "outcome": _OUTCOMES[hand.outcome.value],
+                "fouled": False,
+                "win_cents": hand.win,
+                "commission_cents": 0,
+                "bonus_paid_cents": 0,
+                "net_cents": hand.net,
+            }
     return SettledProjection(round=totals, positions=positions)
+
+
+def _bank_columns(opened: RoundOpened) -> dict[str, Any]:
+    """The ``rounds`` columns of who banks (migration 0006); none when the house banks."""
+    bank = opened.bank
+    if bank is None:
+        return {}
+    return {
+        "banker_seat": bank.seat,
+        "bank_cents": bank.amount,
+        "house_wager_cents": bank.house_wager,
+        "house_share_bp": bank.house_share_bp,
+    }
 
 
 class _Categories(TypedDict):

@@ -13,7 +13,7 @@ events of kind ``alert.raised``: they are in the chain like everything else.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -24,6 +24,15 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from .device_health import DeviceHealthRegistry
+from .game.banking import (
+    BankHistory,
+    BankingError,
+    BankingTerms,
+    BankNotCovered,
+    BankPlan,
+    next_bank_offer,
+    plan_bank,
+)
 from .game.cards import Game
 from .game.house_way import load_house_way
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
@@ -33,6 +42,7 @@ from .round.events import (
     DiceRolled,
     PilesDealt,
     PlayerSet,
+    RoundBank,
     RoundOpened,
     RoundSettled,
     RoundVoided,
@@ -50,6 +60,15 @@ log = structlog.get_logger()
 
 class TableRefused(ValueError):
     """A command the table cannot take now (closed table, open fault, limits, a round running)."""
+
+
+class BankRefused(TableRefused):
+    """A player's bank the table refuses (policy, turn, Double Joker, not covering the action);
+    ``shortfall`` is how much a bank that does not cover is short by, in cents, else None."""
+
+    def __init__(self, reason: str, shortfall: int | None = None) -> None:
+        super().__init__(reason)
+        self.shortfall = shortfall
 
 
 class RoundHeld(TableRefused):
@@ -113,6 +132,7 @@ class TableService:
         self._math: Any = None  # the table's math (analysis.theoretical.TableMath) once known
         self._band_alerted: str | None = None  # the gaming day whose band alert was raised
         self._lock = threading.RLock()  # the conductor, the journal thread and the API share it
+        self._bank_history = BankHistory()  # who was offered the bank, each seat's last wager
 
     # -- what the table is now: read-only snapshots --------------------------------------------------
     # Each is an immutable value the service replaces (under its lock) when it changes, so a
@@ -292,7 +312,18 @@ class TableService:
         state = self.round
         return state is not None and not state.phase.is_final
 
-    def open_round(self, wagers: Mapping[int, Wager], actor: str) -> RoundState:
+    def open_round(
+        self,
+        wagers: Mapping[int, Wager],
+        actor: str,
+        *,
+        banker_seat: int | None = None,
+        bank_amount: int = 0,
+        co_bank: bool = False,
+    ) -> RoundState:
+        """Open a round; ``wagers`` by position, numbered from the banker (004). ``banker_seat``
+        banks it (None: the house) with ``bank_amount`` cents, co-banking with the house when
+        ``co_bank`` (game/banking.py, docs/settlement.md 8); a refused bank raises BankRefused."""
         with self._lock:
             self._writable("round.open")
             if not self._table_open:
@@ -313,23 +344,75 @@ class TableService:
                 check_wagers(self.settings.game, self.settings.limits, wagers)
             except TableRefused as error:
                 raise self._refuse("round.open", str(error)) from None
+            plan = self._plan_bank(wagers, banker_seat, bank_amount, co_bank)
+            opening = _opening(plan, self.settings)
             try:
                 self._round, self._round_rules = self.recorder.open(
-                    game=self.settings.game, rules=self._rules_snapshot, wagers=wagers, actor=actor
+                    game=self.settings.game,
+                    rules=self._rules_snapshot,
+                    wagers=wagers,
+                    actor=actor,
+                    opening=opening,
                 )
             except Exception as error:
                 if is_outage(error):
                     raise self._store_lost("round.open", error) from error
                 raise
             self._held = None
+            self._bank_history = self._bank_history.after(
+                plan.offer, {plan.seats[p]: w.main for p, w in wagers.items()}
+            )
             structlog.contextvars.bind_contextvars(table_id=self.table_id, round_id=self._round.round_id)
             log.info(
                 "round.opened",
                 actor=actor,
                 positions=sorted(wagers),
                 wagered_cents=sum(w.main for w in wagers.values()),
+                banker_seat=self._round.opened.banker_seat,
+                bank_offer=plan.offer,
+                **_bank_fields(plan),
             )
             return self._round
+
+    def bank_offer(self, seats: Collection[int]) -> int | None:
+        """The seat the bank is offered to next among the occupied ``seats`` (None: the house's turn)."""
+        history = self._bank_history
+        return next_bank_offer(
+            self.banking_terms.policy,
+            seats,
+            last_offer=history.last_offer,
+            last_player_offer=history.last_player_offer,
+        )
+
+    @property
+    def banking_terms(self) -> BankingTerms:
+        """The table's banking settings as the game core takes them."""
+        banking = self.settings.banking
+        return BankingTerms(
+            policy=banking.policy,
+            house_wager=banking.house_wager,
+            co_bank_share_bp=banking.co_bank_share_bp,
+            allow_in_double_joker=banking.allow_in_double_joker,
+        )
+
+    def _plan_bank(
+        self, wagers: Mapping[int, Wager], banker_seat: int | None, amount: int, co_bank: bool
+    ) -> BankPlan:
+        try:
+            return plan_bank(
+                self._rules.table,
+                self.banking_terms,
+                self._bank_history,
+                {position: wager.main for position, wager in wagers.items()},
+                banker_seat=banker_seat,
+                amount=amount,
+                co_bank=co_bank,
+                table_minimum=self.settings.limits.min_main,
+            )
+        except BankingError as error:
+            shortfall = error.shortfall if isinstance(error, BankNotCovered) else None
+            log.warning("table.refused", command="round.open", reason=str(error), shortfall_cents=shortfall)
+            raise BankRefused(str(error), shortfall) from None
 
     def record_dice(self, event: DiceRolled) -> RoundState:
         state = self._record(event)
@@ -753,7 +836,36 @@ class TableService:
         return kind(f"{what} refused: {reason}")
 
 
+def _opening(plan: BankPlan, settings: TableSettings) -> dict[str, Any]:
+    """The banking fields of ``round.opened``: who banks, the offer, how the dice count."""
+    bank = plan.bank
+    return {
+        "bank": None
+        if bank is None
+        else RoundBank(
+            seat=bank.seat,
+            amount=bank.amount,
+            house_wager=bank.house_wager,
+            house_share_bp=bank.house_share_bp,
+        ),
+        "bank_offer": plan.offer,
+        "dice_direction": settings.dice_direction,
+    }
+
+
+def _bank_fields(plan: BankPlan) -> dict[str, Any]:
+    bank = plan.bank
+    if bank is None:
+        return {}
+    return {
+        "bank_cents": bank.amount,
+        "house_wager_cents": bank.house_wager,
+        "house_share_bp": bank.house_share_bp,
+    }
+
+
 __all__ = [
+    "BankRefused",
     "RoundHeld",
     "StoreOutage",
     "TableRefused",

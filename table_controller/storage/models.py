@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Strict
 from sqlalchemy import (
@@ -341,6 +341,21 @@ class RoundFields(SQLModel):
     # the house's expected win on the round's wagers and its variance (docs/math.md); None: not known
     theoretical_win_cents: int | None = Field(default=None, sa_type=BigInteger)
     theoretical_variance: int | None = Field(default=None, sa_type=BigInteger)  # cents squared
+    # who banked (migration 0006; docs/settlement.md, 8): None, the house; else the seat (2..7)
+    # of the player-banker, the bank declared, the house's wager and co-banking share, the seat
+    # the bank was offered to, how the dice counted (None in older rows: counter-clockwise)
+    banker_seat: int | None = None
+    bank_cents: int | None = Field(default=None, sa_type=BigInteger)
+    house_wager_cents: int | None = Field(default=None, sa_type=BigInteger)
+    house_share_bp: int | None = None
+    bank_offer: int | None = None
+    dice_direction: str | None = Field(default=None, max_length=20)
+    # a player-banked round's bank once settled: what it won less what it paid, the commission
+    # the banker paid, the player-banker's result, the house hand's result against the bank
+    bank_gross_cents: int | None = Field(default=None, sa_type=BigInteger)
+    bank_commission_cents: int | None = Field(default=None, sa_type=BigInteger)
+    banker_result_cents: int | None = Field(default=None, sa_type=BigInteger)
+    house_hand_result_cents: int | None = Field(default=None, sa_type=BigInteger)
 
 
 class _RoundKey(SQLModel):
@@ -376,6 +391,8 @@ class Round(RoundFields, RoundBase, _RoundKey, table=True):
         Index("ix_rounds_table_voided_number", "table_id", "voided", "number"),
         Index("ix_rounds_table_misdeal_number", "table_id", "misdeal", "number"),
         Index("ix_rounds_table_override_number", "table_id", "override", "number"),
+        # history by banker (house or player), migration 0006
+        Index("ix_rounds_table_banker_number", "table_id", "banker_seat", "number"),
     )
 
 
@@ -402,6 +419,16 @@ class RoundUpdate(SQLModel):
     override: bool | None = None
     theoretical_win_cents: StrictCents | None = None
     theoretical_variance: Annotated[StrictCents, Field(ge=0)] | None = None
+    banker_seat: Annotated[StrictCount, Field(ge=2, le=7)] | None = None
+    bank_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    house_wager_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    house_share_bp: Annotated[StrictCount, Field(gt=0, lt=10_000)] | None = None
+    bank_offer: Annotated[StrictCount, Field(ge=2, le=7)] | None = None
+    dice_direction: Literal["counter-clockwise", "clockwise"] | None = None
+    bank_gross_cents: StrictCents | None = None
+    bank_commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    banker_result_cents: StrictCents | None = None
+    house_hand_result_cents: StrictCents | None = None
 
     model_config = SQLModelConfig(extra="forbid")
 
@@ -423,6 +450,7 @@ class RoundPublic(RoundFields, RoundBase, _RoundKey):
 
 class RoundPositionBase(SQLModel):
     position: int
+    house_hand: bool = False  # the dealer's own hand, played for the house against a player's bank
     wager_cents: int = Field(default=0, sa_type=BigInteger)
     big_hand_bonus_cents: int = Field(default=0, sa_type=BigInteger)  # side wager (003)
     joker_bonus_cents: int = Field(default=0, sa_type=BigInteger)  # side wager (003)

@@ -70,6 +70,18 @@ def test_money_columns_are_bigint_in_models_and_database(engine: Engine) -> None
     money = 0
     # A round settled without its theoretical win shows it as missing, never as 0 (docs/math.md).
     may_be_missing = {("rounds", "theoretical_win_cents")}
+    # A house-banked round has no player's bank: its bank columns are NULL, not 0 (migration 0006).
+    may_be_missing |= {
+        ("rounds", name)
+        for name in (
+            "bank_cents",
+            "house_wager_cents",
+            "bank_gross_cents",
+            "bank_commission_cents",
+            "banker_result_cents",
+            "house_hand_result_cents",
+        )
+    }
     for table in SQLModel.metadata.sorted_tables:
         reflected = {column["name"]: column for column in inspector.get_columns(table.name)}
         for column in table.columns:
@@ -79,9 +91,9 @@ def test_money_columns_are_bigint_in_models_and_database(engine: Engine) -> None
                 assert str(reflected[column.name]["type"]).upper() == "BIGINT", column
                 nullable = (table.name, column.name) in may_be_missing
                 assert reflected[column.name]["nullable"] is nullable, column
-    assert (
-        money == 13
-    )  # rounds: 5 totals, theoretical win; round_positions: 3 wagers, win, commission, bonus paid, net
+    # rounds: 5 totals, theoretical win, 6 of a player's bank; round_positions: 3 wagers, win,
+    # commission, bonus paid, net
+    assert money == 19
 
 
 @pytest.mark.parametrize("statement", ["UPDATE events SET payload = '{}'", "DELETE FROM events"])
