@@ -236,6 +236,16 @@ class RoundRecorder:
 
     # -- reading -----------------------------------------------------------------------------
 
+    def last_opened(self) -> RoundOpened | None:
+        """The table's newest ``round.opened`` (who banked, the bank offer), or None: after a
+        restart the rotation of the bank carries on from it (game/banking.py)."""
+        with read_snapshot(self.engine) as session:
+            stored = last_event(session, table_id=self.table_id, kinds=["round.opened"])
+        if stored is None:
+            return None
+        opened = event_from_payload(json_payload(stored.payload))
+        return opened if isinstance(opened, RoundOpened) else None
+
     def resume(self) -> Resumed | None:
         """The table's open round rebuilt from its stored events, or None.
 

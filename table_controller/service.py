@@ -32,6 +32,7 @@ from .game.banking import (
     BankPlan,
     next_bank_offer,
     plan_bank,
+    seat_of_position,
 )
 from .game.cards import Game
 from .game.house_way import load_house_way
@@ -266,6 +267,7 @@ class TableService:
         with a ``round.held`` alert: the daemon keeps running and the pit can void it."""
         with self._lock:
             self._restore_table()
+            self._bank_history = _bank_history(self.recorder.last_opened())
             found = self.recorder.resume()
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None
@@ -851,6 +853,17 @@ def _opening(plan: BankPlan, settings: TableSettings) -> dict[str, Any]:
         "bank_offer": plan.offer,
         "dice_direction": settings.dice_direction,
     }
+
+
+def _bank_history(opened: RoundOpened | None) -> BankHistory:
+    """The rotation of the bank as the last round left it (after a restart). Only the last round
+    is read: the last offer, and that round's wagers by seat; an ``alternate`` table whose last
+    round was the house's starts its next player offer from the first occupied seat."""
+    if opened is None:
+        return BankHistory()
+    banker = opened.banker_seat
+    wagers = {seat_of_position(p, banker): w.main for p, w in opened.wagers.items()}
+    return BankHistory().after(opened.bank_offer, wagers)
 
 
 def _bank_fields(plan: BankPlan) -> dict[str, Any]:

@@ -142,3 +142,18 @@ def test_a_player_set_at_the_house_hands_position_is_refused(engine):
     service.record_deal(PilesDealt(piles=piles, unused=unused))
     with pytest.raises(TransitionRefused, match="position 6 has no wager"):
         service.set_player(6, ["3d", "3c", "6d", "4c", "2d"], ["9s", "8s"], actor="dealer-ann")
+
+
+def test_the_rotation_carries_on_after_a_restart(engine):
+    service = service_with(engine)
+    state = service.open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="dealer-ann")
+    assert state.opened.bank_offer == 3  # declined: the house banks
+    service.void("pit-bob", "testing the rotation")
+    restarted = service_with(engine)
+    restarted.resume()
+    with pytest.raises(BankRefused, match="offered to seat 5"):
+        restarted.open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="dealer-ann", banker_seat=3)
+    # seat 5 banks: position 6 is seat 3 ((5 - 1 + 6 - 1) mod 7 + 1), the dealer's seat 1 is
+    # position 4; the house wagers the table minimum ($5): $25 + $5 = $30 covers the action
+    state = restarted.open_round({6: Wager(main=2500)}, actor="dealer-ann", banker_seat=5, bank_amount=3000)
+    assert state.opened.bank.seat == 5 and state.opened.bank.house_position == 4
