@@ -122,9 +122,11 @@ class RoundRecorder:
         rules: Mapping[str, Any],
         wagers: Mapping[int, Wager],
         actor: str,
+        evidence: Mapping[str, str] | None = None,
         opening: Mapping[str, Any] | None = None,
     ) -> tuple[RoundState, RoundRules]:
-        """Record a new round with its wagers (limits are the caller's check)."""
+        """Record a new round with its wagers (limits are the caller's check) and the hashes of
+        the rules' contents it is decided under (``evidence``, pinned_rules.py)."""
         with unit_of_work(self.engine) as session:
             row = create_round(
                 session,
@@ -140,6 +142,7 @@ class RoundRecorder:
                 rules=dict(rules),
                 wagers=dict(wagers),
                 actor=actor,
+                evidence=dict(evidence or {}),
                 **dict(opening or {}),  # who banks, the bank offer, the dice direction
             )
             append_event(

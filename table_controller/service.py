@@ -35,7 +35,7 @@ from .game.banking import (
     seat_of_position,
 )
 from .game.cards import Game
-from .game.house_way import load_house_way
+from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.events import (
     DealerOverride,
@@ -52,7 +52,7 @@ from .round.events import (
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
 from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
-from .storage import next_round_number, read_snapshot
+from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import StoreUnavailableError, is_outage
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
@@ -115,9 +115,12 @@ class TableService:
     def __init__(self, settings: TableSettings, engine: Engine) -> None:
         self.settings = settings
         self.table_id = settings.table_id
-        self.recorder = RoundRecorder(engine, settings.table_id, rules_for)
-        self._rules = GameRoundRules(table=settings.table_rules(), way=load_house_way(settings.house_way))
-        self._rules_snapshot = self._rules.snapshot()  # what each round.opened records, built once
+        self.recorder = RoundRecorder(engine, settings.table_id, PinnedRules(engine))
+        # the rules by content (pinned_rules.py): a new version when the way file changes
+        self._version = current_rules(settings.table_rules(), settings.house_way)
+        self._kept: dict[str, str] | None = None  # the version whose contents are in the store
+        self._rules = self._version.rules
+        self._rules_snapshot = self._version.snapshot  # what each round.opened records
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
@@ -349,11 +352,13 @@ class TableService:
             plan = self._plan_bank(wagers, banker_seat, bank_amount, co_bank)
             opening = _opening(plan, self.settings)
             try:
+                evidence = self._pinned_version()
                 self._round, self._round_rules = self.recorder.open(
                     game=self.settings.game,
                     rules=self._rules_snapshot,
                     wagers=wagers,
                     actor=actor,
+                    evidence=evidence,
                     opening=opening,
                 )
             except Exception as error:
@@ -415,6 +420,22 @@ class TableService:
             shortfall = error.shortfall if isinstance(error, BankNotCovered) else None
             log.warning("table.refused", command="round.open", reason=str(error), shortfall_cents=shortfall)
             raise BankRefused(str(error), shortfall) from None
+
+    def _pinned_version(self) -> dict[str, str]:
+        """The rules' hashes for a new round: a way file edited since the last round is a new
+        version (stored and chained before the round names it; docs/audit-chain.md)."""
+        try:
+            self._version = refreshed(self._version)
+        except Exception as error:  # the edited file is not a way: no round under unknown rules
+            raise self._refuse("round.open", f"the house way file no longer loads: {error}") from None
+        if self._version.rules is not self._rules:
+            log.warning("rules.new_version", evidence=self._version.evidence)
+            self._rules, self._rules_snapshot = self._version.rules, self._version.snapshot
+        if self._kept != self._version.evidence:
+            with unit_of_work(self.recorder.engine) as session:
+                keep_version(session, table_id=self.table_id, version=self._version)
+            self._kept = self._version.evidence
+        return self._kept
 
     def record_dice(self, event: DiceRolled) -> RoundState:
         state = self._record(event)

@@ -99,6 +99,9 @@ class RoundOpened(_Event):
     bank: RoundBank | None = None  # None: the house banks
     bank_offer: int | None = Field(default=None, ge=2, le=7)
     dice_direction: DiceDirection = DEFAULT_DICE_DIRECTION
+    # the rules' contents it was decided under, by SHA-256 ("house_way", "table_rules",
+    # "paytable.<bonus>"; docs/audit-chain.md); empty in records older than the pins (by name)
+    evidence: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("wagers")
     @classmethod

@@ -5,8 +5,9 @@ by content").
 A round's ``round.opened`` names what it used by hash; replay and ``audit verify`` load the
 bytes by that hash and refuse them when they no longer hash to it. Editing a way's file
 makes a new version (a new hash) that new rounds use; old rounds keep theirs. The first time
-a version is stored it is chained (``evidence.stored`` on the table's chain), so a row
-inserted behind the store's back is named by verify.
+a version is stored it is chained (``evidence.stored`` on the ``evidence`` chain, one for
+every table of the store, as the contents are), so a row inserted behind the store's back
+is named by verify.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .errors import StorageError
 from .models import UTCDateTime
 
 EVIDENCE_STORED: Final = "evidence.stored"
+EVIDENCE_CHAIN: Final = "evidence"  # the chain's id in the events table (no table may take it)
 KINDS: Final = frozenset({"house-way", "paytable", "table-rules"})
 
 
@@ -71,8 +73,8 @@ def sha256_hex(content: bytes) -> str:
 def keep_evidence(
     session: Session, *, table_id: str, kind: str, name: str, content: bytes, actor: str = "system"
 ) -> str:
-    """Store ``content`` under its hash if it is new (and chain that on ``table_id``'s chain);
-    return the hash. Storing the same bytes again changes nothing."""
+    """Store ``content`` under its hash if it is new (and chain that, naming the table that
+    first used it); return the hash. Storing the same bytes again changes nothing."""
     if kind not in KINDS:
         raise ValueError(f"evidence kind {kind!r} is not one of {sorted(KINDS)}")
     digest = sha256_hex(content)
@@ -91,11 +93,11 @@ def keep_evidence(
     session.flush()
     append_event(
         session,
-        table_id=table_id,
+        table_id=EVIDENCE_CHAIN,
         round_id=None,
         kind=EVIDENCE_STORED,
         actor=actor,
-        payload={"sha256": digest, "kind": kind, "name": name, "size": len(content)},
+        payload={"sha256": digest, "kind": kind, "name": name, "size": len(content), "table_id": table_id},
     )
     return digest
 
@@ -126,6 +128,7 @@ def list_evidence(session: Session) -> list[tuple[str, str, str, int]]:
 
 
 __all__ = [
+    "EVIDENCE_CHAIN",
     "EVIDENCE_STORED",
     "Evidence",
     "EvidenceError",
