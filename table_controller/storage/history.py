@@ -69,6 +69,7 @@ class HistoryFilter:
     voided: bool | None = None
     misdeal: bool | None = None
     override: bool | None = None
+    player_banked: bool | None = None  # True: a player banked; False: the house (migration 0006)
 
 
 _FIRST_AT_OR_AFTER = (
@@ -173,6 +174,8 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
             bare(c.number) < bindparam("cursor") if newest_first else bare(c.number) > bindparam("cursor")
         )
     conditions += [bare(c[name]) == bindparam(name) for name in _ROUND_FILTERS if name in shape]
+    if "player_banked" in shape:
+        conditions.append(c.banker_seat.is_not(None) == bindparam("player_banked"))
     held = [bare(p[name]) == bindparam(name) for name in _CATEGORY_FILTERS if name in shape]
     if "position" in shape:
         held.append(p.position == bindparam("position"))
@@ -234,6 +237,7 @@ def history_statement(
         "voided": where.voided,
         "misdeal": where.misdeal,
         "override": where.override,
+        "player_banked": where.player_banked,
         "high_category": where.high_category,
         "low_category": where.low_category,
         "seven_card_category": where.seven_card_category,
@@ -278,6 +282,17 @@ SUMMARY_COLUMNS = (
     "bonuses_paid_cents",
     "house_result_cents",
     "house_way_rule_id",
+    # who banked (migration 0006): NULL banker_seat, the house
+    "banker_seat",
+    "bank_cents",
+    "house_wager_cents",
+    "house_share_bp",
+    "bank_offer",
+    "dice_direction",
+    "bank_gross_cents",
+    "bank_commission_cents",
+    "banker_result_cents",
+    "house_hand_result_cents",
 )
 _SUMMARY = [ROUNDS.c[name] for name in SUMMARY_COLUMNS]
 
@@ -334,6 +349,7 @@ POSITION_COLUMNS = (
     "bonus_paid_cents",
     "net_cents",
     "override",
+    "house_hand",
 )
 _EVENTS = Event.__table__  # type: ignore[attr-defined]
 _EVENT_COLUMNS = ("seq", "kind", "actor", "created_at", "payload", "prev_hash", "hash")

@@ -86,15 +86,29 @@ class WagerCreate(_Body):
     joker_bonus: BodyCents = 0
 
 
+class BankCreate(_Body):
+    """A player's bank (docs/settlement.md, 8): the seat that banks (2..7; seats count
+    counter-clockwise from the dealer's, seat 1), the bank it declares (cents: it must cover
+    every wager against it), and whether it co-banks with the house in the table's share (its
+    hand is then set by the house way, 004)."""
+
+    seat: Annotated[int, Strict(), Field(ge=2, le=7, description="the banking player's seat, 2..7")]
+    amount: BodyCents
+    co_bank: bool = False
+
+
 class RoundCreate(_Body):
     """Open a round: the wagers of each position that plays, keyed by position ``"2"``..``"7"``
-    (the banker is position 1, 003), as the ``round.opened`` event stores them
-    (docs/round-lifecycle.md, "The phases")."""
+    (the banker is position 1, 003, 004), as the ``round.opened`` event stores them
+    (docs/round-lifecycle.md, "The phases"). ``bank`` absent: the house banks and positions are
+    the seats. ``bank`` given: that seat banks, positions are numbered counter-clockwise from it
+    (004), and the dealer's seat is no player's position."""
 
     wagers: Annotated[
         dict[PositionKey, WagerCreate],
         Field(min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}]),
     ]
+    bank: BankCreate | None = None
 
 
 class PlayerSettingCreate(_Body):

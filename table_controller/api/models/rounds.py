@@ -34,6 +34,18 @@ class RoundSummaryPublic(BaseModel):
     bonuses_paid_cents: int
     house_result_cents: int
     house_way_rule_id: str | None
+    banker_seat: int | None = Field(
+        None, description="the seat of the player who banked (position 1 this round); None: the house"
+    )
+    bank_cents: int | None = Field(None, description="the player's bank declared")
+    house_wager_cents: int | None = Field(None, description="the house hand's wager against the bank")
+    house_share_bp: int | None = Field(None, description="the house's share of a co-banked bank")
+    bank_offer: int | None = Field(None, description="the seat the bank was offered to this round")
+    dice_direction: str | None = Field(None, description="how the dice counted; None in older rounds")
+    bank_gross_cents: int | None = Field(None, description="what the bank won less what it paid")
+    bank_commission_cents: int | None = Field(None, description="commission the player-banker paid")
+    banker_result_cents: int | None = Field(None, description="the player-banker's result, its share")
+    house_hand_result_cents: int | None = Field(None, description="the house's own hand against the bank")
 
 
 class RoundPage(BaseModel):
@@ -62,6 +74,9 @@ class PositionPublic(BaseModel):
     bonus_paid_cents: int
     net_cents: int = Field(description="the position's result, + won, - lost")
     override: bool
+    house_hand: bool = Field(
+        False, description="the dealer's own hand, for the house against a player's bank"
+    )
 
 
 class RoundDetailPublic(RoundSummaryPublic):

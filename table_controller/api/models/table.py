@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ...game.banking import main_exposure
 from ...game.deal import pile_positions
+from ...game.table_rules import TableRules
 from ...round.machine import RoundState
 from .errors import SettingPublic
 
@@ -102,6 +104,21 @@ class PositionResultPublic(BaseModel):
 class SettlementPublic(BaseModel):
     positions: list[PositionResultPublic]
     totals: dict[str, int]
+    bank: dict[str, Any] | None = Field(
+        default=None, description="a player's bank settled: gross, commission, net and its split"
+    )
+
+
+class BankPublic(BaseModel):
+    """Who banks a player-banked round and what the bank stands to pay (docs/settlement.md, 8)."""
+
+    seat: int = Field(description="the banking player's seat: position 1 this round")
+    amount: int = Field(description="the bank declared, cents")
+    house_wager: int = Field(description="the house's own hand against the bank, cents (0: none)")
+    house_position: int = Field(description="the position of the dealer's seat this round")
+    co_banked: bool
+    house_share_bp: int | None = Field(description="the house's share of a co-banked bank, basis points")
+    exposure: int = Field(description="the most the bank could pay on this round's main wagers, cents")
 
 
 class RoundStatePublic(BaseModel):
@@ -125,6 +142,10 @@ class RoundStatePublic(BaseModel):
     misdeal: list[DiscrepancyPublic] = Field(default_factory=list)
     settlement: SettlementPublic | None = None
     void_reason: str | None = None
+    banker: Literal["house", "player"] = "house"
+    bank: BankPublic | None = None
+    bank_offer: int | None = Field(default=None, description="the seat the bank was offered to this round")
+    dice_direction: str = "counter-clockwise"
 
 
 class FaultPublic(BaseModel):
@@ -242,6 +263,26 @@ def _setting(setting: Any) -> SettingPublic | None:
     return SettingPublic(high=[c.code for c in setting.high], low=[c.code for c in setting.low])
 
 
+def _bank_view(state: RoundState) -> BankPublic | None:
+    bank = state.opened.bank
+    if bank is None:
+        return None
+    wagers = {p: w.main for p, w in state.wagers.items()} | {0: bank.house_wager}
+    try:  # the premium multiple of the round's own rules (Double Joker, 003)
+        exposure = main_exposure(TableRules.model_validate(state.opened.rules["table"]), wagers)
+    except (KeyError, TypeError, ValueError):
+        exposure = sum(wagers.values())
+    return BankPublic(
+        seat=bank.seat,
+        amount=bank.amount,
+        house_wager=bank.house_wager,
+        house_position=bank.house_position,
+        co_banked=bank.co_banked,
+        house_share_bp=bank.house_share_bp,
+        exposure=exposure,
+    )
+
+
 def round_state_view(state: RoundState) -> RoundStatePublic:
     """A RoundState as the terminals show it."""
     positions = pile_positions(state.start) if state.start is not None and not state.misdeal else None
@@ -295,4 +336,8 @@ def round_state_view(state: RoundState) -> RoundStatePublic:
         ],
         settlement=None if state.result is None else SettlementPublic.model_validate(state.result.as_dict()),
         void_reason=state.void_reason,
+        banker="house" if state.opened.bank is None else "player",
+        bank=_bank_view(state),
+        bank_offer=state.opened.bank_offer,
+        dice_direction=state.opened.dice_direction.value,
     )

@@ -15,7 +15,7 @@ from pydantic import Field, create_model
 
 from ...game.cards import Game
 from ...round.events import Wager
-from ...service import TableRefused, TableService, check_wagers
+from ...service import BankRefused, TableRefused, TableService, check_wagers
 from ...settings import TableSettings
 from ...storage.session import read_snapshot
 from ..deps import OverrideDep, PlayDep, ServiceDep, Store, StoreDep, VoidDep
@@ -73,7 +73,10 @@ async def _open_round(
     body: RoundCreate, who: PlayDep, service: ServiceDep, store: StoreDep
 ) -> TableStatePublic:
     """Open a round with the positions' wagers (cents), within the table limits given in this
-    schema. 409 when the table is closed, a device fault is open or a round is still in progress."""
+    schema, banked by the house or by a player (``bank``; docs/settlement.md, 8). 409 when the
+    table is closed, a device fault is open, a round is still in progress, or the table does
+    not offer this seat the bank (``bank-refused``); 422 when the bank does not cover the
+    action (``bank-not-covered``, the shortfall named)."""
     wagers = {
         int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
         for p, w in sorted(body.wagers.items())
@@ -82,7 +85,22 @@ async def _open_round(
         check_wagers(service.settings.game, service.settings.limits, wagers)
     except TableRefused as error:
         raise ApiError(422, str(error), "outside-limits") from None
-    return await command(store, service, service.open_round, wagers, actor=who.name)
+    bank = body.bank
+    try:
+        return await command(
+            store,
+            service,
+            service.open_round,
+            wagers,
+            actor=who.name,
+            banker_seat=None if bank is None else bank.seat,
+            bank_amount=0 if bank is None else bank.amount,
+            co_bank=bank is not None and bank.co_bank,
+        )
+    except BankRefused as refused:
+        if refused.shortfall is not None:
+            raise ApiError(422, str(refused), "bank-not-covered") from None
+        raise ApiError(409, str(refused), "bank-refused") from None
 
 
 def open_round_router(settings: TableSettings) -> APIRouter:

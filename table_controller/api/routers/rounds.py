@@ -59,6 +59,7 @@ class HistoryParams(BaseModel):
     voided: bool | None = Field(None, description="voided rounds (misdeals included) or not")
     misdeal: bool | None = None
     override: bool | None = Field(None, description="the pit let a deviating dealer setting stand")
+    banker: Literal["house", "player"] | None = Field(None, description="who banked the round")
     order: Literal["newest", "oldest"] = "newest"
     cursor: int | None = Field(None, ge=0, le=10**15, description="next_cursor of the page before")
     limit: int = Field(50, ge=1, le=MAX_PAGE)
@@ -82,6 +83,7 @@ class HistoryParams(BaseModel):
             voided=self.voided,
             misdeal=self.misdeal,
             override=self.override,
+            player_banked=None if self.banker is None else self.banker == "player",
         )
 
 
