@@ -124,6 +124,30 @@ class SimulatorSettings(BaseModel):
     start_timeout: float = Field(default=10.0, gt=0, le=120)  # seconds to wait for a simulator's port
 
 
+class AuditSettings(BaseModel):
+    """The record as evidence (docs/audit-chain.md): signed checkpoints and the daemon's own check.
+
+    ``key_file`` is the Ed25519 private key the daemon signs checkpoints with (made by
+    ``table-controller audit keygen``; kept outside the database), ``public_key`` its public
+    half (hex), which ``audit verify`` and the daemon check signatures with. Without a key no
+    checkpoint is written. ``checkpoint_file`` defaults to ``checkpoints.jsonl`` in data_dir."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key_file: Path | None = None
+    public_key: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    checkpoint_file: Path | None = None
+    checkpoint_every_rounds: int = Field(default=100, ge=0, le=100_000)  # 0: at shutdown only
+    check_every_rounds: int = Field(default=10, ge=0, le=100_000)  # while playing; 0: at start only
+    check_rounds: int = Field(default=50, ge=1, le=100_000)  # newest rounds re-derived by that check
+
+    @model_validator(mode="after")
+    def _key_pair(self) -> AuditSettings:
+        if self.key_file is not None and self.public_key is None:
+            raise ValueError("audit.key_file needs audit.public_key (its public half) beside it")
+        return self
+
+
 class TableSettings(BaseSettings):
     """Everything the daemon needs to run one table."""
 
@@ -155,6 +179,7 @@ class TableSettings(BaseSettings):
     api: bool = True  # serve the pit and surveillance API inside the daemon (docs/api.md)
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)  # 0: any free port (tests)
+    audit: AuditSettings = AuditSettings()
 
     @classmethod
     def settings_customise_sources(

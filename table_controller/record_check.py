@@ -1,0 +1,472 @@
+"""The whole check of the record (docs/audit-chain.md, "What verify checks").
+
+Beyond the links of each chain (storage/audit.py), the record must agree with itself:
+
+- every round is re-derived from its chained inputs (its opening, dice, piles, settings)
+  with the game core, under the rules its opening pinned by hash (pinned_rules.py), and the
+  result is compared with the settlement chained in ``round.settled`` and with the
+  ``rounds`` / ``round_positions`` projections the reports read: each difference is named
+  (round, position, field, chained against stored);
+- every person in the ``users`` table is compared with the people chain (storage/people.py);
+- every stored rules content still hashes to its key and was chained when stored;
+- signed checkpoints (storage/checkpoints.py), when given, are reached by the chain.
+
+Nothing here writes. The daemon runs the same check at start and as it plays (service.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col
+
+from .pinned_rules import PinnedRules
+from .recorder import settled_projection
+from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
+from .round.machine import apply, open_round
+from .storage.audit import ChainReport, verify_chain
+from .storage.checkpoints import Checkpoint, chained_checkpoints, check_checkpoints
+from .storage.models import Event, Round, RoundPosition
+from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
+from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, Evidence, EvidenceError, sha256_hex
+from .storage.users import User
+
+_EVENTS = Event.__table__  # type: ignore[attr-defined]  # typed columns for the queries
+
+FINDINGS_LISTED = 200  # beyond this, findings are counted, not listed
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One disagreement in the record: where, which field, what the chain says, what is stored."""
+
+    where: str  # "round PG-3-12 position 3", "user ann", "rules sha256 ab12..."
+    what: str  # the field, or what is wrong
+    chained: Any = None
+    stored: Any = None
+
+    def describe(self) -> str:
+        if self.chained is None and self.stored is None:
+            return f"{self.where}: {self.what}"
+        return f"{self.where}: {self.what}: chained {self.chained!r}, stored {self.stored!r}"
+
+
+@dataclass(frozen=True)
+class RecordReport:
+    """Result of :func:`check_record`: the chains' links, and every finding beyond them."""
+
+    chain: ChainReport
+    findings: tuple[Finding, ...] = ()
+    unlisted: int = 0
+    rounds_checked: int = 0
+    rounds_unchained_settlement: int = 0  # settled before the settlement was chained: projections only
+    people_checked: int = 0
+    checkpoints_checked: int | None = None  # None: no checkpoints given
+    not_checked: tuple[str, ...] = field(default=())  # what could not be checked, and why
+
+    @property
+    def ok(self) -> bool:
+        return self.chain.ok and not self.findings and not self.not_checked
+
+    def describe(self) -> str:
+        lines = [self.chain.describe()]
+        summary = f"{self.rounds_checked} rounds re-derived, {self.people_checked} people compared"
+        if self.rounds_unchained_settlement:
+            summary += (
+                f" ({self.rounds_unchained_settlement} settled before settlements were chained:"
+                " compared with their projections only)"
+            )
+        if self.checkpoints_checked is not None:
+            summary += f", {self.checkpoints_checked} signed checkpoints checked"
+        if not self.findings and not self.not_checked:
+            lines.append(f"record consistent: {summary}")
+        else:
+            lines.append(f"record INCONSISTENT: {summary}; {len(self.findings) + self.unlisted} finding(s):")
+            lines += [f"  {item.describe()}" for item in self.findings]
+            if self.unlisted:
+                lines.append(f"  ... and {self.unlisted} more finding(s) not listed")
+            lines += [f"  NOT CHECKED: {why}" for why in self.not_checked]
+        return "\n".join(lines)
+
+
+class _Findings:
+    def __init__(self) -> None:
+        self.items: list[Finding] = []
+        self.unlisted = 0
+
+    def add(self, where: str, what: str, chained: Any = None, stored: Any = None) -> None:
+        if len(self.items) < FINDINGS_LISTED:
+            self.items.append(Finding(where, what, chained, stored))
+        else:
+            self.unlisted += 1
+
+
+# --------------------------------------------------------------------------- rounds
+
+
+def _differences(chained: Any, derived: Any, path: str = "") -> Iterator[tuple[str, Any, Any]]:
+    """(path, chained, derived) for every leaf where two JSON values differ; list items that
+    carry a ``position`` are named by it."""
+    if isinstance(chained, Mapping) and isinstance(derived, Mapping):
+        for key in sorted(set(chained) | set(derived)):
+            yield from _differences(chained.get(key), derived.get(key), f"{path}.{key}" if path else key)
+    elif isinstance(chained, list) and isinstance(derived, list) and len(chained) == len(derived):
+        for index, (left, right) in enumerate(zip(chained, derived, strict=True)):
+            name = left.get("position", index) if isinstance(left, Mapping) else index
+            label = f"position {name}" if isinstance(left, Mapping) and "position" in left else str(index)
+            yield from _differences(left, right, f"{path}[{label}]")
+    elif chained != derived:
+        yield (path, chained, derived)
+
+
+def _projections(session: Session, table_id: str | None) -> tuple[dict[str, Any], dict[str, dict[int, Any]]]:
+    rounds_query = select(Round)
+    positions_query = select(RoundPosition)
+    if table_id is not None:
+        rounds_query = rounds_query.where(col(Round.table_id) == table_id)
+        positions_query = positions_query.join(
+            Round, col(Round.round_id) == col(RoundPosition.round_id)
+        ).where(col(Round.table_id) == table_id)
+    rounds = {row.round_id: row for row in session.execute(rounds_query).scalars()}
+    positions: dict[str, dict[int, Any]] = defaultdict(dict)
+    for row in session.execute(positions_query).scalars():
+        positions[row.round_id][row.position] = row
+    return rounds, positions
+
+
+def _newest_rounds(session: Session, table_id: str, last: int) -> list[str]:
+    """The ids of the table's ``last`` newest opened rounds, by the chain."""
+    query = (
+        select(_EVENTS.c.round_id)
+        .where(_EVENTS.c.table_id == table_id, _EVENTS.c.kind == "round.opened")
+        .order_by(_EVENTS.c.seq.desc())
+        .limit(last)
+    )
+    return [row[0] for row in session.execute(query)]
+
+
+def _round_events(
+    session: Session, table_id: str | None, only: list[str] | None = None
+) -> Iterator[tuple[str, list[tuple[int, str, str]]]]:
+    """(round id, [(seq, kind, payload text)...]) for every round with chained events."""
+    query = select(_EVENTS.c.round_id, _EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.payload).where(
+        _EVENTS.c.round_id.is_not(None),
+        _EVENTS.c.kind.in_(sorted(ROUND_EVENT_KINDS)),
+    )
+    if table_id is not None:
+        query = query.where(_EVENTS.c.table_id == table_id)
+    if only is not None:
+        query = query.where(_EVENTS.c.round_id.in_(only))
+    query = query.order_by(_EVENTS.c.table_id, _EVENTS.c.round_id, _EVENTS.c.seq)
+    current: str | None = None
+    events: list[tuple[int, str, str]] = []
+    for round_id, seq, kind, payload in session.execute(query, execution_options={"yield_per": 2000}):
+        if round_id != current:
+            if current is not None:
+                yield current, events
+            current, events = round_id, []
+        events.append((seq, kind, payload))
+    if current is not None:
+        yield current, events
+
+
+def _stored(value: Any) -> Any:
+    return getattr(value, "value", value)  # an enum as its stored text
+
+
+class _RoundCheck:
+    def __init__(self, session: Session, rules: PinnedRules, found: _Findings) -> None:
+        self.session, self.rules, self.found = session, rules, found
+        self.checked = 0
+        self.unchained = 0
+
+    def check(
+        self, round_id: str, events: list[tuple[int, str, str]], row: Any, positions: dict[int, Any]
+    ) -> None:
+        where = f"round {round_id}"
+        self.checked += 1
+        try:
+            parsed = [(seq, event_from_payload(json.loads(payload))) for seq, _kind, payload in events]
+        except Exception as error:
+            self.found.add(where, f"a chained event cannot be read: {error}")
+            return
+        if not parsed or not isinstance(parsed[0][1], RoundOpened):
+            self.found.add(where, "its chained events do not begin with round.opened")
+            return
+        opened = parsed[0][1]
+        assert isinstance(opened, RoundOpened)
+        try:
+            rules = self.rules.load(self.session, opened)
+        except (EvidenceError, Exception) as error:
+            self.found.add(where, f"the rules it was opened under cannot be loaded by hash: {error}")
+            return
+        state = open_round(opened)
+        chained_result: dict[str, Any] | None = None
+        settled = False
+        for seq, event in parsed[1:]:
+            if isinstance(event, RoundSettled):
+                settled, chained_result = True, event.result
+                event = event.model_copy(update={"result": None})  # re-derived, then compared
+            try:
+                state = apply(state, event, rules)
+            except Exception as error:
+                kind = getattr(event, "kind", type(event).__name__)
+                self.found.add(where, f"chained event seq {seq} ({kind}) cannot be replayed: {error}")
+                return
+        if row is None:
+            self.found.add(where, "chained, but missing from the rounds table (deleted)")
+            return
+        self._compare_wagers(where, opened, row, positions)
+        if settled:
+            assert state.result is not None
+            derived = state.result.as_dict()
+            if chained_result is None:
+                self.unchained += 1
+            else:
+                for path, chained, again in _differences(chained_result, derived):
+                    self.found.add(where, f"settlement {path} (chained vs re-derived)", chained, again)
+            self._compare_projection(where, state.result, row, positions)
+        elif state.phase.value == "void":
+            if not row.voided:
+                self.found.add(where, "voided", True, row.voided)
+        elif row.voided:
+            self.found.add(where, "voided", False, row.voided)
+
+    def _compare_wagers(self, where: str, opened: RoundOpened, row: Any, positions: dict[int, Any]) -> None:
+        wagers = opened.wagers
+        totals = {
+            "wagered_cents": sum(w.main for w in wagers.values()),
+            "bonus_wagered_cents": sum(w.big_hand + w.joker_bonus for w in wagers.values()),
+        }
+        for name, value in totals.items():
+            if getattr(row, name) != value:
+                self.found.add(where, name, value, getattr(row, name))
+        for position, wager in sorted(wagers.items()):
+            stored = positions.get(position)
+            if stored is None:
+                self.found.add(f"{where} position {position}", "missing from round_positions")
+                continue
+            for name, value in (
+                ("wager_cents", wager.main),
+                ("big_hand_bonus_cents", wager.big_hand),
+                ("joker_bonus_cents", wager.joker_bonus),
+            ):
+                if getattr(stored, name) != value:
+                    self.found.add(f"{where} position {position}", name, value, getattr(stored, name))
+
+    def _compare_projection(self, where: str, result: Any, row: Any, positions: dict[int, Any]) -> None:
+        money = settled_projection(result)
+        for name, value in money.round.items():
+            if hasattr(row, name) and _stored(getattr(row, name)) != _stored(value):
+                self.found.add(where, name, _stored(value), _stored(getattr(row, name)))
+        if row.voided:
+            self.found.add(where, "voided", False, True)
+        for position, values in sorted(money.positions.items()):
+            stored = positions.get(position)
+            if stored is None:
+                self.found.add(f"{where} position {position}", "missing from round_positions")
+                continue
+            for name, value in values.items():
+                if _stored(getattr(stored, name)) != _stored(value):
+                    self.found.add(
+                        f"{where} position {position}", name, _stored(value), _stored(getattr(stored, name))
+                    )
+
+
+def check_rounds(
+    session: Session,
+    *,
+    table_id: str | None = None,
+    rules: PinnedRules | None = None,
+    last: int | None = None,
+) -> tuple[int, int, list[Finding], int]:
+    """Re-derive every round (or the table's ``last`` ones) and compare; returns (rounds
+    checked, settled rounds without a chained settlement, findings, findings not listed)."""
+    found = _Findings()
+    rounds, positions = _projections(session, table_id)
+    check = _RoundCheck(session, rules or PinnedRules(), found)
+    only = None if last is None or table_id is None else _newest_rounds(session, table_id, last)
+    seen: set[str] = set()
+    for round_id, events in _round_events(session, table_id, only):
+        seen.add(round_id)
+        check.check(round_id, events, rounds.get(round_id), positions.get(round_id, {}))
+    if only is None:  # a projection row the chain never opened: inserted
+        for round_id in sorted(set(rounds) - seen):
+            found.add(f"round {round_id}", "in the rounds table with no round.opened in the chain (inserted)")
+    return check.checked, check.unchained, found.items, found.unlisted
+
+
+# --------------------------------------------------------------------------- people and rules
+
+
+def check_people(session: Session) -> tuple[int, list[Finding]]:
+    """Every person in the ``users`` table against the people chain."""
+    found = _Findings()
+    try:
+        chained = chained_people(session)
+    except ValueError as error:
+        found.add("people chain", str(error))
+        return 0, found.items
+    rows = {row.name: row for row in session.execute(select(User)).scalars()}
+    for name in sorted(set(rows) | set(chained)):
+        where = f"user {name}"
+        row, record = rows.get(name), chained.get(name)
+        if record is None:
+            found.add(
+                where, "in the users table but never in the people chain (inserted behind the store's back)"
+            )
+            continue
+        if row is None:
+            found.add(
+                where, f"in the people chain (seq {record.seq}) but missing from the users table (deleted)"
+            )
+            continue
+        for column in PERSON_FIELDS:
+            if column in record.fields and getattr(row, column) != record.fields[column]:
+                found.add(where, column, record.fields[column], getattr(row, column))
+    return len(rows), found.items
+
+
+def check_evidence(session: Session) -> list[Finding]:
+    """Every stored rules content still hashes to its key and was chained when stored."""
+    found = _Findings()
+    chained = set()
+    for (payload,) in session.execute(
+        select(_EVENTS.c.payload).where(
+            _EVENTS.c.table_id == EVIDENCE_CHAIN, _EVENTS.c.kind == EVIDENCE_STORED
+        )
+    ):
+        try:
+            chained.add(json.loads(payload)["sha256"])
+        except (ValueError, KeyError, TypeError):
+            found.add("evidence chain", f"an evidence.stored event is not readable: {payload[:80]!r}")
+    for row in session.execute(select(Evidence)).scalars():
+        where = f"rules {row.kind} {row.name!r} sha256 {row.sha256}"
+        if sha256_hex(bytes(row.content)) != row.sha256:
+            found.add(where, f"its content now hashes to {sha256_hex(bytes(row.content))} (edited)")
+        if row.sha256 not in chained:
+            found.add(where, "stored but never chained (inserted behind the store's back)")
+    return found.items
+
+
+# --------------------------------------------------------------------------- the whole record
+
+
+def check_record(
+    session: Session,
+    *,
+    table_id: str | None = None,
+    checkpoints: list[Checkpoint] | None = None,
+    public_key: str | None = None,
+    last_rounds: int | None = None,
+    rules: PinnedRules | None = None,
+) -> RecordReport:
+    """Every check of the module docstring, in one read snapshot (``session``).
+
+    ``table_id`` limits the chains and rounds to one table (the people and evidence chains are
+    always checked); ``last_rounds`` re-derives only the table's newest rounds (the daemon's
+    check while it plays); ``checkpoints`` with ``public_key`` proves the chain reaches each."""
+    not_checked: list[str] = []
+    if table_id is None:
+        chain = verify_chain(session)
+    else:
+        parts = [verify_chain(session, table_id=name) for name in (table_id, PEOPLE_CHAIN, EVIDENCE_CHAIN)]
+        chain = ChainReport(
+            events_checked=sum(p.events_checked for p in parts),
+            tables_checked=sum(p.tables_checked for p in parts),
+            breaks=tuple(b for p in parts for b in p.breaks),
+            unlisted=sum(p.unlisted for p in parts),
+        )
+    rounds_checked, unchained, round_findings, unlisted = check_rounds(
+        session, table_id=table_id, rules=rules, last=last_rounds
+    )
+    people_checked, people_findings = check_people(session)
+    findings = [*round_findings, *people_findings, *check_evidence(session)]
+    checked_checkpoints = None
+    if checkpoints is not None and public_key is None:
+        not_checked.append("checkpoints given without the public key that signed them")
+    elif public_key is not None:  # the chained checkpoints, and the file's
+        signed = []
+        for seq, item in chained_checkpoints(session, table_id=table_id):
+            if isinstance(item, str):
+                findings.append(Finding(f"checkpoint event seq {seq}", item))
+            else:
+                signed.append(item)
+        signed += checkpoints or []
+        checked_checkpoints = len(signed)
+        findings += [
+            Finding(where, what)
+            for where, what in check_checkpoints(session, checkpoints=signed, public_key=public_key)
+        ]
+    return RecordReport(
+        chain=chain,
+        findings=tuple(findings[:FINDINGS_LISTED]),
+        unlisted=unlisted + max(0, len(findings) - FINDINGS_LISTED),
+        rounds_checked=rounds_checked,
+        rounds_unchained_settlement=unchained,
+        people_checked=people_checked,
+        checkpoints_checked=checked_checkpoints,
+        not_checked=tuple(not_checked),
+    )
+
+
+def audit_verify_record(
+    *,
+    data_dir: Path | None = None,
+    db_url: str | None = None,
+    checkpoints_file: Path | None = None,
+    public_key: str | None = None,
+) -> tuple[int, str]:
+    """What ``table-controller audit verify`` does: (exit code, text). 0 whole and consistent;
+    1 with every break and finding named; 2 when the store (or the checkpoint file) could not
+    be read at all. Never writes."""
+    from .storage.checkpoints import read_checkpoint_file
+    from .storage.engine import make_engine, redacted, sqlite_path
+    from .storage.errors import StorageError, StoreNotFoundError, StoreUnavailableError
+    from .storage.migrate import check_schema_current
+    from .storage.session import read_snapshot
+    from .storage.store import EXIT_BROKEN, EXIT_NOT_CHECKED, EXIT_WHOLE, store_url
+
+    try:
+        url = store_url(data_dir=data_dir, db_url=db_url)
+        checkpoints = None if checkpoints_file is None else read_checkpoint_file(checkpoints_file)
+        path = sqlite_path(url)
+        if path is not None and not path.is_file():
+            raise StoreNotFoundError(f"no store at {path}")
+        engine: Engine = make_engine(url)
+    except (StorageError, ValueError, OSError) as exc:
+        return EXIT_NOT_CHECKED, f"audit chain NOT CHECKED: {exc}"
+    try:
+        try:
+            check_schema_current(engine)
+        except Exception as exc:
+            if isinstance(exc, StorageError):
+                raise
+            raise StoreUnavailableError(f"cannot open the store at {redacted(url)}: {exc}") from exc
+        with read_snapshot(engine) as session:
+            report = check_record(
+                session, checkpoints=checkpoints, public_key=public_key, rules=PinnedRules()
+            )
+    except (StorageError, ValueError) as exc:
+        return EXIT_NOT_CHECKED, f"audit chain NOT CHECKED: {exc}"
+    finally:
+        engine.dispose()
+    return (EXIT_WHOLE if report.ok else EXIT_BROKEN), report.describe()
+
+
+__all__ = [
+    "Finding",
+    "RecordReport",
+    "audit_verify_record",
+    "check_evidence",
+    "check_people",
+    "check_record",
+    "check_rounds",
+]

@@ -1,0 +1,272 @@
+"""Signed checkpoints anchor the chain outside the database (docs/audit-chain.md, "Anchoring").
+
+A checkpoint is a table's chain head (seq and hash) at a moment, signed with an Ed25519 key
+the daemon reads from a file that is not in the database. It is written twice: as an
+``audit.checkpoint`` event of the table's chain, and as one JSON line appended to a
+checkpoint file beside the database that surveillance copies off the machine. Whoever holds
+only the database cannot sign: a rewritten chain (edited and re-hashed), a truncated one or
+a wiped table no longer reaches the hash a signed checkpoint names, and ``audit verify
+--checkpoints FILE`` says so.
+
+Signed bytes (format ``paigow-checkpoint-v1``), UTF-8, five lines joined by ``\\n``::
+
+    paigow-checkpoint-v1
+    <table_id>
+    <seq, decimal>
+    <hash, 64 lowercase hex>
+    <at, YYYY-MM-DDTHH:MM:SS.ffffffZ>
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from sqlalchemy import select
+from sqlmodel import Session
+
+from .audit import append_event, lock_table
+from .chain import check_hash, check_table_id, format_timestamp
+from .models import Event
+
+_EVENTS = Event.__table__  # type: ignore[attr-defined]  # typed columns for the queries
+
+SIGNED_FORMAT: Final = "paigow-checkpoint-v1"
+CHECKPOINT_KIND: Final = "audit.checkpoint"
+
+
+class CheckpointKeyError(ValueError):
+    """A key file or public key that cannot be used (missing, unreadable, not Ed25519, not matching)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """A table's chain head, signed. ``signature`` and ``public_key`` are lowercase hex."""
+
+    table_id: str
+    seq: int
+    hash: str
+    at: str
+    reason: str
+    signature: str
+    public_key: str  # which key signed it (verification uses the configured key, never this one)
+
+    def signed_bytes(self) -> bytes:
+        return signed_bytes(self.table_id, self.seq, self.hash, self.at)
+
+    def as_payload(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def as_line(self) -> str:
+        return json.dumps(self.as_payload(), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Checkpoint:
+        """A checkpoint from its JSON form; ValueError naming what is wrong."""
+        try:
+            found = cls(
+                table_id=check_table_id(data["table_id"]),
+                seq=int(data["seq"]),
+                hash=check_hash("hash", data["hash"]),
+                at=str(data["at"]),
+                reason=str(data.get("reason", "")),
+                signature=str(data["signature"]),
+                public_key=str(data.get("public_key", "")),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"not a checkpoint: {error}") from None
+        if found.seq < 0:
+            raise ValueError(f"not a checkpoint: seq {found.seq} is negative")
+        return found
+
+
+def signed_bytes(table_id: str, seq: int, digest: str, at: str) -> bytes:
+    """The exact bytes a checkpoint's signature covers (module docstring)."""
+    return "\n".join([SIGNED_FORMAT, table_id, str(seq), digest, at]).encode("utf-8")
+
+
+# --------------------------------------------------------------------------- keys
+
+
+def generate_key_file(path: Path) -> str:
+    """Write a new Ed25519 private key to ``path`` (PEM, PKCS#8, mode 0600; never over an
+    existing file) and return its public half as hex, for the configuration."""
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as stream:
+        stream.write(pem)
+    return public_key_hex(key)
+
+
+def load_private_key(path: Path) -> Ed25519PrivateKey:
+    """The signing key from its file; CheckpointKeyError naming the file otherwise."""
+    try:
+        key = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as error:
+        raise CheckpointKeyError(f"checkpoint key file {path}: {error}") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise CheckpointKeyError(f"checkpoint key file {path}: not an Ed25519 key")
+    return key
+
+
+def public_key_hex(key: Ed25519PrivateKey) -> str:
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+
+
+def load_public_key(text: str) -> Ed25519PublicKey:
+    """A public key given as 64 hex digits (its raw 32 bytes)."""
+    try:
+        raw = bytes.fromhex(text.strip())
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except ValueError as error:
+        raise CheckpointKeyError(f"checkpoint public key {text!r}: {error}") from None
+
+
+def verifies(checkpoint: Checkpoint, public_key: str) -> bool:
+    """True when ``checkpoint`` was signed by the key whose public half is ``public_key``."""
+    try:
+        load_public_key(public_key).verify(bytes.fromhex(checkpoint.signature), checkpoint.signed_bytes())
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_checkpoint(
+    session: Session, *, key: Ed25519PrivateKey, table_id: str, reason: str, actor: str = "system"
+) -> Checkpoint:
+    """Sign the table's chain head and chain the checkpoint, in the caller's transaction (the
+    table's lock is taken first, so the head cannot move under the signature). The caller
+    appends it to the checkpoint file once the transaction is committed."""
+    head = lock_table(session, table_id=table_id)
+    at = format_timestamp(datetime.now(UTC))
+    signature = key.sign(signed_bytes(table_id, head.last_seq, head.last_hash, at)).hex()
+    checkpoint = Checkpoint(
+        table_id=table_id,
+        seq=head.last_seq,
+        hash=head.last_hash,
+        at=at,
+        reason=reason,
+        signature=signature,
+        public_key=public_key_hex(key),
+    )
+    append_event(
+        session,
+        table_id=table_id,
+        round_id=None,
+        kind=CHECKPOINT_KIND,
+        actor=actor,
+        payload=checkpoint.as_payload(),
+    )
+    return checkpoint
+
+
+def append_checkpoint_file(path: Path, checkpoint: Checkpoint) -> None:
+    """One line appended (and flushed to disk) to the checkpoint file; never rewritten."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(checkpoint.as_line() + "\n")
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def read_checkpoint_file(path: Path) -> list[Checkpoint]:
+    """Every checkpoint of a file, in order; ValueError naming the first bad line."""
+    found = []
+    with Path(path).open(encoding="utf-8") as stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                found.append(Checkpoint.from_mapping(json.loads(line)))
+            except ValueError as error:
+                raise ValueError(f"checkpoint file {path}, line {number}: {error}") from None
+    return found
+
+
+def chained_checkpoints(
+    session: Session, *, table_id: str | None = None
+) -> list[tuple[int, Checkpoint | str]]:
+    """The ``audit.checkpoint`` events (seq of the event, the checkpoint or why it is unreadable)."""
+    query = select(_EVENTS.c.table_id, _EVENTS.c.seq, _EVENTS.c.payload).where(
+        _EVENTS.c.kind == CHECKPOINT_KIND
+    )
+    if table_id is not None:
+        query = query.where(_EVENTS.c.table_id == table_id)
+    found: list[tuple[int, Checkpoint | str]] = []
+    for _table, seq, payload in session.execute(query.order_by(_EVENTS.c.table_id, _EVENTS.c.seq)):
+        try:
+            found.append((seq, Checkpoint.from_mapping(json.loads(payload))))
+        except ValueError as error:
+            found.append((seq, str(error)))
+    return found
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def check_checkpoints(
+    session: Session, *, checkpoints: Iterable[Checkpoint], public_key: str
+) -> list[tuple[str, str]]:
+    """(where, what is wrong) for each checkpoint the chain does not reach as signed: a
+    signature that does not verify, a seq no longer stored (truncated, wiped), or a row at
+    that seq with another hash (rewritten). The links between rows are verify_chain's."""
+    problems: list[tuple[str, str]] = []
+    load_public_key(public_key)  # a bad key is refused whole, not once per checkpoint
+    for checkpoint in checkpoints:
+        where = f"checkpoint of table {checkpoint.table_id} at seq {checkpoint.seq} ({checkpoint.at})"
+        if not verifies(checkpoint, public_key):
+            problems.append((where, "its signature does not verify with the configured public key (forged)"))
+            continue
+        if checkpoint.seq == 0:
+            continue
+        row = session.execute(
+            select(_EVENTS.c.id, _EVENTS.c.hash).where(
+                _EVENTS.c.table_id == checkpoint.table_id,
+                _EVENTS.c.seq == checkpoint.seq,
+            )
+        ).first()
+        if row is None:
+            problems.append((where, "the chain no longer reaches this seq (truncated, or the table wiped)"))
+        elif row[1] != checkpoint.hash:
+            problems.append(
+                (
+                    where,
+                    f"the row at this seq (event id {row[0]}) has hash {row[1]}, the signed checkpoint"
+                    f" {checkpoint.hash} (the chain was rewritten)",
+                )
+            )
+    return problems
+
+
+__all__ = [
+    "CHECKPOINT_KIND",
+    "SIGNED_FORMAT",
+    "Checkpoint",
+    "CheckpointKeyError",
+    "append_checkpoint_file",
+    "chained_checkpoints",
+    "check_checkpoints",
+    "generate_key_file",
+    "load_private_key",
+    "load_public_key",
+    "public_key_hex",
+    "read_checkpoint_file",
+    "signed_bytes",
+    "verifies",
+    "write_checkpoint",
+]
