@@ -3,7 +3,8 @@
 - ``par-sheet``: exact enumeration of every seven-card hand of the table's deck: the best
   five-card hand distribution, the Big Hand Bonus and Joker Bonus pay tables priced (003).
 - ``house-edge``: the main game by simulation, the dealer by the house way against a
-  player by the house way and by the "highest legal low hand" strategy (004).
+  player by the house way and by the "highest legal low hand" strategy (004);
+  ``--exact``: every pair of hands counted, house way against house way (analysis/exact.py).
 
 Both read the configured table (``--config``, ``TABLE_`` variables) unless ``--game``,
 ``--house-way`` or pay-table files are given; every result names the files it was computed
@@ -30,7 +31,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .analysis.lookup import get_lookup
+from .analysis.exact import cached_exact_edge
+from .analysis.exact_render import exact_rows, exact_table
+from .analysis.lookup import LoadedLookup, get_lookup
 from .analysis.par_sheet import build_par_sheet
 from .analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
 from .analysis.simulate import STRATEGIES, sim_params, simulate
@@ -51,6 +54,21 @@ BigHandOption = Annotated[Path | None, typer.Option("--big-hand", help="Big Hand
 JokerOption = Annotated[Path | None, typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
 JsonOption = Annotated[bool, typer.Option("--json", help="one JSON document on standard output")]
 CsvOption = Annotated[bool, typer.Option("--csv", help="CSV rows on standard output")]
+FORMATS = ("table", "json", "csv")
+FormatOption = Annotated[
+    str | None, typer.Option("--format", help="table, json or csv (the same as --json, --csv)")
+]
+
+
+def _formats(output: str | None, as_json: bool, as_csv: bool) -> tuple[bool, bool]:
+    """(json, csv) from ``--format`` or the flags."""
+    if output is None:
+        return as_json, as_csv
+    if output not in FORMATS:
+        raise typer.BadParameter(f"one of {', '.join(FORMATS)}, got {output!r}", param_hint="--format")
+    if as_json or as_csv:
+        raise typer.BadParameter("give --format or --json/--csv, not both", param_hint="--format")
+    return output == "json", output == "csv"
 
 
 def _stderr() -> Console:
@@ -103,8 +121,10 @@ def par_sheet(
     joker_bonus: JokerOption = None,
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
+    output: FormatOption = None,
 ) -> None:
     """Exact par sheet of the table: every seven-card hand counted (docs/math.md)."""
+    as_json, as_csv = _formats(output, as_json, as_csv)
     table = analysed_table(config, game, house_way, big_hand, joker_bonus)
     with _progress("enumerating", _stderr().is_terminal) as progress:
         sheet = build_par_sheet(
@@ -133,11 +153,24 @@ def house_edge(
     cache_dir: Annotated[
         Path | None, typer.Option("--cache-dir", help="lookup cache (default DATA_DIR/analysis)")
     ] = None,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="rebuild the house-way lookup")] = False,
+    rebuild: Annotated[
+        bool, typer.Option("--rebuild", help="rebuild the house-way lookup (and the exact counts)")
+    ] = False,
+    exact: Annotated[
+        bool,
+        typer.Option(
+            "--exact",
+            help="count every pair of hands, house way against house way (about a minute; "
+            "kept in the cache); --rounds, --seed, --strategy and --wager do not apply",
+        ),
+    ] = False,
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
+    output: FormatOption = None,
 ) -> None:
-    """House edge of the main game by simulation; Ctrl-C stops with the figures so far."""
+    """House edge of the main game by simulation (Ctrl-C stops with the figures so far), or
+    exact with --exact."""
+    as_json, as_csv = _formats(output, as_json, as_csv)
     for name in strategy:
         if name not in STRATEGIES:
             raise typer.BadParameter(
@@ -159,6 +192,9 @@ def house_edge(
         "seconds": round(loaded.seconds, 3),
         **loaded.lookup.meta,
     }
+    if exact:
+        _exact(table, loaded, lookup_info, folder, rebuild, workers, as_json, as_csv)
+        return
     results = []
     for name in strategy:
         params = sim_params(table.rules, wager, name)
@@ -188,6 +224,38 @@ def house_edge(
         lambda: [house_edge_table(results)],
         lambda: house_edge_rows(results),
     )
+
+
+def _exact(
+    table: Any,
+    loaded: LoadedLookup,
+    lookup_info: dict[str, Any],
+    folder: Path,
+    rebuild: bool,
+    workers: int | None,
+    as_json: bool,
+    as_csv: bool,
+) -> None:
+    """``house-edge --exact``: the counts (cached per lookup and game), the money of the table."""
+    from .pinned_rules import table_rules_bytes
+    from .storage.rules_store import sha256_hex
+
+    rules_json = table.rules.model_dump(mode="json")
+    table_rules = {"game": table.rules.game.value, "sha256": sha256_hex(table_rules_bytes(rules_json))}
+    with _progress("counting every pair of hands (hands visited)", _stderr().is_terminal) as progress:
+        result = cached_exact_edge(
+            loaded,
+            table.rules,
+            folder,
+            rebuild=rebuild,
+            workers=workers,
+            progress=progress,
+            provenance=table.provenance.as_dict(),
+            lookup=lookup_info,
+            table_rules={**table_rules, "rules": rules_json},
+        )
+    document = result.as_dict()
+    _emit(document, as_json, as_csv, lambda: [exact_table(document)], lambda: exact_rows(document))
 
 
 __all__ = ["app"]

@@ -26,12 +26,14 @@ quarter-chip rounding depends on the wager and is left to the simulation).
 
 from __future__ import annotations
 
-import os
+import hashlib
+import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from math import comb
+from pathlib import Path
 from typing import Any
 
 import numba as nb
@@ -50,7 +52,7 @@ from .exact_kernel import (
     group_cells,
     row_histogram,
 )
-from .lookup import SPREAD, SettingLookup, build_hash
+from .lookup import SPREAD, LoadedLookup, SettingLookup, build_hash
 
 FORMAT = "exact-house-edge/1"
 HAND = 7
@@ -337,6 +339,8 @@ class ExactEdge:
     banking: bool  # the game lets a player bank (the standard game)
     provenance: dict[str, Any] = field(default_factory=dict)
     lookup: dict[str, Any] = field(default_factory=dict)
+    table_rules: dict[str, Any] = field(default_factory=dict)
+    cached: bool = False
 
     @property
     def player_return(self) -> Fraction | None:
@@ -369,7 +373,9 @@ class ExactEdge:
             "kind": "exact-house-edge",
             "format": FORMAT,
             "provenance": self.provenance,
+            "table_rules": self.table_rules,
             "lookup": self.lookup,
+            "cached": self.cached,
             "counts": c.as_dict(),
             "rates": {
                 name: _share(count, c.pairs)
@@ -409,21 +415,63 @@ def exact_edge(
     *,
     workers: int | None = None,
     progress: Progress | None = None,
-    provenance: dict[str, Any] | None = None,
-    lookup_info: dict[str, Any] | None = None,
+    deck: Deck | None = None,
 ) -> ExactEdge:
-    """The exact figures of the table's game under the lookup's house way."""
+    """The exact figures of the table's game under the lookup's house way (on the game's deck,
+    or on ``deck``: tests)."""
     dealer = DealerRules.of(rules)
-    deck = Deck.full(rules.game.jokers)
-    counts = count_pairs(lookup, deck, dealer, workers=workers or os.cpu_count(), progress=progress)
-    return ExactEdge(
-        counts,
-        commission_rate(rules),
-        rules.premium_multiple,
-        banking=not dealer.qualifies,
-        provenance=provenance or {},
-        lookup=lookup_info or {},
-    )
+    deck = deck or Deck.full(rules.game.jokers)
+    counts = count_pairs(lookup, deck, dealer, workers=workers, progress=progress)
+    return _edge(counts, rules)
+
+
+def _edge(counts: PairCounts, rules: TableRules, **extra: Any) -> ExactEdge:
+    banking = not DealerRules.of(rules).qualifies
+    return ExactEdge(counts, commission_rate(rules), rules.premium_multiple, banking, **extra)
+
+
+def source_sha256() -> str:
+    """SHA-256 of the count's own source (this module, the kernel, the classes, lookup.py)."""
+    digest = hashlib.sha256()
+    for path in [*sorted(Path(__file__).parent.glob("exact*.py")), Path(__file__).parent / "lookup.py"]:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_path(folder: Path, lookup_path: Path, rules: TableRules, deck: Deck | None = None) -> Path:
+    """Where the counts for this lookup (house way, game core, ranking) and game are kept."""
+    dealer = DealerRules.of(rules)
+    deck = deck or Deck.full(rules.game.jokers)
+    tag = hashlib.sha256(
+        f"{FORMAT}|{rules.game.value}|{dealer.qualifies}|{dealer.overqualifier}|{deck}|{source_sha256()}".encode()
+    ).hexdigest()
+    return folder / f"exact-{lookup_path.stem}-{tag[:16]}.json"
+
+
+def cached_exact_edge(
+    loaded: LoadedLookup,
+    rules: TableRules,
+    folder: Path,
+    *,
+    rebuild: bool = False,
+    workers: int | None = None,
+    progress: Progress | None = None,
+    deck: Deck | None = None,
+    **extra: Any,
+) -> ExactEdge:
+    """The exact figures, the counts read from ``folder`` when this lookup's were kept there
+    (the money is always worked out again: the commission may differ), else counted and kept."""
+    path = cache_path(folder, loaded.path, rules, deck)
+    if path.is_file() and not rebuild:
+        data = json.loads(path.read_text())
+        counts = PairCounts(**{k: v for k, v in data.items() if k != "format"})
+        return _edge(counts, rules, cached=True, **extra)
+    counts = exact_edge(loaded.lookup, rules, workers=workers, progress=progress, deck=deck).counts
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"format": FORMAT, **asdict(counts)}, indent=1))
+    tmp.replace(path)
+    return _edge(counts, rules, **extra)
 
 
 __all__ = [
@@ -431,9 +479,12 @@ __all__ = [
     "ExactCountError",
     "ExactEdge",
     "PairCounts",
+    "cache_path",
+    "cached_exact_edge",
     "codes_of",
     "commission_rate",
     "count_pairs",
     "exact_edge",
     "hand_codes",
+    "source_sha256",
 ]
