@@ -12,7 +12,13 @@ the table. What it decides, all through ``TableService`` like any dealer termina
   (``foul_rate``: a low hand that outranks the high hand, 001_c9adb19db438d99f.txt,
   004_60e2fc6346e3399b.txt), which the table's foul rule then settles.
 - The dealer's setting (step 4): the setting the game core requires (the house way, or the
-  overqualifier in Double Joker).
+  overqualifier in Double Joker). A simulated player-banker sets the same way (free to, 004,
+  but a player copying the dealer is the common case; co-banked, it must).
+- Player banking (``player_banks``; docs/settlement.md, 8): when the table's policy offers the
+  bank to a seated simulated player, that player takes it, co-banking with the house with
+  probability ``co_bank_rate``; the other seats' wagers are then numbered from the banker's
+  seat (004). The bank declared always covers the action: four times the wagers against it
+  plus the table maximum (the house's wager is at most that, a Double Joker premium at most 4x).
 
 Seeded: every decision draws from ``random.Random(f"{seed}:{what}:{round}")``, so the same
 seed gives the same table, and a round resumed after a restart gets the same decisions.
@@ -22,9 +28,11 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Literal
 
+from .game.banking import position_of_seat
 from .game.cards import Game, codes
 from .game.setting import Setting, all_settings, is_legal
 from .round.events import Wager
@@ -35,6 +43,17 @@ Choice = Literal["house-way", "other", "foul"]
 PLAYER_POSITIONS = tuple(range(2, 8))
 MAX_UNITS = 10  # a main wager is 1..10 table minimums (within max_main)
 BONUS_STEP = 100  # bonus wagers in whole units of one dollar (cents)
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A round the auto-dealer opens: the wagers by position and, when a player banks, the
+    banker's seat, the bank declared and whether it co-banks (TableService.open_round)."""
+
+    wagers: dict[int, Wager]
+    banker_seat: int | None = None
+    bank_amount: int = 0
+    co_bank: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +100,20 @@ class AutoDealer:
             wagers[position] = Wager(main=main, big_hand=big_hand, joker_bonus=joker_bonus)
         return wagers
 
+    def opening(self, round_number: int, offer: Callable[[Collection[int]], int | None]) -> Opening:
+        """The round ``round_number``: the seats' wagers, and a player's bank when the table
+        offers one (``offer``: the seat the bank goes to among the occupied seats, or None)."""
+        by_seat = self.wagers(round_number)  # a house-banked round's positions are its seats
+        if not self.settings.player_banks:
+            return Opening(by_seat)
+        seat = offer(set(by_seat))
+        if seat is None or seat not in by_seat or len(by_seat) < 2:
+            return Opening(by_seat)  # the house's turn (or nobody left to play against the bank)
+        rng = self._rng("bank", round_number)
+        wagers = {position_of_seat(s, seat): w for s, w in by_seat.items() if s != seat}
+        amount = 4 * (sum(w.main for w in wagers.values()) + self.limits.max_main)
+        return Opening(wagers, seat, amount, rng.random() < self.settings.co_bank_rate)
+
     # -- step 5: the players --------------------------------------------------------------------
 
     def player_setting(self, state: RoundState, position: int, rules: RoundRules) -> PlayerDecision:
@@ -124,4 +157,4 @@ def _same_cards(a: Setting, b: Setting) -> bool:
     return sorted(a.low) == sorted(b.low)
 
 
-__all__ = ["AutoDealer", "PlayerDecision"]
+__all__ = ["AutoDealer", "Opening", "PlayerDecision"]

@@ -30,6 +30,7 @@ from .game.banking import (
     BankingTerms,
     BankNotCovered,
     BankPlan,
+    check_banking_allowed,
     next_bank_offer,
     plan_bank,
     seat_of_position,
@@ -382,7 +383,15 @@ class TableService:
             return self._round
 
     def bank_offer(self, seats: Collection[int]) -> int | None:
-        """The seat the bank is offered to next among the occupied ``seats`` (None: the house's turn)."""
+        """The seat the bank is offered to next among the occupied ``seats`` (None: the house's
+        turn, or a table whose game or policy allows no player bank)."""
+        terms = self.banking_terms
+        try:
+            check_banking_allowed(
+                self.settings.game, terms.policy, allow_in_double_joker=terms.allow_in_double_joker
+            )
+        except BankingError:
+            return None
         history = self._bank_history
         return next_bank_offer(
             self.banking_terms.policy,

@@ -173,9 +173,17 @@ class Conductor:
         await self.pace()
         if not self._ready():
             return
-        wagers = self.auto_dealer.wagers(await self._off_loop(self.service.next_round_number))
+        number = await self._off_loop(self.service.next_round_number)
+        opening = self.auto_dealer.opening(number, self.service.bank_offer)
         try:
-            state = await self._off_loop(self.service.open_round, wagers, actor=self.auto_dealer.actor)
+            state = await self._off_loop(
+                self.service.open_round,
+                opening.wagers,
+                actor=self.auto_dealer.actor,
+                banker_seat=opening.banker_seat,
+                bank_amount=opening.bank_amount,
+                co_bank=opening.co_bank,
+            )
         except TableRefused as refused:
             log.warning("conductor.open_refused", reason=str(refused))
             await wait_or_stop(self.stop, IDLE_POLL)
