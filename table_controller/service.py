@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import datetime
 from types import MappingProxyType
@@ -179,6 +179,12 @@ class TableService:
     @property
     def outage(self) -> Outage | None:
         return self._outage
+
+    @property
+    def lock(self) -> AbstractContextManager[Any]:
+        """The table's command lock (re-entrant): held across a check and the command it guards,
+        as a second pit user's confirmation does (approvals.py)."""
+        return self._lock
 
     # -- the table's math: theoretical win on every settled round -------------------------------
 
@@ -489,15 +495,31 @@ class TableService:
             )
             raise
 
-    def override_dealer(self, high: list[str], low: list[str], actor: str, reason: str) -> RoundState:
-        state = self._record(DealerOverride(high=high, low=low, actor=actor, reason=reason))
-        self.alert(
-            "override",
-            f"{actor} let the dealer's setting stand: {reason}",
-            actor=actor,
-            setting={"high": high, "low": low},
-        )
-        return state
+    def override_dealer(
+        self,
+        high: list[str],
+        low: list[str],
+        actor: str,
+        reason: str,
+        *,
+        confirmed_by: str | None = None,
+        round_id: str | None = None,
+    ) -> RoundState:
+        """The pit lets a deviating setting stand; ``confirmed_by`` the second pit user when the
+        round's wagers needed one, ``round_id`` the round it was asked for (approvals.py)."""
+        with self._lock:
+            self._check_round("dealer.override", round_id)
+            state = self._record(DealerOverride(high=high, low=low, actor=actor, reason=reason))
+            second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
+            self.alert(
+                "override",
+                f"{actor} let the dealer's setting stand: {reason}"
+                + (f" (confirmed by {confirmed_by})" if confirmed_by else ""),
+                actor=actor,
+                setting={"high": high, "low": low},
+                **second,
+            )
+            return state
 
     def settle(self) -> RoundState:
         state = self._record(RoundSettled())
@@ -516,10 +538,21 @@ class TableService:
         self._round_done(state)
         return state
 
-    def void(self, actor: str, reason: str) -> RoundState:
+    def void(
+        self, actor: str, reason: str, *, confirmed_by: str | None = None, round_id: str | None = None
+    ) -> RoundState:
+        """The pit voids the open round; ``confirmed_by`` and ``round_id`` as for an override."""
         with self._lock:
+            self._check_round("round.void", round_id)
             state = self._record(RoundVoided(actor=actor, reason=reason))
-            self.alert("void", f"{actor} voided the round: {reason}", actor=actor)
+            second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
+            self.alert(
+                "void",
+                f"{actor} voided the round: {reason}"
+                + (f" (confirmed by {confirmed_by})" if confirmed_by else ""),
+                actor=actor,
+                **second,
+            )
             self._held = None
             self._round_done(state)
             return state
@@ -706,6 +739,11 @@ class TableService:
 
     def _round_id(self) -> str | None:
         return self._round.round_id if self._round is not None else None
+
+    def _check_round(self, what: str, round_id: str | None) -> None:
+        """A command asked for one round (a confirmed request) is refused on any other."""
+        if round_id is not None and (not self.in_progress or self._round_id() != round_id):
+            raise self._refuse(what, f"it was asked for round {round_id}, which is no longer open")
 
     def _record(self, event: Any) -> RoundState:
         with self._lock:
