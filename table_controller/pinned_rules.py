@@ -14,6 +14,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,15 @@ def table_rules_bytes(table_snapshot: Mapping[str, Any]) -> bytes:
 
 
 def way_from_bytes(content: bytes, name: str, source: str) -> HouseWay:
-    """A house way built from a way file's exact bytes (HouseWayFileError if it is not one)."""
+    """A house way built from a way file's exact bytes (HouseWayFileError if it is not one).
+
+    Built once per content (cached by the bytes themselves: the same bytes are the same way,
+    so the cache never needs clearing)."""
+    return _built_way(content, name, source)
+
+
+@lru_cache(maxsize=16)
+def _built_way(content: bytes, name: str, source: str) -> HouseWay:
     from .game.house_way.errors import HouseWayFileError
 
     try:

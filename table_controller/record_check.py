@@ -367,14 +367,18 @@ def check_record(
     public_key: str | None = None,
     last_rounds: int | None = None,
     rules: PinnedRules | None = None,
+    chain: ChainReport | None = None,
 ) -> RecordReport:
     """Every check of the module docstring, in one read snapshot (``session``).
 
     ``table_id`` limits the chains and rounds to one table (the people and evidence chains are
     always checked); ``last_rounds`` re-derives only the table's newest rounds (the daemon's
-    check while it plays); ``checkpoints`` with ``public_key`` proves the chain reaches each."""
+    check while it plays); ``checkpoints`` with ``public_key`` proves the chain reaches each;
+    ``chain`` is the links' report when the caller checked them itself (a window at a time)."""
     not_checked: list[str] = []
-    if table_id is None:
+    if chain is not None:
+        pass
+    elif table_id is None:
         chain = verify_chain(session)
     else:
         parts = [verify_chain(session, table_id=name) for name in (table_id, PEOPLE_CHAIN, EVIDENCE_CHAIN)]

@@ -37,6 +37,7 @@ from .game.banking import (
 )
 from .game.cards import Game
 from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed
+from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.events import (
     DealerOverride,
@@ -116,12 +117,17 @@ class TableService:
     def __init__(self, settings: TableSettings, engine: Engine) -> None:
         self.settings = settings
         self.table_id = settings.table_id
-        self.recorder = RoundRecorder(engine, settings.table_id, PinnedRules(engine))
+        self._pinned = PinnedRules(engine)
+        self.recorder = RoundRecorder(engine, settings.table_id, self._pinned)
         # the rules by content (pinned_rules.py): a new version when the way file changes
         self._version = current_rules(settings.table_rules(), settings.house_way)
         self._kept: dict[str, str] | None = None  # the version whose contents are in the store
         self._rules = self._version.rules
         self._rules_snapshot = self._version.snapshot  # what each round.opened records
+        # the record checked at start and as the table plays, and anchored (record_watch.py)
+        self.record = RecordWatch(engine, settings, self._pinned)
+        self._record_broken: str | None = None  # what the check found: no round opens
+        self._record_override: frozenset[str] = frozenset()  # finding keys a pit override covers
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
@@ -277,6 +283,7 @@ class TableService:
         with a ``round.held`` alert: the daemon keeps running and the pit can void it."""
         with self._lock:
             self._restore_table()
+            self._check_record(full=True)
             self._bank_history = _bank_history(self.recorder.last_opened())
             found = self.recorder.resume()
             if found is None:
@@ -338,6 +345,14 @@ class TableService:
         ``co_bank`` (game/banking.py, docs/settlement.md 8); a refused bank raises BankRefused."""
         with self._lock:
             self._writable("round.open")
+            if self.record.due_for_check():
+                self._check_record(full=False)
+            if self._record_broken is not None:
+                raise self._refuse(
+                    "round.open",
+                    f"the record is broken: {self._record_broken}; the pit investigates (table-controller"
+                    " audit verify) and may run on with a chained override (docs/audit-chain.md)",
+                )
             if not self._table_open:
                 raise self._refuse("round.open", "the table is closed")
             if self._hold is not None:
@@ -536,6 +551,8 @@ class TableService:
             house_result_cents=result.house_result,
         )
         self._round_done(state)
+        if self.record.due_for_checkpoint():
+            self.checkpoint("every-rounds")
         return state
 
     def void(
@@ -556,6 +573,89 @@ class TableService:
             self._held = None
             self._round_done(state)
             return state
+
+    # -- the record: checked, overridden for investigation, anchored (docs/audit-chain.md) -------
+
+    @property
+    def record_broken(self) -> str | None:
+        """What the record check found, while it stops play (None: play goes on)."""
+        return self._record_broken
+
+    def _check_record(self, *, full: bool) -> None:
+        """Check the record; on a finding no pit override covers, stop dealing and alert."""
+        from .record_watch import OVERRIDE_KIND, covered, finding_lines
+        from .storage import last_event
+
+        try:
+            report = self.record.check(full=full)
+            if full:
+                with read_snapshot(self.recorder.engine) as session:
+                    override = last_event(session, table_id=self.table_id, kinds=[OVERRIDE_KIND])
+                keys = [] if override is None else override.payload_data().get("keys", [])
+                self._record_override = frozenset(str(key) for key in keys)
+        except Exception as error:  # a record that cannot even be read is a broken record
+            log.exception("record.check_failed")
+            lines = [f"the record could not be checked: {type(error).__name__}: {error}"]
+        else:
+            lines = finding_lines(report)
+        if not lines:
+            self._record_broken = None
+            log.info("record.checked", full=full)
+            return
+        if covered(lines, self._record_override):
+            self._record_broken = None
+            log.warning("record.broken_overridden", findings=len(lines), first=lines[0])
+            return
+        first = self._record_broken is None
+        self._record_broken = f"{len(lines)} finding(s), first: {lines[0]}"
+        log.error("record.broken", findings=len(lines), first=lines[0], full=full)
+        if first:
+            try:
+                self.alert("record-broken", self._record_broken[:1000], findings=lines[:50])
+            except Exception:  # a chain whose head no longer matches takes no alert: the log says it
+                log.exception("record.alert_failed")
+
+    def override_record(self, actor: str, reason: str) -> list[str]:
+        """A pit user runs on for investigation: the findings are named in a chained
+        ``audit.override`` and play resumes; a new finding stops it again. Returns them."""
+        from .record_watch import OVERRIDE_KIND, finding_lines, line_key
+
+        with self._lock:
+            report = self.record.check(full=True)
+            lines = finding_lines(report)
+            if not lines:
+                raise self._refuse("audit.override", "the record is whole: nothing to run on with")
+            if len(reason.strip()) < 3:
+                raise self._refuse("audit.override", "give the reason for running on")
+            keys = sorted({line_key(line) for line in lines})
+            self._writable("audit.override")
+            self.recorder.notes(
+                [Note(OVERRIDE_KIND, actor, {"reason": reason, "findings": lines[:200], "keys": keys})]
+            )
+            self._record_override = frozenset(keys)
+            self._record_broken = None
+            log.warning("record.overridden", actor=actor, reason=reason, findings=len(lines))
+            return lines
+
+    def checkpoint(self, reason: str) -> Any:
+        """A signed checkpoint of the table's chain now (None without a key); never raises:
+        a checkpoint that cannot be written is logged, play is not stopped for it."""
+        try:
+            return self.record.checkpoint(reason)
+        except Exception:
+            log.exception("audit.checkpoint_failed", reason=reason)
+            return None
+
+    def record_start(self) -> None:
+        """Chain this start with the hash of the installed code (record_watch.code_fingerprint)."""
+        from .record_watch import code_fingerprint
+
+        digest, files = code_fingerprint()
+        log.info("daemon.code", code_sha256=digest, files=files)
+        try:
+            self._notes([Note("daemon.started", "system", {"code_sha256": digest, "files": files})])
+        except Exception:
+            log.exception("daemon.start_not_chained")
 
     def hold_round(self, what_failed: str) -> None:
         """Hold the open round: something failed inside it (the conductor, a device step)."""

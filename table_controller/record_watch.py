@@ -1,0 +1,192 @@
+"""The daemon checks its own record, at start and as it plays, and anchors it (docs/audit-chain.md,
+"The daemon checks its record", "Anchoring").
+
+- At start the table's whole chain is verified, with the people and evidence chains, every
+  round re-derived and compared (record_check.py), and the chained checkpoints' signatures.
+- While it plays, every ``audit.check_every_rounds`` rounds opened: the rows chained since
+  the last check, one window of older rows (``CHECK_WINDOW`` rows: the sweep goes
+  round the whole chain, so an edit anywhere is found within a known number of checks), the
+  newest ``audit.check_rounds`` rounds re-derived, people and rules contents again.
+- A signed checkpoint every ``audit.checkpoint_every_rounds`` settled rounds and at shutdown.
+- At each start, a hash of the installed package's files (the code that decides money) is
+  logged and chained (``daemon.started``).
+
+The table service holds the table on a finding (no round opens) until a pit user runs on
+for investigation with a chained ``audit.override`` naming what was found.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import structlog
+from sqlalchemy.engine import Engine
+
+from .pinned_rules import PinnedRules
+from .record_check import RecordReport, check_record
+from .settings import TableSettings
+from .storage.audit import ChainReport, head_of_chain, verify_range
+from .storage.checkpoints import (
+    Checkpoint,
+    CheckpointKeyError,
+    append_checkpoint_file,
+    load_private_key,
+    public_key_hex,
+    write_checkpoint,
+)
+from .storage.session import read_snapshot, unit_of_work
+
+log = structlog.get_logger()
+
+OVERRIDE_KIND: Final = "audit.override"
+CHECK_WINDOW: Final = 20_000  # older rows re-checked per check while playing (~0.4 s on SQLite)
+PACKAGE_DIR: Final = Path(__file__).resolve().parent
+
+
+def finding_lines(report: RecordReport) -> list[str]:
+    """Every break and finding of a report, one line each (what an override names)."""
+    return [
+        *(item.describe() for item in report.chain.breaks),
+        *(item.describe() for item in report.findings),
+        *(f"NOT CHECKED: {why}" for why in report.not_checked),
+    ]
+
+
+def line_key(line: str) -> str:
+    """A short stable key of one finding line (an override lists the keys it covers)."""
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
+
+
+def code_fingerprint(root: Path = PACKAGE_DIR) -> tuple[str, int]:
+    """SHA-256 over the installed package's files (``.py`` and the shipped ``.toml``), each as
+    its relative path, a NUL, its bytes' SHA-256 and a newline, in path order; and the count."""
+    digest = hashlib.sha256()
+    files = sorted(
+        path for path in root.rglob("*") if path.is_file() and path.suffix in (".py", ".toml", ".ini")
+    )
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).hexdigest().encode("ascii") + b"\n")
+    return digest.hexdigest(), len(files)
+
+
+@dataclass
+class _Sweep:
+    verified_to: int = 0  # every row up to here was checked at least once since start
+    window_from: int = 1  # where the next window of older rows begins
+
+
+class RecordWatch:
+    """The table's record check and its checkpoints (the service calls it under its lock)."""
+
+    def __init__(self, engine: Engine, settings: TableSettings, rules: PinnedRules) -> None:
+        self.engine = engine
+        self.table_id = settings.table_id
+        self.audit = settings.audit
+        self.rules = rules
+        self.checkpoint_file = self.audit.checkpoint_file or settings.data_dir / "checkpoints.jsonl"
+        self.key = None
+        if self.audit.key_file is not None:
+            self.key = load_private_key(self.audit.key_file)
+            if public_key_hex(self.key) != self.audit.public_key:
+                raise CheckpointKeyError(
+                    f"audit.key_file {self.audit.key_file} is not the key of audit.public_key"
+                )
+        self._sweep = _Sweep()
+        self._opened = 0
+        self._settled = 0
+
+    # -- checking ---------------------------------------------------------------------------------
+
+    def check(self, *, full: bool) -> RecordReport:
+        """The whole check (``full``: at start) or the check while playing (module docstring)."""
+        with read_snapshot(self.engine) as session:
+            if full:
+                return self._full(session)
+            return self._while_playing(session)
+
+    def _full(self, session: Any) -> RecordReport:
+        report = check_record(
+            session, table_id=self.table_id, public_key=self.audit.public_key, rules=self.rules
+        )
+        head = head_of_chain(session, table_id=self.table_id)
+        self._sweep = _Sweep(verified_to=0 if head is None else head.last_seq)
+        return report
+
+    def _while_playing(self, session: Any) -> RecordReport:
+        from .storage.audit import verify_chain
+        from .storage.people import PEOPLE_CHAIN
+        from .storage.rules_store import EVIDENCE_CHAIN
+
+        sweep = self._sweep
+        parts = [verify_range(session, table_id=self.table_id, first=sweep.verified_to + 1)]
+        if sweep.verified_to > 0:
+            start = sweep.window_from if sweep.window_from <= sweep.verified_to else 1
+            end = min(start + CHECK_WINDOW - 1, sweep.verified_to)
+            parts.append(verify_range(session, table_id=self.table_id, first=start, last=end))
+            sweep.window_from = end + 1
+        parts += [verify_chain(session, table_id=name) for name in (PEOPLE_CHAIN, EVIDENCE_CHAIN)]
+        head = head_of_chain(session, table_id=self.table_id)
+        if head is not None:
+            sweep.verified_to = head.last_seq
+        chain = ChainReport(
+            events_checked=sum(p.events_checked for p in parts),
+            tables_checked=1,
+            breaks=tuple(b for p in parts for b in p.breaks),
+            unlisted=sum(p.unlisted for p in parts),
+        )
+        return check_record(
+            session,
+            table_id=self.table_id,
+            public_key=self.audit.public_key,
+            rules=self.rules,
+            last_rounds=self.audit.check_rounds,
+            chain=chain,
+        )
+
+    def due_for_check(self) -> bool:
+        """Count a round opened; True when the record is due its check while playing."""
+        self._opened += 1
+        every = self.audit.check_every_rounds
+        return every > 0 and self._opened % every == 0
+
+    # -- anchoring --------------------------------------------------------------------------------
+
+    def due_for_checkpoint(self) -> bool:
+        """Count a settled round; True when a checkpoint is due."""
+        self._settled += 1
+        every = self.audit.checkpoint_every_rounds
+        return self.key is not None and every > 0 and self._settled % every == 0
+
+    def checkpoint(self, reason: str, actor: str = "system") -> Checkpoint | None:
+        """Sign the table's head, chain it, append it to the checkpoint file; None without a key."""
+        if self.key is None:
+            return None
+        with unit_of_work(self.engine) as session:
+            found = write_checkpoint(
+                session, key=self.key, table_id=self.table_id, reason=reason, actor=actor
+            )
+        append_checkpoint_file(self.checkpoint_file, found)
+        log.info(
+            "audit.checkpoint", seq=found.seq, hash=found.hash, reason=reason, file=str(self.checkpoint_file)
+        )
+        return found
+
+
+def covered(lines: Iterable[str], overridden: frozenset[str]) -> bool:
+    """True when every finding line is one a pit override already named."""
+    return all(line_key(line) in overridden for line in lines)
+
+
+__all__ = [
+    "OVERRIDE_KIND",
+    "RecordWatch",
+    "code_fingerprint",
+    "covered",
+    "finding_lines",
+    "line_key",
+]
