@@ -373,7 +373,7 @@ async def start_api(settings: TableSettings, service: TableService, engine: Any)
             )
         await asyncio.sleep(0.01)
     host, port = server.servers[0].sockets[0].getsockname()[:2]
-    url = f"http://{host}:{port}"
+    url = f"{'https' if settings.http.tls_certfile else 'http'}://{host}:{port}"
     print(f"API listening on {url}", flush=True)
     log.info("api.listening", url=url)
     return RunningApi(server, task, url)

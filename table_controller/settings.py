@@ -124,6 +124,30 @@ class SimulatorSettings(BaseModel):
     start_timeout: float = Field(default=10.0, gt=0, le=120)  # seconds to wait for a simulator's port
 
 
+class HttpSettings(BaseModel):
+    """The API's HTTP edge (docs/api.md, "TLS, limits and slow-downs"): TLS served by uvicorn
+    itself or by a reverse proxy in front, bounded request headers, and the slow-down of a
+    client that keeps presenting bad tokens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tls_certfile: Path | None = None  # PEM certificate chain: uvicorn serves HTTPS itself
+    tls_keyfile: Path | None = None  # its private key (PEM)
+    allow_plain_http: bool = False  # plain HTTP from off the loopback (a closed pit network only)
+    trusted_proxies: list[str] = Field(default_factory=lambda: ["127.0.0.1", "::1"])
+    max_header_bytes: int = Field(default=16_384, ge=1_024, le=1_048_576)  # the request head, all headers
+    max_headers: int = Field(default=100, ge=10, le=1_000)
+    bad_tokens_free: int = Field(default=10, ge=1, le=1_000_000)  # bad tokens a client may present per window
+    bad_token_window: float = Field(default=60.0, gt=0, le=3_600)  # seconds a bad token is remembered
+    bad_token_max_delay: float = Field(default=60.0, ge=1, le=3_600)  # longest 429 Retry-After, seconds
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> HttpSettings:
+        if (self.tls_certfile is None) != (self.tls_keyfile is None):
+            raise ValueError("give tls_certfile and tls_keyfile together, or neither")
+        return self
+
+
 class AuditSettings(BaseModel):
     """The record as evidence (docs/audit-chain.md): signed checkpoints and the daemon's own check.
 
@@ -180,6 +204,10 @@ class TableSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8080, ge=0, le=65535)  # 0: any free port (tests)
     audit: AuditSettings = AuditSettings()
+    http: HttpSettings = HttpSettings()
+    # a void or a dealer override of a round whose wagers total more than this (cents) waits for a
+    # second pit user's confirmation (docs/api.md, "Two people")
+    second_pit_above: Cents = Field(default=200_000, ge=0)
 
     @classmethod
     def settings_customise_sources(

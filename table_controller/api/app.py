@@ -6,6 +6,11 @@ poller of the audit chain for every terminal) and stops it. The OpenAPI document
 (``/openapi.json``) is part of the product: every endpoint is typed, says which roles may
 call it and lists its error answers. The web pages for the pit and surveillance terminals are
 static files under ``/ui/`` (no build step).
+
+In front of the routes, outermost first: the security headers, the reverse proxy's
+``X-Forwarded-*`` (from ``http.trusted_proxies`` only), the access log, the HTTP edge (bounded
+headers, no plain HTTP off the loopback: ``edge.py``), then authentication with its slow-down
+of bad tokens (``auth.py``), so nothing of a request is read before its sender is known.
 """
 
 from __future__ import annotations
@@ -19,14 +24,17 @@ from fastapi.responses import RedirectResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..service import TableService
 from ..settings import TableSettings
 from .access_log import AccessLog
+from .auth import Authentication, BadTokens
 from .deps import Store, route_permission
+from .edge import HttpEdge
 from .errors import install_error_handlers
 from .roles import roles_for
-from .routers import admin, alerts, analysis, devices, me, reports, round, rounds, stream, table
+from .routers import admin, alerts, analysis, approvals, devices, me, reports, round, rounds, stream, table
 from .security_headers import SecurityHeaders
 from .stream import EventHub
 from .tokens import DEFAULT_TTL_SECONDS, TokenCache
@@ -40,12 +48,18 @@ The pit and surveillance terminals of one Pai Gow Poker table.
 Every request carries `Authorization: Bearer <token>` (a person's token, from
 `table-controller users add NAME --role ROLE`). Roles: **dealer** (opens rounds, submits the
 players' and the dealer's settings), **pit** (the dealer's commands plus void, override a
-house-way deviation, acknowledge alerts, open and close the table), **surveillance** (reads
-everything, raw device events included, changes nothing), **admin** (configuration, user keys).
-Each operation lists its roles under `x-roles`.
+house-way deviation, acknowledge alerts, confirm another pit user's request, open and close the
+table), **surveillance** (reads everything, raw device events included, changes nothing),
+**admin** (configuration, user keys). Each operation lists its roles under `x-roles`.
+Two people: a void or override of a round above the table's `second_pit_above` waits for a
+second pit user (202 and a request to confirm); nobody confirms their own request or
+acknowledges the alert of their own act; a key an admin made for someone else changes nothing
+until a second admin confirms it.
 
-Money is integer cents. Refusals: 401 credentials, 403 role, 404 not found, 409 the table or
-round refuses now, 422 malformed request, 503 store unavailable; never a 500.
+Money is integer cents. Refusals: 401 credentials (before the body is read), 403 role or a
+two-person rule or plain HTTP off the loopback, 404 not found, 409 the table or round refuses
+now, 422 malformed request, 429 too many bad tokens, 431 headers too large, 503 store
+unavailable; never a 500.
 """
 
 
@@ -57,6 +71,7 @@ ROUTERS = (
     reports.router,
     devices.router,
     stream.router,
+    approvals.router,
     admin.router,
     me.router,
     analysis.router,
@@ -125,7 +140,11 @@ def create_app(
     def _home() -> RedirectResponse:
         return RedirectResponse("/ui/")
 
+    app.state.bad_tokens = BadTokens.from_settings(settings.http)
+    app.add_middleware(Authentication, bad_tokens=app.state.bad_tokens)
+    app.add_middleware(HttpEdge, settings=settings.http)
     app.add_middleware(AccessLog)
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.http.trusted_proxies))
     app.add_middleware(SecurityHeaders)  # outermost: on every answer, errors included
     return app
 

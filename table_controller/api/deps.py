@@ -7,7 +7,9 @@ store.read(work, ...)`` (one consistent read snapshot) or ``await store.run(call
 looked up once and then remembered for a few seconds (``tokens.TokenCache``); the
 per-permission aliases (``PlayDep``, ``AuditDep``...) also check that the person's role holds
 the permission (``roles.GRANTS``). Wrong or missing credentials answer 401 with the same words
-whether or not the user exists (docs/api.md).
+whether or not the user exists (docs/api.md); the person is found before the request's body is
+read (``auth.Authentication``). A key an admin made for someone else changes nothing until a
+second admin confirms it: 403 ``unconfirmed-key``, chained (docs/api.md, "Two people").
 """
 
 from __future__ import annotations
@@ -19,21 +21,21 @@ import structlog
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
+from ..approvals import refuse
 from ..service import TableService
 from ..settings import TableSettings
+from ..storage.approvals import TwoPersonRefusedError
 from ..storage.session import read_snapshot, unit_of_work
-from ..storage.users import user_for_token
+from .auth import bearer_token, lookup
 from .errors import ApiError, unauthorized
-from .roles import Permission, allowed, roles_for
+from .roles import CHANGES_STATE, Permission, allowed, roles_for
 from .tokens import Principal, TokenCache
 
 T = TypeVar("T")
 
 _bearer = HTTPBearer(auto_error=False, description="a person's token, from `table-controller users add`")
-_TOKEN_MAX = 200
 
 
 class Store:
@@ -94,29 +96,19 @@ SettingsDep = Annotated[TableSettings, Depends(get_settings)]
 TokensDep = Annotated[TokenCache, Depends(get_tokens)]
 
 
-def _person(session: Session, token: str) -> Principal | None:
-    user = user_for_token(session, token=token)
-    return None if user is None else Principal(name=user.name, role=user.role)
-
-
 async def authenticate(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+    request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 ) -> Principal:
-    """The person holding the bearer token; 401 for none, an unknown token or a disabled user."""
-    if credentials is None or credentials.scheme.lower() != "bearer":
-        raise unauthorized()
-    token = credentials.credentials.strip()
-    if not token or len(token) > _TOKEN_MAX or not token.isascii():
-        raise unauthorized()
-    tokens: TokenCache = request.app.state.tokens
-    principal = tokens.get(token)
-    if principal is None:
-        store: Store = request.app.state.store
-        principal = await store.read(_person, token)
+    """The person holding the bearer token, as ``auth.Authentication`` found them before the
+    body was read; 401 for none, an unknown token or a disabled user. (``_bearer`` documents the
+    scheme in the OpenAPI document.)"""
+    principal: Principal | None = getattr(request.state, "principal", None)
+    if principal is None:  # a route outside /api that asks for a person: look the token up here
+        token = bearer_token(request.scope)
+        principal = None if token is None else await lookup(request.app.state, token)
         if principal is None:
             raise unauthorized()
-        tokens.put(token, principal)
-    request.state.principal = principal
+        request.state.principal = principal
     return principal
 
 
@@ -129,7 +121,24 @@ class Authorizer:
     def __init__(self, permission: Permission) -> None:
         self.permission = permission
 
-    async def __call__(self, principal: RoleDep) -> Principal:
+    async def __call__(self, request: Request, principal: RoleDep) -> Principal:
+        if not principal.confirmed and self.permission in CHANGES_STATE:
+            service: TableService = request.app.state.service
+            store: Store = request.app.state.store
+            error = TwoPersonRefusedError(
+                f"the key of {principal.name} was made by an admin and waits for a second admin's"
+                f" confirmation: it may not {self.permission.value} yet",
+                rule="unconfirmed-key",
+            )
+            raise await store.run(
+                refuse,
+                store.engine,
+                service.table_id,
+                actor=principal.name,
+                error=error,
+                round_id=None,
+                permission=self.permission.value,
+            )
         if not allowed(principal.role, self.permission):
             structlog.get_logger().warning(
                 "api.forbidden",
@@ -161,6 +170,7 @@ OpenCloseDep = _needs(Permission.OPEN_CLOSE)
 AuditDep = _needs(Permission.AUDIT)
 DeviceFramesDep = _needs(Permission.DEVICE_FRAMES)
 AdminDep = _needs(Permission.ADMIN)
+ConfirmDep = _needs(Permission.CONFIRM)
 
 
 def route_permission(route: Any) -> Permission | None:
@@ -179,6 +189,7 @@ __all__ = [
     "AdminDep",
     "AuditDep",
     "Authorizer",
+    "ConfirmDep",
     "DeviceFramesDep",
     "OpenCloseDep",
     "OverrideDep",

@@ -1,11 +1,17 @@
 """Errors to answers: every refusal is a 4xx with its reason, never a 500 (docs/api.md, Bad input).
 
-- 401 missing or wrong credentials (the same answer whether or not the user exists);
-- 403 the person's role may not do this;
+- 401 missing or wrong credentials (the same answer whether or not the user exists), given
+  before the request's body is read (``auth.Authentication``);
+- 403 the person's role may not do this, or a two-person rule refuses this person
+  (``two-person-rule``: the same person confirming their own request, acknowledging the alert
+  of their own act, an unconfirmed key; docs/api.md, "Two people"), or plain HTTP off the
+  loopback (``https-required``, ``edge.HttpEdge``);
 - 404 no such round, alert, user or page;
 - 409 the table or the round refuses the command now (closed table, open fault, wrong phase,
   house-way deviation with the required setting and rule, an alert acknowledged twice);
 - 422 the request is malformed (card codes, positions, amounts, limits, times);
+- 429 a client that presented too many bad tokens waits (``auth.BadTokens``, ``Retry-After``);
+- 431 too many or too large request headers (``edge.HttpEdge``);
 - 503 the store cannot take the write (chain broken, database unreachable or busy).
 """
 
@@ -25,9 +31,10 @@ from ..game.cards import CardError
 from ..round.machine import HouseWayDeviation, TransitionRefused
 from ..service import TableRefused
 from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
+from ..storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
 from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError
-from ..storage.users import UserExistsError, UserNotFoundError
-from .models.errors import ErrorBody, FieldProblem, RefusalBody, SettingPublic, ValidationBody
+from ..storage.users import UserConfirmError, UserExistsError, UserNotFoundError
+from .models.errors import ErrorBody, FieldProblem, RefusalBody, SettingPublic, TwoPersonBody, ValidationBody
 from .patterns import pattern_words
 
 log = structlog.get_logger()
@@ -39,6 +46,8 @@ _HTTP_CODES = {
     405: "method-not-allowed",
     409: "conflict",
     422: "invalid-request",
+    429: "too-many-bad-tokens",
+    431: "headers-too-large",
     503: "store-unavailable",
 }
 
@@ -146,12 +155,25 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _acked(_: Request, error: Exception) -> JSONResponse:
         return _json(409, RefusalBody(error="already-acknowledged", detail=str(error)))
 
+    @app.exception_handler(TwoPersonRefusedError)
+    @app.exception_handler(UserConfirmError)
+    async def _two_person(_: Request, error: Exception) -> JSONResponse:
+        rule = str(getattr(error, "rule", ""))
+        if rule == "already-confirmed":
+            return _json(409, RefusalBody(error="already-confirmed", detail=str(error)))
+        return _json(403, TwoPersonBody(error="two-person-rule", detail=str(error), rule=rule))
+
+    @app.exception_handler(ApprovalClosedError)
+    async def _closed(_: Request, error: Exception) -> JSONResponse:
+        return _json(409, RefusalBody(error="request-closed", detail=str(error)))
+
     @app.exception_handler(UserExistsError)
     async def _exists(_: Request, error: Exception) -> JSONResponse:
         return _json(409, RefusalBody(error="user-exists", detail=str(error)))
 
     @app.exception_handler(RoundNotFoundError)
     @app.exception_handler(AlertNotFoundError)
+    @app.exception_handler(ApprovalNotFoundError)
     @app.exception_handler(UserNotFoundError)
     async def _missing(_: Request, error: Exception) -> JSONResponse:
         return _json(404, ErrorBody(error="not-found", detail=str(error)))
@@ -169,16 +191,21 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """The documented error answers of an endpoint (401 and 403 always, the others as given)."""
+    """The documented error answers of an endpoint (401, 403, 422 and 429 always, the others as given)."""
     described: dict[int, tuple[type, str]] = {
         401: (ErrorBody, "Missing or invalid credentials (the same answer whether or not the user exists)."),
-        403: (ErrorBody, "The person's role may not do this."),
-        404: (ErrorBody, "No such round, alert or user."),
+        403: (
+            ErrorBody,
+            "The person's role may not do this, a two-person rule refuses this person (`two-person-rule`,"
+            " with its `rule`), or plain HTTP off the loopback (`https-required`).",
+        ),
+        404: (ErrorBody, "No such round, alert, request or user."),
         409: (RefusalBody, "The table or the round refuses the command now; nothing was changed."),
         422: (ValidationBody, "The request is malformed; the reason names the field."),
+        429: (ErrorBody, "This client presented too many bad tokens: retry after `Retry-After` seconds."),
         503: (ErrorBody, "The store could not take the write (chain broken, database unreachable)."),
     }
-    wanted = sorted({401, 403, 422, 503, *statuses})
+    wanted = sorted({401, 403, 422, 429, 503, *statuses})
     return {status: {"model": described[status][0], "description": described[status][1]} for status in wanted}
 
 

@@ -24,6 +24,7 @@ class Permission(enum.StrEnum):
     AUDIT = "audit"  # round history, one round, replay, alerts, reports, the live stream
     DEVICE_FRAMES = "device-frames"  # the raw device events
     ADMIN = "admin"  # configuration, user keys
+    CONFIRM = "confirm"  # confirm or cancel another pit user's void or override request (two people)
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -39,6 +40,7 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.AUDIT: frozenset({_P, _S}),
         Permission.DEVICE_FRAMES: frozenset({_S}),
         Permission.ADMIN: frozenset({_A}),
+        Permission.CONFIRM: frozenset({_P}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""
@@ -51,6 +53,7 @@ CHANGES_STATE = frozenset(
         Permission.ACKNOWLEDGE,
         Permission.OPEN_CLOSE,
         Permission.ADMIN,
+        Permission.CONFIRM,
     }
 )
 

@@ -2,6 +2,12 @@
 
 ``ApiServer`` ends the live streams before uvicorn waits for open connections to finish, so a
 stop (Ctrl-C, SIGTERM) is not held up by terminals following ``/api/stream``.
+
+The server's edge (docs/api.md, "TLS, limits and slow-downs"): no ``Server`` header; the h11
+parser, whose bound on a request's head (``http.max_header_bytes``) refuses an oversized head
+before it is buffered (httptools has none); HTTPS when the settings name a certificate and key.
+The reverse proxy's ``X-Forwarded-*`` are read by the app itself (``app.create_app``), so
+uvicorn's own reading of them is off.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI
+
+from ..settings import HttpSettings
 
 
 class ApiServer(uvicorn.Server):
@@ -34,10 +42,39 @@ class ApiServer(uvicorn.Server):
         await super().shutdown(sockets=sockets)
 
 
-def make_server(app: FastAPI, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> ApiServer:
-    """An :class:`ApiServer` for ``app`` (logging is left to the daemon's structlog setup)."""
+def edge_options(http: HttpSettings) -> dict[str, Any]:
+    """uvicorn's options for the table's HTTP edge."""
+    options: dict[str, Any] = {
+        "server_header": False,
+        "proxy_headers": False,
+        "http": "h11",
+        "h11_max_incomplete_event_size": http.max_header_bytes,
+    }
+    if http.tls_certfile is not None and http.tls_keyfile is not None:
+        options.update(ssl_certfile=str(http.tls_certfile), ssl_keyfile=str(http.tls_keyfile))
+    return options
+
+
+def make_server(
+    app: FastAPI,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    http: HttpSettings | None = None,
+    **options: Any,
+) -> ApiServer:
+    """An :class:`ApiServer` for ``app`` (logging is left to the daemon's structlog setup);
+    ``http`` the edge's settings (default: the app's own, else the defaults)."""
+    if http is None:
+        settings = getattr(getattr(app, "state", None), "settings", None)
+        http = getattr(settings, "http", None) or HttpSettings()
     config = uvicorn.Config(
-        app, host=host, port=port, log_config=None, access_log=False, timeout_graceful_shutdown=5, **options
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=5,
+        **{**edge_options(http), **options},
     )
     return ApiServer(config)
 
@@ -54,11 +91,12 @@ def serving(app: FastAPI, host: str = "127.0.0.1", port: int = 0, **options: Any
             raise RuntimeError("the API server did not start")
         time.sleep(0.01)
     bound = server.servers[0].sockets[0].getsockname()
+    scheme = "https" if server.config.ssl_certfile else "http"
     try:
-        yield f"http://{bound[0]}:{bound[1]}"
+        yield f"{scheme}://{bound[0]}:{bound[1]}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)
 
 
-__all__ = ["ApiServer", "make_server", "serving"]
+__all__ = ["ApiServer", "edge_options", "make_server", "serving"]

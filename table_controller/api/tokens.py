@@ -23,12 +23,22 @@ DEFAULT_TTL_SECONDS = 5.0
 MAX_ENTRIES = 4096
 
 
+def token_key(token: str) -> bytes:
+    """How a token is known in memory: its SHA-256 (the token itself is never kept)."""
+    return hashlib.sha256(token.encode()).digest()
+
+
 @dataclass(frozen=True, slots=True)
 class Principal:
-    """The person making the request: their name (the actor in the audit chain) and role."""
+    """The person making the request: their name (the actor in the audit chain) and role;
+    ``confirmed`` false while an admin's key for them waits for a second admin (docs/api.md,
+    "Two people"); ``token`` the SHA-256 of the bearer token, so a live stream can tell when
+    its token stops being valid."""
 
     name: str
     role: Role
+    confirmed: bool = True
+    token: bytes = b""
 
 
 class TokenCache:
@@ -44,7 +54,7 @@ class TokenCache:
 
     @staticmethod
     def _key(token: str) -> bytes:
-        return hashlib.sha256(token.encode()).digest()
+        return token_key(token)
 
     def get(self, token: str) -> Principal | None:
         key = self._key(token)
@@ -65,9 +75,14 @@ class TokenCache:
                 self._entries.clear()  # bounded: a flood of distinct valid tokens only costs lookups
             self._entries[key] = (principal, self._clock() + self.ttl)
 
+    def forget(self, token: str) -> None:
+        """Drop one token, so its next use reads the store."""
+        with self._lock:
+            self._entries.pop(self._key(token), None)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
 
 
-__all__ = ["DEFAULT_TTL_SECONDS", "Principal", "TokenCache"]
+__all__ = ["DEFAULT_TTL_SECONDS", "Principal", "TokenCache", "token_key"]

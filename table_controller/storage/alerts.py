@@ -5,6 +5,11 @@ link loss) as audit events. The pit acknowledges one with a note: that is one mo
 naming the actor and the ``seq`` of the alert, so an alert and its acknowledgement are both
 evidence and neither is ever edited (docs/api.md). An alert's id is the chain ``seq`` of its
 ``alert.raised`` event.
+
+Two people (docs/api.md, "Two people"): nobody acknowledges the alert of their own act. The
+person who voided or overrode (or confirmed another's void or override) may not acknowledge
+its ``void`` or ``override`` alert, nor the ``house-way-deviation`` alert of a round they
+overrode: a second pit user reviews it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from .approvals import TwoPersonRefusedError
 from .audit import append_event, lock_table
 from .chain import check_table_id
 from .errors import StorageError
@@ -22,6 +28,7 @@ from .models import REASON_MAX, Event, EventPublic
 
 RAISED = "alert.raised"
 ACKNOWLEDGED = "alert.acknowledged"
+OWN_ACTS = ("void", "override")  # alerts about a person's own act (their actor, and confirmed_by)
 
 
 class AlertNotFoundError(StorageError, LookupError):
@@ -105,7 +112,9 @@ def acknowledge_alert(
         raise AlertAlreadyAcknowledgedError(
             f"alert {alert_seq} was acknowledged by {previous.actor} (event {previous.seq})"
         )
-    alert_kind = json.loads(raised.payload).get("alert", "")
+    data = json.loads(raised.payload)
+    alert_kind = data.get("alert", "")
+    _check_not_own_act(session, raised, alert_kind, data, actor)
     return append_event(
         session,
         table_id=table_id,
@@ -116,8 +125,50 @@ def acknowledge_alert(
     )
 
 
+def alert_actors(session: Session, *, table_id: str, round_id: str, alert: str) -> set[str]:
+    """Who raised the round's alerts of kind ``alert`` (for a house-way deviation: who made the
+    refused setting)."""
+    rows = session.exec(
+        select(Event).where(Event.table_id == table_id, Event.round_id == round_id, Event.kind == RAISED)
+    )
+    return {row.actor for row in rows if json.loads(row.payload).get("alert") == alert}
+
+
+def _involved(row: Event, data: dict[str, Any]) -> set[str]:
+    return {row.actor, *([data["confirmed_by"]] if data.get("confirmed_by") else [])}
+
+
+def _check_not_own_act(
+    session: Session, raised: Event, alert_kind: str, data: dict[str, Any], actor: str
+) -> None:
+    """Refuse ``actor`` acknowledging the alert of their own void or override, or the
+    deviation alert of a round they overrode (:class:`TwoPersonRefusedError`)."""
+    if alert_kind in OWN_ACTS and actor in _involved(raised, data):
+        raise TwoPersonRefusedError(
+            f"{actor} took part in the {alert_kind} of alert {raised.seq}: a second pit user acknowledges it",
+            rule="own-act",
+        )
+    if alert_kind == "house-way-deviation" and raised.round_id is not None:
+        overrides = session.exec(
+            select(Event).where(
+                Event.table_id == raised.table_id,
+                Event.round_id == raised.round_id,
+                Event.kind == RAISED,
+            )
+        )
+        for row in overrides:
+            override = json.loads(row.payload)
+            if override.get("alert") == "override" and actor in _involved(row, override):
+                raise TwoPersonRefusedError(
+                    f"{actor} overrode the dealer's setting in round {raised.round_id}: a second pit"
+                    f" user acknowledges its house-way deviation (alert {raised.seq})",
+                    rule="own-act",
+                )
+
+
 __all__ = [
     "ACKNOWLEDGED",
+    "OWN_ACTS",
     "RAISED",
     "Acknowledgement",
     "Alert",
@@ -125,5 +176,6 @@ __all__ = [
     "AlertNotFoundError",
     "acknowledge_alert",
     "acknowledgements",
+    "alert_actors",
     "list_alerts",
 ]

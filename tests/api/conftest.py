@@ -25,6 +25,7 @@ from table_controller.storage import add_user, make_engine, sqlite_url, unit_of_
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
 
 ROLES = ("dealer", "pit", "surveillance", "admin")
+LOOPBACK = ("127.0.0.1", 50000)  # the in-process client is local: plain HTTP is taken from the loopback only
 PEOPLE = {"dealer": "ann", "pit": "bob", "surveillance": "cy", "admin": "dee"}
 
 
@@ -55,7 +56,7 @@ def make_api(engine: Engine, settings: TableSettings | None = None) -> Iterator[
     service = TableService(settings, engine)
     tokens = add_people(engine)
     app = create_app(settings, service, engine, poll_interval=0.02)
-    with TestClient(app) as client:
+    with TestClient(app, client=LOOPBACK) as client:
         yield Api(client, service, engine, tokens)
 
 
@@ -66,13 +67,15 @@ class Served(NamedTuple):
 
 
 @contextmanager
-def served_api(folder: Path, *, poll_interval: float = 0.02, timeout: float = 5.0) -> Iterator[Served]:
+def served_api(
+    folder: Path, *, poll_interval: float = 0.02, timeout: float = 5.0, settings: TableSettings | None = None
+) -> Iterator[Served]:
     """The API over a real uvicorn on a loopback port, on a SQLite store in ``folder``, one person
     per role; the ``Api`` talks to it over HTTP."""
     engine = make_engine(sqlite_url(folder))
     try:
         upgrade_to_head(engine)
-        settings = TableSettings(table_id="t1")
+        settings = settings or TableSettings(table_id="t1")
         service = TableService(settings, engine)
         tokens = add_people(engine)
         app = create_app(settings, service, engine, poll_interval=poll_interval)

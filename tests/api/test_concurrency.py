@@ -11,7 +11,7 @@ from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.service import TableService
 from table_controller.settings import TableSettings
-from table_controller.storage import list_events, verify_chain
+from table_controller.storage import add_user, list_events, unit_of_work, verify_chain
 from table_controller.storage.session import read_snapshot
 
 from .conftest import WAGERS, add_people
@@ -23,6 +23,8 @@ def test_concurrent_commands_get_one_winner_and_the_chain_stays_whole(engine):
     settings = TableSettings(table_id="t1")
     service = TableService(settings, engine)
     tokens = add_people(engine)
+    with unit_of_work(engine) as session:  # bob voids; another pit user acknowledges (two people)
+        tokens["second-pit"] = add_user(session, name="pia", role="pit")
     app = create_app(settings, service, engine)
     with serving(app) as base:
 
@@ -48,7 +50,9 @@ def test_concurrent_commands_get_one_winner_and_the_chain_stays_whole(engine):
         with ThreadPoolExecutor(TERMINALS) as pool:
             acked = list(
                 pool.map(
-                    lambda _: call("POST", f"/api/alerts/{alert.seq}/acknowledge", "pit", {"note": "seen"}),
+                    lambda _: call(
+                        "POST", f"/api/alerts/{alert.seq}/acknowledge", "second-pit", {"note": "seen"}
+                    ),
                     range(TERMINALS),
                 )
             )

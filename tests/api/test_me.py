@@ -7,7 +7,7 @@ from .conftest import PEOPLE
 
 PERMISSIONS = {
     "dealer": ["read-table", "play"],
-    "pit": ["read-table", "play", "void", "override", "acknowledge", "open-close", "audit"],
+    "pit": ["read-table", "play", "void", "override", "acknowledge", "open-close", "audit", "confirm"],
     "surveillance": ["read-table", "audit", "device-frames"],
     "admin": ["admin"],
 }

@@ -31,6 +31,7 @@ from drivers.messages import Hello
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
+from table_controller.storage import add_user, unit_of_work
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
 from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api
@@ -184,7 +185,9 @@ def test_history_round_detail_and_replay(site, browser):
 
 def test_the_pit_acknowledges_an_alert_from_the_page(site, browser):
     base, api = site
-    sign_in(browser, base, api.tokens["pit"])
+    with unit_of_work(api.engine) as session:  # bob overrode t1-2: another pit user reviews it (two people)
+        pia = add_user(session, name="pia", role="pit")
+    sign_in(browser, base, pia)
     browser.get(f"{base}/ui/alerts.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     first = browser.find_elements(By.CSS_SELECTOR, ".alert-row")[0]
@@ -200,7 +203,7 @@ def test_the_pit_acknowledges_an_alert_from_the_page(site, browser):
     first.find_element(By.CSS_SELECTOR, "button.ack").click()
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     [acked] = [a for a in api.get("/api/alerts").json() if a["seq"] == seq]
-    assert (acked["acknowledged_by"], acked["note"]) == ("bob", "dealer retrained")
+    assert (acked["acknowledged_by"], acked["note"]) == ("pia", "dealer retrained")
 
 
 REFUSED = "Sign-in refused: this token is not known, or its person is disabled. Ask the admin for a new key."
@@ -506,7 +509,16 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
     assert me.json() == {
         "name": "eve",
         "role": "pit",
-        "permissions": ["read-table", "play", "void", "override", "acknowledge", "open-close", "audit"],
+        "permissions": [
+            "read-table",
+            "play",
+            "void",
+            "override",
+            "acknowledge",
+            "open-close",
+            "audit",
+            "confirm",
+        ],
     }
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".user-row")) == 5)
     submit(browser, "add-user", name="eve", role="dealer")

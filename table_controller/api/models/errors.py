@@ -12,6 +12,16 @@ class ErrorBody(BaseModel):
     detail: str = Field(examples=["role dealer may not void"], description="the reason, in words")
 
 
+class TwoPersonBody(ErrorBody):
+    """403: a step that needs a second person, taken by the first (docs/api.md, "Two people");
+    also chained as a ``two-person.refused`` event."""
+
+    rule: str = Field(
+        examples=["same-person"],
+        description="same-person, own-act, own-setting, unconfirmed-key, same-admin or own-key",
+    )
+
+
 class FieldProblem(BaseModel):
     loc: list[str | int] = Field(description="where: 'body', 'query', 'path' or 'header', then the field")
     msg: str

@@ -1,5 +1,10 @@
 """Admin: people and their keys, and the table's configuration (docs/api.md: "admin (configuration,
-user keys)"). Adding, disabling and re-keying a person are audit events naming the admin."""
+user keys)"). Adding, disabling, re-keying and confirming a person are audit events naming the admin.
+
+Two people for a key (docs/api.md, "Two people"): the admin who adds a person or gives them a
+new key receives their token, so that key changes nothing until a second admin confirms it
+(``POST /api/users/{name}/confirm``); the admin who made it, or its holder, is refused (403,
+chained)."""
 
 from __future__ import annotations
 
@@ -9,13 +14,18 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
+from ...approvals import refuse
 from ...service import TableService
 from ...storage import append_event, redacted
+from ...storage.approvals import TwoPersonRefusedError
+from ...storage.session import unit_of_work
 from ...storage.users import (
     NAME_MAX,
+    UserConfirmError,
     UserCreate,
     UserPublic,
     add_user,
+    confirm_user,
     disable_user,
     get_user,
     list_users,
@@ -59,10 +69,11 @@ async def get_users(_: AdminDep, store: StoreDep) -> list[UserPublic]:
 
 @router.post("/users", status_code=201, response_model=UserKeyPublic, responses=responses(409, 503))
 async def create_user(body: UserCreate, who: AdminDep, store: StoreDep, service: ServiceDep) -> UserKeyPublic:
-    """Add a person with a role; the answer carries their token once. 409 if the name is taken."""
+    """Add a person with a role; the answer carries their token once. 409 if the name is taken.
+    The key changes nothing until a second admin confirms it."""
 
     def added(session: Session) -> UserKeyPublic:
-        token = add_user(session, name=body.name, role=body.role)
+        token = add_user(session, name=body.name, role=body.role, keyed_by=who.name, confirmed=False)
         _audit(session, service, who, "user.added", name=body.name, role=body.role.value)
         return UserKeyPublic(user=get_user(session, name=body.name), token=token)
 
@@ -90,10 +101,11 @@ async def disable(
 async def new_key(
     name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
 ) -> UserKeyPublic:
-    """Give the person a new token (the old one stops working; a disabled person is enabled)."""
+    """Give the person a new token (the old one stops working; a disabled person is enabled). A
+    key made for someone else changes nothing until a second admin confirms it."""
 
     def rotated(session: Session) -> UserKeyPublic:
-        token = rotate_token(session, name=name)
+        token = rotate_token(session, name=name, keyed_by=who.name)
         _audit(session, service, who, "user.key-rotated", name=name)
         return UserKeyPublic(user=get_user(session, name=name), token=token)
 
@@ -101,6 +113,37 @@ async def new_key(
         return await store.write(rotated)
     finally:
         tokens.clear()
+
+
+@router.post("/users/{name}/confirm", response_model=UserPublic, responses=responses(404, 409, 503))
+async def confirm(
+    name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+) -> UserPublic:
+    """A second admin confirms the key another admin made: from now on it may do what its role
+    may. 403 for the admin who made it and for its holder; 409 when it is confirmed already."""
+
+    def confirmed() -> UserPublic:
+        try:
+            with unit_of_work(store.engine) as session:
+                user = confirm_user(session, name=name, actor=who.name)
+                _audit(session, service, who, "user.confirmed", name=name)
+                return user
+        except UserConfirmError as error:
+            if error.rule == "already-confirmed":
+                raise
+            raise refuse(
+                store.engine,
+                service.table_id,
+                actor=who.name,
+                error=TwoPersonRefusedError(str(error), rule=error.rule),
+                round_id=None,
+                name=name,
+            ) from None
+
+    try:
+        return await store.run(confirmed)
+    finally:
+        tokens.clear()  # the holder's remembered person says "unconfirmed" until forgotten
 
 
 @router.get("/config", response_model=ConfigPublic, responses=responses())

@@ -2,6 +2,8 @@
 
 Raised by the table service as ``alert.raised`` events; the pit acknowledges one with a note,
 which is an ``alert.acknowledged`` event naming the pit. An alert's id is its chain seq.
+Nobody acknowledges the alert of their own void or override, nor the house-way deviation of a
+round they overrode: 403 ``two-person-rule``, chained (docs/api.md, "Two people").
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from sqlmodel import Session
 
+from ...approvals import refuse
 from ...storage.alerts import acknowledge_alert, list_alerts
+from ...storage.approvals import TwoPersonRefusedError
 from ...storage.session import read_snapshot, unit_of_work
 from ..deps import AcknowledgeDep, AuditDep, ServiceDep, StoreDep
 from ..errors import responses
@@ -56,10 +60,22 @@ async def acknowledge(
     """Acknowledge an alert with a note (once); stored as an ``alert.acknowledged`` audit event."""
 
     def acknowledged() -> AlertPublic:
-        with unit_of_work(store.engine) as session:
-            acknowledge_alert(
-                session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note
-            )
+        try:
+            with unit_of_work(store.engine) as session:
+                acknowledge_alert(
+                    session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note
+                )
+        except TwoPersonRefusedError as error:
+            with read_snapshot(store.engine) as session:
+                [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
+            raise refuse(
+                store.engine,
+                service.table_id,
+                actor=who.name,
+                error=error,
+                round_id=alert.event.round_id,
+                alert_seq=seq,
+            ) from None
         with read_snapshot(store.engine) as session:
             [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
         return alert_view(alert)

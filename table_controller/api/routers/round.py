@@ -11,12 +11,15 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse
 from pydantic import Field, create_model
 
+from ... import approvals
 from ...game.cards import Game
 from ...round.events import Wager
 from ...service import BankRefused, TableRefused, TableService, check_wagers
 from ...settings import TableSettings
+from ...storage.approvals import Approval
 from ...storage.session import read_snapshot
 from ..deps import OverrideDep, PlayDep, ServiceDep, Store, StoreDep, VoidDep
 from ..errors import ApiError, responses
@@ -32,6 +35,7 @@ from ..models.commands import (
 )
 from ..models.table import TableStatePublic
 from ..views import table_state
+from .approvals import ApprovalPublic, approval_view
 
 router = APIRouter(prefix="/api/round", tags=["round"])
 
@@ -150,26 +154,56 @@ async def set_dealer(
     return await command(store, service, service.set_dealer, list(body.high), list(body.low), actor=who.name)
 
 
-@router.post("/dealer/override", response_model=TableStatePublic, responses=responses(409, 503))
+_WAITS: dict[int | str, dict[str, Any]] = {
+    202: {
+        "model": ApprovalPublic,
+        "description": "The round's wagers are above the table's second_pit_above: nothing is done yet;"
+        " a second pit user confirms the request (POST /api/approvals/{seq}/confirm).",
+    }
+}
+
+
+async def two_person_command(
+    store: Store, service: TableService, call: Callable[..., Any], /, **kwargs: Any
+) -> TableStatePublic | JSONResponse:
+    """A void or override through the two-person rules (approvals.py): the table as it left it,
+    or 202 and the request that waits for a second pit user."""
+
+    def run() -> TableStatePublic | ApprovalPublic:
+        done = call(service, **kwargs)
+        if isinstance(done, Approval):
+            return approval_view(done)
+        with read_snapshot(store.engine) as session:
+            return table_state(service, session)
+
+    answer = await store.run(run)
+    if isinstance(answer, ApprovalPublic):
+        return JSONResponse(answer.model_dump(mode="json"), status_code=202)
+    return answer
+
+
+@router.post("/dealer/override", response_model=TableStatePublic, responses={**responses(409, 503), **_WAITS})
 async def override_dealer(
     body: OverrideCreate, who: OverrideDep, service: ServiceDep, store: StoreDep
-) -> TableStatePublic:
+) -> TableStatePublic | JSONResponse:
     """The pit lets the dealer's setting stand although it deviates from the house way, with a
-    reason (an ``override`` alert names the pit)."""
-    return await command(
+    reason (an ``override`` alert names the pit). Above the table's ``second_pit_above`` a second
+    pit user confirms it (202); the person whose setting was refused may not override it (403)."""
+    return await two_person_command(
         store,
         service,
-        service.override_dealer,
-        list(body.high),
-        list(body.low),
+        approvals.override,
         actor=who.name,
+        high=list(body.high),
+        low=list(body.low),
         reason=body.reason,
     )
 
 
-@router.post("/void", response_model=TableStatePublic, responses=responses(409, 503))
+@router.post("/void", response_model=TableStatePublic, responses={**responses(409, 503), **_WAITS})
 async def void_round(
     body: VoidCreate, who: VoidDep, service: ServiceDep, store: StoreDep
-) -> TableStatePublic:
-    """Void the round before settlement, with a reason: wagers are returned, nothing is settled."""
-    return await command(store, service, service.void, actor=who.name, reason=body.reason)
+) -> TableStatePublic | JSONResponse:
+    """Void the round before settlement, with a reason: wagers are returned, nothing is settled.
+    Above the table's ``second_pit_above`` a second pit user confirms it (202)."""
+    return await two_person_command(store, service, approvals.void, actor=who.name, reason=body.reason)

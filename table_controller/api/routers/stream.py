@@ -5,13 +5,20 @@
 each with its ``seq`` as the SSE ``id``. A terminal that drops reconnects with the last id it
 received and gets exactly the events after it. The pit's stream leaves out raw device events
 (``device.*``), which only surveillance reads.
+
+A stream lives only as long as its token (docs/api.md, "Tokens"): it checks the token at least
+every ``REVALIDATE_SECONDS`` (through the token cache, which every change to people made
+through the API clears) and against the store whenever a change to people (``user.*``) passes
+in the chain, so a person disabled or given a new key loses their open streams within a second
+and receives nothing written after the change.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
 import anyio.to_thread
@@ -20,14 +27,18 @@ from fastapi.responses import StreamingResponse
 
 from ...storage.models import EventPublic
 from ...storage.users import Role
+from ..auth import bearer_token, lookup
 from ..deps import AuditDep
 from ..errors import ApiError, responses
 from ..models.events import event_view
 from ..stream import EventHub
+from ..tokens import Principal, TokenCache
 
 router = APIRouter(prefix="/api", tags=["stream"])
 
 KEEPALIVE_SECONDS = 15.0
+REVALIDATE_SECONDS = 0.5  # a disabled person's stream ends within this (and the hub's poll)
+PEOPLE_CHANGES = "user."  # chain events that change who may read: re-check the token at once
 LAST_EVENT_ID = re.compile(r"[0-9]{1,15}")
 # Read by hand (a plain str | None header would be documented as "string or null").
 _LAST_EVENT_ID_PARAMETER = {
@@ -44,11 +55,23 @@ def _frame(event: EventPublic) -> bytes:
     return f"id: {event.seq}\ndata: {data}\n\n".encode()
 
 
-async def _events(hub: EventHub, last: int, with_devices: bool, follow: bool) -> AsyncIterator[bytes]:
+Valid = Callable[[bool], Awaitable[bool]]  # still_valid(from_store) -> the token still holds
+
+
+async def _events(
+    hub: EventHub, last: int, with_devices: bool, follow: bool, still_valid: Valid
+) -> AsyncIterator[bytes]:
+    quiet_since = time.monotonic()
     while not hub.closed:
+        if not await still_valid(False):
+            yield b": credentials revoked\n\n"
+            return
         batch = hub.after(last)
         if batch is None:
             batch = await anyio.to_thread.run_sync(hub.read_store, last)
+        if any(event.kind.startswith(PEOPLE_CHANGES) for event in batch) and not await still_valid(True):
+            yield b": credentials revoked\n\n"
+            return
         frames = [
             hub.frame(event, _frame)
             for event in batch
@@ -58,12 +81,31 @@ async def _events(hub: EventHub, last: int, with_devices: bool, follow: bool) ->
             last = batch[-1].seq
         if frames:
             yield b"".join(frames)  # a terminal that is behind gets its events in one write
+            quiet_since = time.monotonic()
         if batch:
             continue
         if not follow:
             return
-        if not await hub.wait(last, KEEPALIVE_SECONDS) and not hub.closed:
+        woken = await hub.wait(last, REVALIDATE_SECONDS)
+        if not woken and not hub.closed and time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
             yield b": keepalive\n\n"
+            quiet_since = time.monotonic()
+
+
+def token_check(request: Request, who: Principal) -> Valid:
+    """Whether the stream's token still names ``who``: from the token cache, or (``from_store``,
+    or when the cache has forgotten it) from the store."""
+    token = bearer_token(request.scope) or ""
+    tokens: TokenCache = request.app.state.tokens
+    state = request.app.state
+
+    async def still_valid(from_store: bool) -> bool:
+        if from_store:
+            tokens.forget(token)
+        now = await lookup(state, token) if token else None
+        return now is not None and now.name == who.name and now.role is who.role
+
+    return still_valid
 
 
 def _event_id(value: str | None, what: str) -> int | None:
@@ -119,7 +161,7 @@ async def stream(
     resume = _event_id(request.headers.get("last-event-id"), "Last-Event-ID")
     start = resume if resume is not None else after if after is not None else hub.head
     return StreamingResponse(
-        _events(hub, start, who.role is Role.SURVEILLANCE, follow),
+        _events(hub, start, who.role is Role.SURVEILLANCE, follow, token_check(request, who)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

@@ -1,0 +1,168 @@
+"""Who is asking, decided before anything else is read (docs/api.md, "Who may do what").
+
+``Authentication`` is pure ASGI in front of every ``/api`` route: it reads only the
+``Authorization`` header, so a request without valid credentials is answered 401 before its
+body is read or parsed (an anonymous body of invalid UTF-8 or truncated JSON is a 401, not a
+400 or 422), and the person it finds is handed to the endpoints' dependencies
+(``deps.authenticate``) through the request's state.
+
+``BadTokens`` slows down a client that keeps presenting tokens that are not valid: after
+``bad_tokens_free`` of them within ``bad_token_window`` seconds, the client is answered 429
+with ``Retry-After`` — 1 s, then doubling with each further bad token, up to
+``bad_token_max_delay`` — without its token being looked at. A 256-bit token cannot be
+guessed; this keeps a misconfigured terminal or a scanner from filling the store's log of
+lookups and the audit logs. Memory only (a restart forgets), bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import structlog
+from sqlmodel import Session
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..settings import HttpSettings
+from ..storage.users import user_for_token
+from .edge import answer
+from .tokens import Principal, TokenCache, token_key
+
+log = structlog.get_logger()
+
+TOKEN_MAX = 200
+MAX_CLIENTS = 10_000
+UNAUTHORIZED_DETAIL = "missing or invalid credentials: give 'Authorization: Bearer <token>'"
+
+
+def bearer_token(scope: Scope) -> str | None:
+    """The bearer token of the request's ``Authorization`` header, or None (no header, another
+    scheme, an empty, over-long or non-ASCII token)."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            token = token.strip()
+            if scheme.lower() != "bearer" or not token or len(token) > TOKEN_MAX or not token.isascii():
+                return None
+            return token
+    return None
+
+
+def has_credentials(scope: Scope) -> bool:
+    return any(name == b"authorization" for name, _ in scope["headers"])
+
+
+@dataclass
+class _Client:
+    failures: deque[float] = field(default_factory=deque)
+    until: float = 0.0
+
+
+class BadTokens:
+    """Bad tokens per client address, and how long each client must wait (thread-safe enough:
+    used on the event loop only)."""
+
+    def __init__(
+        self,
+        free: int = 10,
+        window: float = 60.0,
+        max_delay: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_clients: int = MAX_CLIENTS,
+    ) -> None:
+        self.free, self.window, self.max_delay = free, window, max_delay
+        self.clock = clock
+        self._max_clients = max_clients
+        self._clients: OrderedDict[str, _Client] = OrderedDict()
+
+    @classmethod
+    def from_settings(cls, settings: HttpSettings) -> BadTokens:
+        return cls(settings.bad_tokens_free, settings.bad_token_window, settings.bad_token_max_delay)
+
+    def wait(self, client: str) -> float:
+        """Seconds ``client`` must still wait before a token of theirs is looked at (0: none)."""
+        found = self._clients.get(client)
+        return 0.0 if found is None else max(0.0, found.until - self.clock())
+
+    def failed(self, client: str) -> float:
+        """Count a bad token from ``client``; returns the wait it now has (0 while within the free count)."""
+        now = self.clock()
+        found = self._clients.pop(client, None) or _Client()
+        self._clients[client] = found  # the most recent client last: the oldest is forgotten first
+        while len(self._clients) > self._max_clients:
+            self._clients.popitem(last=False)
+        while found.failures and found.failures[0] <= now - self.window:
+            found.failures.popleft()
+        found.failures.append(now)
+        over = len(found.failures) - self.free
+        while len(found.failures) > self.free + 64:  # enough to keep doubling to any max_delay
+            found.failures.popleft()
+        if over <= 0:
+            return 0.0
+        delay = min(self.max_delay, 2.0 ** min(over - 1, 32))
+        found.until = now + delay
+        return delay
+
+
+def _person(session: Session, token: str) -> Principal | None:
+    user = user_for_token(session, token=token)
+    if user is None:
+        return None
+    return Principal(name=user.name, role=user.role, confirmed=user.confirmed, token=token_key(token))
+
+
+async def lookup(app_state: object, token: str) -> Principal | None:
+    """The person holding ``token`` (remembered for a few seconds, ``tokens.TokenCache``), or None."""
+    tokens: TokenCache = app_state.tokens  # type: ignore[attr-defined]
+    principal = tokens.get(token)
+    if principal is None:
+        principal = await app_state.store.read(_person, token)  # type: ignore[attr-defined]
+        if principal is not None:
+            tokens.put(token, principal)
+    return principal
+
+
+def _under_api(path: str) -> bool:
+    return path == "/api" or path.startswith("/api/")
+
+
+class Authentication:
+    """401 (or 429 for a client that must wait) before any ``/api`` route reads its request."""
+
+    def __init__(self, app: ASGIApp, *, bad_tokens: BadTokens) -> None:
+        self.app = app
+        self.bad_tokens = bad_tokens
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not _under_api(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = "" if client is None else str(client[0])
+        wait = self.bad_tokens.wait(address)
+        if wait > 0:
+            seconds = math.ceil(wait)
+            await answer(
+                send,
+                429,
+                "too-many-bad-tokens",
+                f"too many invalid tokens from {address or 'this client'}: retry in {seconds} s",
+                {"Retry-After": str(seconds)},
+            )
+            return
+        token = bearer_token(scope)
+        principal = None if token is None else await lookup(scope["app"].state, token)
+        if principal is None:
+            if has_credentials(scope):
+                delay = self.bad_tokens.failed(address)
+                log.warning("api.bad_token", client=address, path=scope["path"], wait_s=delay or None)
+            await answer(send, 401, "unauthorized", UNAUTHORIZED_DETAIL, {"WWW-Authenticate": "Bearer"})
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        await self.app(scope, receive, send)
+
+
+__all__ = ["Authentication", "BadTokens", "bearer_token", "lookup"]
