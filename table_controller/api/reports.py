@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import Session
 
 from ..storage.reports import THEORY_FIELDS, band_of, period_sums
-from .models.reports import CSV_COLUMNS, ReportLine, ReportPublic
+from .models.reports import CSV_COLUMNS, BankerLine, ReportLine, ReportPublic
 
 _TOTALLED = (
     "rounds",
@@ -110,6 +110,7 @@ def report(
         per_game=per_game,
         per_position=per_position,
         per_dealer=per_dealer,
+        per_banker=[BankerLine(**line) for line in sums.per_banker],
     )
 
 

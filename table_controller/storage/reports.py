@@ -12,7 +12,7 @@ variances): ``band`` (pure) and ``band_check`` (the day so far).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import Any
@@ -58,6 +58,18 @@ POSITION_FIELDS = (
     "bonuses_paid_cents",
     "net_cents",
 )
+# Who banked (docs/settlement.md, 8): the house's own result apart from the player-bankers',
+# and the commission by payer (the positions; the player-bankers on their net wins).
+BANKER_FIELDS = (
+    "banker",
+    "rounds",
+    "settled",
+    "house_result_cents",
+    "commission_cents",
+    "bank_commission_cents",
+    "banker_result_cents",
+    "house_hand_result_cents",
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +81,7 @@ class PeriodSums:
     ]  # GAME_FIELDS and THEORY_FIELDS, plus wins / pushes / losses of its positions
     per_position: list[dict[str, Any]]  # POSITION_FIELDS
     per_dealer: list[dict[str, Any]]  # DEALER_FIELDS and THEORY_FIELDS, plus wins / pushes / losses
+    per_banker: list[dict[str, Any]] = field(default_factory=list)  # BANKER_FIELDS: house, player
 
 
 def _sum(expression: ColumnElement[Any]) -> ColumnElement[int]:
@@ -166,12 +179,34 @@ def period_sums(session: Session, *, table_id: str, start: datetime, end: dateti
                 _sum(p.net_cents),
             )
             .join(ROUNDS, p.round_id == c.round_id)
-            .where(*in_period, c.phase == "closed", p.position != BANKER_POSITION)
+            .where(*in_period, c.phase == "closed", p.position != BANKER_POSITION, p.house_hand.is_(False))
             .group_by(p.position)
             .order_by(p.position)
         ).all()
     ]
-    return PeriodSums(per_game, per_position, per_dealer)
+    return PeriodSums(per_game, per_position, per_dealer, _per_banker(session, in_period))
+
+
+def _per_banker(session: Session, in_period: tuple[Any, ...]) -> list[dict[str, Any]]:
+    """BANKER_FIELDS of the rounds the house banked and of those players banked."""
+    c = ROUNDS.c
+    banker = case((c.banker_seat.is_(None), literal("house")), else_=literal("player"))
+    rows = session.execute(
+        select(
+            banker,
+            func.count(),
+            _count(c.phase == "closed"),
+            _settled_only(c.house_result_cents),
+            _settled_only(c.commission_cents),
+            _settled_only(func.coalesce(c.bank_commission_cents, 0)),
+            _settled_only(func.coalesce(c.banker_result_cents, 0)),
+            _settled_only(func.coalesce(c.house_hand_result_cents, 0)),
+        )
+        .where(*in_period)
+        .group_by(banker)
+        .order_by(banker)
+    ).all()
+    return [dict(zip(BANKER_FIELDS, (row[0], *map(int, row[1:])), strict=True)) for row in rows]
 
 
 # --- the band of the actual result around the theoretical win ----------------------------------

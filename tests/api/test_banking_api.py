@@ -8,6 +8,8 @@ and money as in tests/test_banking_service.py: the house's $5 hand loses, the ba
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from table_controller.round.events import DiceRolled, PilesDealt
@@ -104,3 +106,20 @@ def test_a_player_banked_round_through_the_api(api):
     players = api.get("/api/rounds?banker=player", "surveillance").json()["rounds"]
     assert [r["round_id"] for r in players] == [round_id]
     assert api.get("/api/rounds?banker=house", "surveillance").json()["rounds"] == []
+    today = datetime.now(UTC).date().isoformat()
+    report = api.get(f"/api/reports/day?date={today}&tz=UTC", "surveillance").json()
+    # the house's result apart from the player-banker's; commission by payer: $1.25 from
+    # position 2, $1.00 from the bank; the house's hand lost $5 against the bank
+    assert report["per_banker"] == [
+        {
+            "banker": "player",
+            "rounds": 1,
+            "settled": 1,
+            "house_result_cents": -275,
+            "commission_cents": 125,
+            "bank_commission_cents": 100,
+            "banker_result_cents": 1900,
+            "house_hand_result_cents": -500,
+        }
+    ]
+    assert [line["position"] for line in report["per_position"]] == [2, 5, 7]  # not the house's hand

@@ -82,6 +82,19 @@ class ReportLine(BaseModel):
     outside_band: bool | None = Field(None, description="band_actual_cents lies outside [low, high]")
 
 
+class BankerLine(BaseModel):
+    """The rounds the house banked, or those players banked (docs/settlement.md, 8), cents."""
+
+    banker: Literal["house", "player"]
+    rounds: int
+    settled: int
+    house_result_cents: int = Field(description="the house's own result in these rounds")
+    commission_cents: int = Field(description="commission paid by the positions")
+    bank_commission_cents: int = Field(description="commission paid by player-bankers on their net wins")
+    banker_result_cents: int = Field(description="the player-bankers' results (their share when co-banked)")
+    house_hand_result_cents: int = Field(description="the house's own hand against player-bankers")
+
+
 class ReportPublic(BaseModel):
     table_id: str
     kind: Literal["day", "shift"]
@@ -92,3 +105,6 @@ class ReportPublic(BaseModel):
     per_game: list[ReportLine]
     per_position: list[ReportLine]
     per_dealer: list[ReportLine] = Field(default_factory=list, description="per dealer (rounds.dealer)")
+    per_banker: list[BankerLine] = Field(
+        default_factory=list, description="house-banked and player-banked rounds apart"
+    )
