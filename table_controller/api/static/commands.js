@@ -35,6 +35,16 @@ export function wagersFrom(data, game) {
   return wagers;
 }
 
+// A player's bank from the open-round form (docs/settlement.md, 8), or nothing: the house banks.
+export function bankFrom(data) {
+  const seat = String(data.get("banker") ?? "").trim();
+  if (seat === "") return {};
+  const text = String(data.get("bank") ?? "").trim();
+  const amount = parseCents(text);
+  if (amount === null) throw new Error(`the bank: "${text}" is not an amount in dollars and cents (like 400 or 400.50)`);
+  return { bank: { seat: Number(seat), amount, co_bank: data.get("co_bank") === "yes" } };
+}
+
 function wagerInputs(game) {
   return POSITIONS.map((position) => el("div", { class: "wager" }, el("span", {}, `Position ${position}`),
     (WAGER_KINDS[game] || ["main"]).map((kind) => el("label", {}, LABELS[kind],
@@ -74,7 +84,7 @@ export function commands(who, refresh) {
   };
   const setting = (data) => ({ high: parseCards(data.get("high")), low: parseCards(data.get("low")) });
 
-  on("open-round", (data) => api("/api/round", { method: "POST", body: { wagers: wagersFrom(data, state.game) } }));
+  on("open-round", (data) => api("/api/round", { method: "POST", body: { wagers: wagersFrom(data, state.game), ...bankFrom(data) } }));
   on("player-setting", (data) => api(`/api/round/players/${encodeURIComponent(data.get("position"))}/setting`,
     { method: "POST", body: setting(data) }));
   on("dealer-setting", async (data) => {
@@ -143,6 +153,13 @@ export function commands(who, refresh) {
     show("open-round", next.table_open && phase === null);
     show("player-setting", phase === "players-setting");
     show("dealer-setting", phase === "dealer-setting");
+    const title = byId("dealer-setting-title");
+    if (title && round) {
+      const bank = round.bank;
+      title.textContent = !bank ? "Dealer's setting (banker)"
+        : bank.co_banked ? `Banker's setting (seat ${bank.seat}, co-banked: by the house way)`
+          : `Banker's setting (seat ${bank.seat}, set freely)`;
+    }
     show("override", deviation !== null);
     show("void", phase !== null);
     show("open-close", true);

@@ -15,19 +15,33 @@ function fill(id, ...children) {
   node.replaceChildren(...children);
 }
 
+// Who banks the round (docs/settlement.md, 8): the house, or a seat with its bank, the most the
+// bank could pay, the house's own hand and the co-banking share.
+function bankerText(round) {
+  if (!round) return "";
+  if (!round.bank) return `The house (the dealer)${round.bank_offer ? `; the bank was offered to seat ${round.bank_offer}` : ""}`;
+  const bank = round.bank;
+  const share = bank.co_banked
+    ? `; co-banked: the house ${bank.house_share_bp / 100}%, the player ${100 - bank.house_share_bp / 100}%` : "";
+  const house = bank.house_wager ? `; the house's hand at position ${bank.house_position} wagers ${money(bank.house_wager)}` : "";
+  return `Seat ${bank.seat} (position 1): bank ${money(bank.amount)}, exposure ${money(bank.exposure)}${house}${share}`;
+}
+
 function render(state) {
   document.getElementById("title").textContent = `Table ${state.table_id} (${state.game}, ${state.house_way})`;
   fill("table-open", state.table_open ? "table open" : "TABLE CLOSED");
   const round = state.round;
   fill("phase", round ? round.phase : "no round");
   fill("round-id", round ? round.round_id : "");
+  fill("banker", bankerText(round));
   const rows = [el("tr", {}, ["Position", "Wager", "Hand", "Setting (high | low)", "Outcome", "Net"].map((h) => el("th", {}, h)))];
   if (round) {
     const hands = Object.fromEntries(round.hands.map((h) => [h.position, h.cards]));
     const settings = Object.fromEntries(round.player_settings.map((s) => [s.position, s]));
     const results = round.settlement ? Object.fromEntries(round.settlement.positions.map((p) => [p.position, p])) : {};
     const banker = round.dealer_setting;
-    rows.push(el("tr", { "data-position": "1" }, el("td", {}, "1 (banker)"), el("td", {}, ""),
+    const bankerLabel = round.bank ? `1 (banker: seat ${round.bank.seat})` : "1 (banker)";
+    rows.push(el("tr", { "data-position": "1" }, el("td", {}, bankerLabel), el("td", {}, ""),
       el("td", {}, cards(hands[1])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
       el("td", {}, round.override ? `override by ${round.override.actor}` : ""), el("td", {}, "")));
     for (const wager of round.wagers) {
@@ -39,6 +53,16 @@ function render(state) {
         el("td", {}, setting ? settingCell(setting) : ""),
         el("td", {}, result ? result.outcome : ""), el("td", { class: "money" }, result ? money(result.net) : "")));
     }
+  }
+  const houseHand = round && round.bank && round.bank.house_wager ? round.bank.house_position : null;
+  if (houseHand !== null) {
+    const bank = round.settlement && round.settlement.bank;
+    const hand = bank && bank.house_hand;
+    rows.push(el("tr", { "data-position": String(houseHand), class: "house-hand" },
+      el("td", {}, `${houseHand} (the house)`), el("td", { class: "money" }, money(round.bank.house_wager)),
+      el("td", {}, cards((round.hands.find((h) => h.position === houseHand) || {}).cards)),
+      el("td", {}, hand && hand.setting ? [cards(hand.setting.high), " | ", cards(hand.setting.low)] : ""),
+      el("td", {}, hand ? hand.outcome : ""), el("td", { class: "money" }, hand ? money(hand.net) : "")));
   }
   fill("positions", ...rows);
   fill("dice", round && round.dice ? `${round.dice.faces.join(" + ")} (${round.dice.source}) → first pile to position ${round.start_position}` : "");
