@@ -14,13 +14,15 @@ The game questions asked at the table (and in batch by tests and audits):
 
 Both take ``--batch FILE`` (``-`` for standard input): one hand per line, space-separated
 codes; one JSON object per line out, in the same order; a bad line gives
-``{"line": N, "error": "..."}`` and the rest go on. Blank lines are skipped (line numbers
-still count them). Exit status: 0 all good, 1 if any hand failed, 2 for usage errors.
+``{"line": N, "error": "..."}`` (its only report: no log line too) and the rest go on. Blank
+lines and ``#`` comment lines are skipped (line numbers still count them). Exit status: 0 all
+good, 1 if any hand failed, 2 for usage errors.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -29,12 +31,39 @@ from typing import Annotated, Any
 
 import structlog
 import typer
+from typer import _click as click  # typer's own copy of click, whose classes TyperGroup uses
+from typer.core import TyperGroup
 
 from .game.cards import Game, codes, parse_hand
 from .game.evaluator import RankingRules, Wheel, high_category, low_category, rank_high, rank_low
 from .logs import configure_logging
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Pai Gow Poker table controller.")
+LAZY_GROUPS = {
+    # command group: the module whose ``app`` it is, imported when the group is used, so that
+    # ``rank`` and ``house-way`` load the game core only, not the store or the analysis
+    "users": "table_controller.users_cli",
+    "round": "table_controller.round_cli",
+    "analyze": "table_controller.analysis_cli",
+}
+
+
+class _Commands(TyperGroup):
+    """The top-level commands, with the groups of ``LAZY_GROUPS`` imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*super().list_commands(ctx), *(name for name in LAZY_GROUPS if name not in self.commands)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_GROUPS and cmd_name not in self.commands:
+            group = typer.main.get_command(importlib.import_module(LAZY_GROUPS[cmd_name]).app)
+            group.name = cmd_name
+            self.commands[cmd_name] = group
+        return super().get_command(ctx, cmd_name)
+
+
+app = typer.Typer(
+    cls=_Commands, no_args_is_help=True, add_completion=False, help="Pai Gow Poker table controller."
+)
 log = structlog.get_logger()
 
 Answer = Callable[[list[str]], dict[str, Any]]
@@ -57,7 +86,7 @@ def _emit(obj: dict[str, Any]) -> None:
 
 
 def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
-    """Numbered non-blank lines of the batch file (or standard input for ``-``)."""
+    """Numbered lines of the batch file (or standard input for ``-``), but blanks and ``#`` comments."""
     if source == "-":
         opened: Any = contextlib.nullcontext(sys.stdin)
     else:
@@ -67,11 +96,11 @@ def _batch_lines(source: str) -> Iterator[tuple[int, str]]:
         opened = path.open(encoding="utf-8")
     with opened as stream:
         for number, line in enumerate(stream, start=1):
-            if line.strip():
+            if line.strip() and not line.lstrip().startswith("#"):
                 yield number, line
 
 
-def _run(command: str, cards: list[str] | None, batch: str | None, answer: Answer) -> None:
+def _run(cards: list[str] | None, batch: str | None, answer: Answer) -> None:
     """Answer one hand from the arguments, or every line of a batch; set the exit status."""
     if bool(cards) == bool(batch):
         raise typer.BadParameter("give either CARDS or --batch FILE, not both and not neither")
@@ -85,7 +114,6 @@ def _run(command: str, cards: list[str] | None, batch: str | None, answer: Answe
             _emit(answer(hand))
         except ValueError as error:
             failed = True
-            log.warning("hand.rejected", command=command, line=number, cards=hand, error=str(error))
             _emit({"error": str(error)} if number is None else {"line": number, "error": str(error)})
     if failed:
         raise typer.Exit(1)
@@ -115,7 +143,7 @@ def rank(
             category = low_category(score).label
         return {"cards": codes(parsed), "category": category, "score": score}
 
-    _run("rank", cards, batch, answer)
+    _run(cards, batch, answer)
 
 
 @app.command("house-way")
@@ -152,38 +180,11 @@ def house_way(
             "rule": required.rule_id,
         }
 
-    _run("house-way", cards, batch, answer)
+    _run(cards, batch, answer)
 
 
 audit_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The tamper-evident audit chain.")
 app.add_typer(audit_app, name="audit")
-
-
-def _users_app() -> typer.Typer:
-    from .users_cli import app as users_app
-
-    return users_app
-
-
-app.add_typer(_users_app(), name="users", help="People who may use the terminals, and their tokens.")
-
-
-def _round_app() -> typer.Typer:
-    from .round_cli import app as round_app
-
-    return round_app
-
-
-app.add_typer(_round_app(), name="round", help="The table's open round without the API (void it).")
-
-
-def _analyze_app() -> typer.Typer:
-    from .analysis_cli import app as analyze_app
-
-    return analyze_app
-
-
-app.add_typer(_analyze_app(), name="analyze", help="The table's math: par sheets and the house edge.")
 
 
 def _settings_error(error: Exception) -> str:

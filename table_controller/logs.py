@@ -50,6 +50,9 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "INFO") -> None:
     migration = logging.getLogger("alembic.runtime.migration")
     if _not_alembic_chatter not in migration.filters:
         migration.addFilter(_not_alembic_chatter)
+    # "setup plugin ..." at INFO for each of Alembic's plugins, when it is first imported (the
+    # store's commands import it after logging is set up): chatter too
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

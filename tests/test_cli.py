@@ -63,13 +63,15 @@ def test_rank_bad_single_hand_exits_1_naming_the_code():
 
 def test_rank_batch_answers_each_line_in_order_and_reports_bad_lines(tmp_path):
     batch = tmp_path / "hands.txt"
-    batch.write_text("As Ah\nKs Kd Kh 2c 2d\n\nXx 2c\nJK JK\nAs Ks Qs\n")
+    batch.write_text("As Ah\nKs Kd Kh 2c 2d\n\n# a comment: As Ks\nXx 2c\nJK JK\n  #\nAs Ks Qs\n")
     code, lines = run("rank", "--batch", str(batch))
     assert code == 1
     assert [line.get("category") for line in lines[:2]] == ["pair", "full-house"]
-    assert lines[2] == {"line": 4, "error": "unknown card code 'Xx'"}
-    assert lines[3] == {"line": 5, "error": "2 jokers, the deck holds 1"}
-    assert lines[4] == {"line": 6, "error": "3 cards, expected 5 or 2"}
+    assert lines[2:] == [
+        {"line": 5, "error": "unknown card code 'Xx'"},
+        {"line": 6, "error": "2 jokers, the deck holds 1"},
+        {"line": 8, "error": "3 cards, expected 5 or 2"},
+    ]
 
 
 def test_rank_batch_from_stdin_all_good_exits_0():
@@ -129,3 +131,22 @@ def test_console_script_is_installed_and_runs():
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["category"] == "pair"
+
+
+def test_a_rejected_hand_is_reported_once_on_standard_output_not_also_as_a_log_line():
+    result = runner.invoke(app, ["rank", "Zs", "As"])
+    assert result.exit_code == 1
+    assert result.stdout == '{"error": "unknown card code \'Zs\'"}\n'
+    assert result.stderr == ""
+
+
+def test_the_game_commands_import_the_game_core_only():
+    """``rank`` and ``house-way`` are asked at the table: they start without the store, the API
+    or the analysis (their imports took seconds when the command line imported every group)."""
+    probe = (
+        "import sys, table_controller.cli; "
+        "heavy = {'sqlalchemy', 'fastapi', 'numpy', 'numba'}; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
