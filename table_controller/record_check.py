@@ -51,11 +51,12 @@ class Finding:
     what: str  # the field, or what is wrong
     chained: Any = None
     stored: Any = None
+    against: str = "stored"  # what ``stored`` is: the stored value, or the game core's re-derived one
 
     def describe(self) -> str:
         if self.chained is None and self.stored is None:
             return f"{self.where}: {self.what}"
-        return f"{self.where}: {self.what}: chained {self.chained!r}, stored {self.stored!r}"
+        return f"{self.where}: {self.what}: chained {self.chained!r}, {self.against} {self.stored!r}"
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,11 @@ class _Findings:
         self.items: list[Finding] = []
         self.unlisted = 0
 
-    def add(self, where: str, what: str, chained: Any = None, stored: Any = None) -> None:
+    def add(
+        self, where: str, what: str, chained: Any = None, stored: Any = None, against: str = "stored"
+    ) -> None:
         if len(self.items) < FINDINGS_LISTED:
-            self.items.append(Finding(where, what, chained, stored))
+            self.items.append(Finding(where, what, chained, stored, against))
         else:
             self.unlisted += 1
 
@@ -223,6 +226,8 @@ class _RoundCheck:
         if row is None:
             self.found.add(where, "chained, but missing from the rounds table (deleted)")
             return
+        if row.phase != state.phase.value:  # a tail deleted, or a projection edited
+            self.found.add(where, "phase", state.phase.value, row.phase)
         self._compare_wagers(where, opened, row, positions)
         if settled:
             assert state.result is not None
@@ -231,7 +236,7 @@ class _RoundCheck:
                 self.unchained += 1
             else:
                 for path, chained, again in _differences(chained_result, derived):
-                    self.found.add(where, f"settlement {path} (chained vs re-derived)", chained, again)
+                    self.found.add(where, f"settlement {path}", chained, again, "re-derived")
             self._compare_projection(where, state.result, row, positions)
         elif state.phase.value == "void":
             if not row.voided:
