@@ -1,0 +1,87 @@
+"""The live table page with a player's bank (docs/api.md, Pages; docs/settlement.md, 8), in a real
+headless browser: the dealer opens a player-banked round from the form, the page says who banks,
+the bank's exposure and the co-banking share, and shows the house's own hand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+from table_controller.api import create_app
+from table_controller.api.server import serving
+from table_controller.service import TableService
+from table_controller.settings import TableSettings
+from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
+
+from .conftest import add_people
+from .test_pages_browser import (
+    CHROMEDRIVER,
+    CHROMIUM,
+    FLAGS,
+    csp_violations,
+    form_error,
+    sign_in,
+    submit,
+    text,
+    wait_for,
+)
+
+
+@pytest.fixture
+def banked_site(tmp_path) -> Iterator[tuple[str, TableService, dict[str, str]]]:
+    engine = make_engine(sqlite_url(tmp_path))
+    try:
+        upgrade_to_head(engine)
+        settings = TableSettings(
+            table_id="t1", banking={"policy": "rotation", "house_wager": "table-minimum"}
+        )
+        service = TableService(settings, engine)
+        tokens = add_people(engine)
+        with serving(create_app(settings, service, engine, poll_interval=0.05)) as base:
+            yield base, service, tokens
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def chromium(tmp_path) -> Iterator[webdriver.Chrome]:
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.fail("no headless browser: install it with: bash scripts/setup-test-host.sh", pytrace=False)
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    try:
+        yield driver
+        assert csp_violations(driver) == []
+    finally:
+        driver.quit()
+
+
+def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_site, chromium):
+    base, service, tokens = banked_site
+    sign_in(chromium, base, tokens["dealer"])
+    wait_for(chromium, lambda d: d.find_element("id", "open-round").is_displayed())
+    # seat 5 asks to bank against position 5 (seat 2): the rotation offers the bank to seat 2 first
+    submit(chromium, "open-round", **{"main-5": "25", "banker": "5", "bank": "100"})
+    wait_for(chromium, lambda d: "offered to seat 2" in form_error(d, "open-round"))
+    chromium.find_element("css selector", '#open-round input[name="co_bank"]').click()
+    submit(chromium, "open-round", **{"main-5": "", "main-2": "25", "banker": "2", "bank": "12"})
+    # seat 2 banks against position 2 (seat 3): $25 + the house's $5 = $30, the player's half
+    # $15: $12 is $3 short
+    wait_for(chromium, lambda d: "short by $3.00" in form_error(d, "open-round"))
+    submit(chromium, "open-round", **{"main-2": "25", "banker": "2", "bank": "15"})
+    wait_for(chromium, lambda d: text(d, "#phase") == "open")
+    bank = service.round.opened.bank
+    assert (bank.seat, bank.amount, bank.house_share_bp) == (2, 1500, 5000)
+    assert text(chromium, "#banker") == (
+        "Seat 2 (position 1): bank $15.00, exposure $30.00; the house's hand at position 7 wagers $5.00; "
+        "co-banked: the house 50%, the player 50%"
+    )
+    assert text(chromium, 'tr[data-position="1"] td') == "1 (banker: seat 2)"
+    assert text(chromium, 'tr[data-position="7"] td') == "7 (the house)"
