@@ -144,6 +144,9 @@ class PairCounts:
     seconds: float = 0.0
     sets: int = 0  # card sets visited (one per class)
     hand_visits: int = 0  # hands enumerated over all groups
+    # Double Joker (003): pairs whose dealer can make a pair or better, four of a kind or better
+    dealer_pair_or_better: int | None = None
+    dealer_four_or_better: int | None = None
 
     @property
     def pairs(self) -> int:
@@ -188,6 +191,8 @@ class PairCounts:
             "loss_copies": self.loss_copies,
             "pushes_without_copy": self.split,
             "dealer_not_qualified": self.not_qualified,
+            "dealer_pair_or_better": self.dealer_pair_or_better,
+            "dealer_four_or_better": self.dealer_four_or_better,
             "cells": dict(self.cells),
         }
 
@@ -269,15 +274,15 @@ def count_pairs(
     # A dealer hand not compared meets every hand of the cards it leaves: C(deck - 7, 7) pairs.
     premium = 0
     not_qualified = (hands - compared) * opponents
+    pair_or_better = four_or_better = None
     if dealer.qualifies:
         rows = _row_counts(lookup, deck)
+        four_or_better = int(rows[lookup.best5 >= HighCategory.FOUR_OF_A_KIND].sum()) * opponents
+        pair_or_better = int(rows[lookup.best5 >= HighCategory.ONE_PAIR].sum()) * opponents
         if dealer.overqualifier:
-            premium = int(rows[lookup.best5 >= HighCategory.FOUR_OF_A_KIND].sum()) * opponents
+            premium = four_or_better
             not_qualified -= premium
-        if (
-            codes is None
-            and not_qualified != int(rows[lookup.best5 < HighCategory.ONE_PAIR].sum()) * opponents
-        ):
+        if codes is None and not_qualified != hands * opponents - pair_or_better:
             raise AssertionError("the dealers not compared are not those who do not qualify")  # a bug
     counts = PairCounts(
         deck_cards=deck.size,
@@ -288,6 +293,8 @@ def count_pairs(
         seconds=time.perf_counter() - start,
         sets=len(classes),
         hand_visits=visits,
+        dealer_pair_or_better=pair_or_better,
+        dealer_four_or_better=four_or_better,
     )
     if counts.pairs != hands * opponents or compared * opponents != counts.cells["pairs"]:
         raise AssertionError("the pair counts do not add up to every pair of disjoint hands")  # a bug

@@ -16,6 +16,8 @@ _COUNT_ROWS = (
     ("losses", "player loses (copies go to the banker)"),
     ("loss_copies", "  of which with a copy"),
     ("premiums", "premium paid (003)"),
+    ("dealer_pair_or_better", "dealer can make a pair or better (003)"),
+    ("dealer_four_or_better", "dealer can make four of a kind or better (003)"),
 )
 
 
@@ -35,7 +37,7 @@ def _sources(doc: dict[str, Any]) -> str:
 
 
 def exact_table(doc: dict[str, Any]) -> Table:
-    counts, rates = doc["counts"], doc["rates"]
+    counts = doc["counts"]
     edge = doc["house_edge"]
     title = f"Exact main game, house way against house way, {counts['deck_cards']}-card deck: " + (
         f"house edge {edge['percent']}" if edge else "house edge not per unit wagered (flat fee)"
@@ -43,20 +45,12 @@ def exact_table(doc: dict[str, Any]) -> Table:
     table = Table(title=title, caption=_sources(doc))
     for column in ("", "pairs", "share"):
         table.add_column(column, justify="left" if not column else "right")
-    share_of = {
-        "wins": rates["win"],
-        "pushes": rates["push"],
-        "push_copies": rates["push_copy"],
-        "losses": rates["lose"],
-        "loss_copies": rates["lose_copy"],
-        "premiums": rates["premium"],
-        "dealer_not_qualified": rates["dealer_not_qualified"],
-    }
+    pairs = counts["pairs"]
     for key, label in _COUNT_ROWS:
-        if key in ("premiums", "dealer_not_qualified") and not counts[key]:
+        if (key in ("premiums", "dealer_not_qualified") and not counts[key]) or counts[key] is None:
             continue
-        share = share_of.get(key)
-        table.add_row(label, f"{counts[key]:,}", f"{share['decimal'] * 100:.6f}%" if share else "100%")
+        share = counts[key] / pairs
+        table.add_row(label, f"{counts[key]:,}", f"{share * 100:.6f}%")
     commission = doc["commission"]
     table.add_row(
         "commission", "", f"{commission} of a win (exact)" if commission is not None else "flat fee"
@@ -80,6 +74,10 @@ def exact_rows(doc: dict[str, Any]) -> Iterable[list[Any]]:
         value = doc[name]
         if value:
             yield [name, "", value["fraction"], value["decimal"]]
+    for name in ("dealer_pair_or_better", "dealer_four_or_better"):
+        count = doc["counts"][name]
+        if count is not None:
+            yield [name, count, "", count / pairs]
     for name, count in doc["counts"]["cells"].items():
         yield [f"cell:{name}", count, "", count / pairs]
     prov = doc.get("provenance") or {}

@@ -160,7 +160,11 @@ def test_double_joker_qualification_and_premium_equal_brute_force(overqualifier:
     )
     assert (states == NOT_QUALIFIED).any() and (states == OVERQUALIFIED).any() == overqualifier
     tally = brute_force(deck, hand_masks(hands), highs, lows, states)
-    _assert_equal(count_pairs(lookup, deck, DealerRules.of(rules)), tally)
+    counts = count_pairs(lookup, deck, DealerRules.of(rules))
+    _assert_equal(counts, tally)
+    assert counts.dealer_pair_or_better == counts.pairs - tally[(NOT_QUALIFIED, None, None)]
+    if overqualifier:
+        assert counts.dealer_four_or_better == tally[(OVERQUALIFIED, None, None)] == counts.premium > 0
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
