@@ -11,6 +11,7 @@ import pytest
 from table_controller.autodealer import AutoDealer
 from table_controller.game.banking import position_of_seat
 from table_controller.game.cards import Game, codes
+from table_controller.record_check import check_rounds
 from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.round.phases import Phase
 from table_controller.service import TableService
@@ -104,3 +105,6 @@ def test_a_simulated_table_plays_player_banked_and_co_banked_rounds(engine, poli
         assert not any(a is not None and b is not None for a, b in pairwise(bankers))
     with read_snapshot(engine) as session:
         assert verify_chain(session, table_id="t1").ok
+        # every round re-derived from its events and compared with its projections
+        checked, unchained, findings, _ = check_rounds(session, table_id="t1")
+    assert (checked, unchained, findings) == (12, 0, [])
