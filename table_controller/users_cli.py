@@ -1,7 +1,9 @@
 """``table-controller users add NAME --role ROLE [--data-dir DIR | --db-url URL]`` (docs/api.md).
 
 Creates a person and prints their bearer token once, on standard output (only its SHA-256 is
-stored; a lost token is replaced, never recovered). The addition is an audit event
+stored; a lost token is replaced, never recovered). The key is confirmed at once: the console
+needs the machine itself, so it is the second control (docs/api.md, "Two people"); a key an
+admin makes through the API waits for a second admin instead. The addition is an audit event
 (``user.added``, actor ``admin-cli``) in the table's chain. The store is the one the daemon
 uses: ``--data-dir`` (SQLite), ``--db-url`` (PostgreSQL), or, with neither, the settings'.
 Exit status: 0 added, 1 refused (name taken or not valid), 2 usage or store problems.
@@ -41,7 +43,7 @@ def add(
     settings, url, engine = open_command_store(config, data_dir, db_url)
     try:
         with unit_of_work(engine) as session:
-            token = add_user(session, name=name, role=role)
+            token = add_user(session, name=name, role=role, keyed_by=CLI_ACTOR)
             append_event(
                 session,
                 table_id=settings.table_id,

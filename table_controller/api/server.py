@@ -12,12 +12,14 @@ uvicorn's own reading of them is off.
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import structlog
 import uvicorn
 from fastapi import FastAPI
 
@@ -67,6 +69,13 @@ def make_server(
     if http is None:
         settings = getattr(getattr(app, "state", None), "settings", None)
         http = getattr(settings, "http", None) or HttpSettings()
+    if http.tls_certfile is None and not http.allow_plain_http and not _loopback_host(host):
+        structlog.get_logger().warning(
+            "api.plain_http_off_loopback",
+            host=host,
+            detail="no [http] tls_certfile: requests from off this machine are refused (403 https-required)"
+            " unless they come through a trusted reverse proxy that terminates TLS (docs/api.md)",
+        )
     config = uvicorn.Config(
         app,
         host=host,
@@ -77,6 +86,13 @@ def make_server(
         **{**edge_options(http), **options},
     )
     return ApiServer(config)
+
+
+def _loopback_host(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 @contextmanager

@@ -318,3 +318,26 @@ def test_an_unconfirmed_admin_confirms_nobody_and_nobody_confirms_their_own_key(
     eli_token = api.post("/api/users/eli/token", "admin").json()["token"]  # dee re-keys eli: unconfirmed
     _refused(api.client.post("/api/users/eli/confirm", headers=_bearer(eli_token)), "unconfirmed-key")
     assert api.post("/api/users/nobody/confirm", "admin").status_code == 404
+
+
+def test_the_console_makes_confirmed_keys_and_the_people_chain_names_each_admin(api, tmp_path):
+    from table_controller.storage import open_store, sqlite_url
+    from table_controller.storage.people import chained_people
+
+    engine = open_store(sqlite_url(tmp_path))
+    try:
+        added = CliRunner().invoke(
+            cli_app, ["users", "add", "hal", "--role", "pit", "--data-dir", str(tmp_path)]
+        )
+        assert added.exit_code == 0, added.output
+        with read_snapshot(engine) as session:
+            hal = chained_people(session)["hal"].fields
+        assert (hal["keyed_by"], hal["confirmed"]) == ("admin-cli", True)
+    finally:
+        engine.dispose()
+    api.post("/api/users", "admin", json={"name": "gus", "role": "pit"})
+    api.post("/api/users/gus/disable", "admin")
+    with read_snapshot(api.engine) as session:
+        gus = chained_people(session)["gus"]
+        [disabled] = [e for e in list_events(session, table_id="people") if e.seq == gus.seq]
+    assert (disabled.kind, disabled.actor, gus.fields["confirmed"]) == ("user.disabled", "dee", False)

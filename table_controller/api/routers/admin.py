@@ -87,7 +87,7 @@ async def disable(
     """Refuse the person's token from now on (from the next request on)."""
 
     def disabled(session: Session) -> UserPublic:
-        user = disable_user(session, name=name)
+        user = disable_user(session, name=name, actor=who.name)
         _audit(session, service, who, "user.disabled", name=name)
         return user
 
