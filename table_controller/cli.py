@@ -1,8 +1,9 @@
 """Command line: ``table-controller``.
 
-- ``run [--config FILE] [--data-dir DIR] [--simulate] [--rounds N]``: the table daemon
+- ``run [--config FILE] [--data-dir DIR] [--simulate [--manual]] [--rounds N] [--port N]``: the table daemon
   (table_controller/daemon.py, docs/round-lifecycle.md).
-- ``audit verify [--data-dir DIR | --db-url URL]``: check the audit chain (docs/audit-chain.md).
+- ``audit verify [--data-dir DIR | --db-url URL] [--checkpoints FILE] [--public-key HEX]``: check
+  the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key.
 - ``round void --reason TEXT --as NAME``: the pit's void when the API is down (round_cli.py).
 - ``analyze par-sheet | house-edge``: the table's math (analysis_cli.py, docs/math.md).
 
@@ -220,6 +221,13 @@ def run_command(
     auto_dealer: Annotated[
         bool, typer.Option("--auto-dealer", help="the auto-dealer plays (real or configured devices)")
     ] = False,
+    manual: Annotated[
+        bool,
+        typer.Option(
+            "--manual",
+            help="with --simulate: the simulators but no auto-dealer (deal from the pages or the API)",
+        ),
+    ] = False,
     seed: Annotated[
         int | None, typer.Option("--seed", help="seed the auto-dealer and the simulators")
     ] = None,
@@ -267,6 +275,12 @@ def run_command(
         nested["auto_dealer"]["seed"] = seed
         nested["simulator"]["seed"] = seed
     overrides.update({name: values for name, values in nested.items() if values})
+    if manual and not simulate:
+        typer.echo("--manual goes with --simulate (the simulators without the auto-dealer)", err=True)
+        raise typer.Exit(2)
+    if manual and auto_dealer:
+        typer.echo("--manual and --auto-dealer contradict each other: choose one", err=True)
+        raise typer.Exit(2)
     try:
         settings = load_settings(config, **overrides)
     except (ValueError, OSError) as error:  # a bad value (ValidationError), a missing or malformed file
@@ -274,7 +288,7 @@ def run_command(
         raise typer.Exit(2) from None
     configure_logging(settings.log_format, settings.log_level)
     try:
-        code = run_daemon(settings, simulate=simulate, rounds=rounds)
+        code = run_daemon(settings, simulate=simulate, rounds=rounds, manual=manual)
     except ConfigError as error:
         log.error("daemon.config_error", error=str(error))
         typer.echo(f"invalid settings: {error}", err=True)
@@ -292,15 +306,63 @@ def audit_verify_command(
         Path | None, typer.Option("--data-dir", help="the table's data folder (default ./var)")
     ] = None,
     db_url: Annotated[str | None, typer.Option("--db-url", help="the PostgreSQL store's URL")] = None,
+    checkpoints: Annotated[
+        Path | None,
+        typer.Option(
+            "--checkpoints", help="a checkpoint file copied off the machine: the chain must reach each"
+        ),
+    ] = None,
+    public_key: Annotated[
+        str | None,
+        typer.Option("--public-key", help="the checkpoint key's public half (hex; default: the config's)"),
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="settings file whose [audit] public_key is used")
+    ] = None,
 ) -> None:
-    """Check every link of the audit chain: exit 0 whole, 1 naming the first broken link, 2 not checked."""
-    from .storage import audit_verify
+    """Check the whole record (docs/audit-chain.md): every chain's links, every round re-derived
+    against its chained settlement and its projections, people, rules contents, and signed
+    checkpoints. Exit 0 whole, 1 naming every break and finding, 2 not checked."""
+    from .record_check import audit_verify_record
+    from .settings import load_settings
 
     if data_dir is None and db_url is None:
         data_dir = Path("var")
-    code, text = audit_verify(data_dir=data_dir, db_url=db_url)
+    if public_key is None and (config is not None or checkpoints is not None):
+        try:
+            public_key = load_settings(config).audit.public_key
+        except (ValueError, OSError) as error:
+            typer.echo(f"audit chain NOT CHECKED: {_settings_error(error)}")
+            raise typer.Exit(2) from None
+    code, text = audit_verify_record(
+        data_dir=data_dir, db_url=db_url, checkpoints_file=checkpoints, public_key=public_key
+    )
     typer.echo(text)
     raise typer.Exit(code)
+
+
+@audit_app.command("keygen")
+def audit_keygen_command(
+    key_file: Annotated[
+        Path, typer.Option("--key-file", help="where to write the private key (not over a file)")
+    ],
+) -> None:
+    """Make the Ed25519 key pair that signs checkpoints: the private key to the file (mode 0600),
+    the public half printed for the configuration's [audit] public_key (docs/audit-chain.md)."""
+    from .storage.checkpoints import generate_key_file
+
+    try:
+        public = generate_key_file(key_file)
+    except FileExistsError:
+        typer.echo(f"{key_file} exists: a key is never overwritten (move it away first)", err=True)
+        raise typer.Exit(2) from None
+    except OSError as error:
+        typer.echo(f"cannot write {key_file}: {error}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"private key written to {key_file}; put these in the table's configuration:")
+    typer.echo("[audit]")
+    typer.echo(f'key_file = "{key_file}"')
+    typer.echo(f'public_key = "{public}"')
 
 
 @app.callback()

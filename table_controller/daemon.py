@@ -44,6 +44,7 @@ from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
 from .service import TableService
 from .settings import TableSettings
 from .storage import open_store, redacted
+from .storage.checkpoints import CheckpointKeyError
 
 if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, at run time
     from drivers.dice_shaker.driver import DiceShakerDriver
@@ -90,6 +91,7 @@ class SimulatorProcess:
             process.wait()
             raise ConfigError(f"the {name} simulator printed no port within {timeout} s (see {log_path})")
         log.info("simulator.started", device=name, port=line, pid=process.pid, argv=" ".join(argv[1:]))
+        print(f"{name} simulator on {line}", flush=True)  # for a person dealing by hand (--manual)
         return cls(name, process, line)
 
     def stop(self) -> None:
@@ -311,7 +313,7 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         simulate=simulate,
         rounds=rounds,
         store=redacted(settings.database_url),
-        auto_dealer=settings.auto_dealer.enabled or simulate,
+        auto_dealer=settings.auto_dealer.enabled,
         step_delay=settings.step_delay,
     )
     engine = open_store(settings.database_url)
@@ -321,8 +323,12 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         if simulate:
             simulators = start_simulators(settings)
         addresses = DeviceAddresses.from_settings(settings, simulators)
-        service = TableService(settings, engine)
+        try:
+            service = TableService(settings, engine)
+        except CheckpointKeyError as error:  # the checkpoint key file is not the configured key's
+            raise ConfigError(str(error)) from None
         install_table_context(service)
+        service.record_start()  # the installed code's hash, logged and chained (docs/audit-chain.md)
         stack.callback(start_table_math(settings, service))
         conductor = build_conductor(settings, service, addresses, stop)
         api = await start_api(settings, service, engine) if settings.api else None
@@ -331,6 +337,7 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         finally:
             if api is not None:
                 await api.stop()
+            service.checkpoint("shutdown")  # the head signed as the daemon leaves it
         log.info(
             "daemon.stopped",
             settled=settled,
@@ -393,9 +400,12 @@ def simulate_settings(settings: TableSettings) -> TableSettings:
     )
 
 
-def main(settings: TableSettings, *, simulate: bool = False, rounds: int | None = None) -> int:
-    """Run the daemon in this process (the event loop is created here)."""
-    if simulate:
+def main(
+    settings: TableSettings, *, simulate: bool = False, rounds: int | None = None, manual: bool = False
+) -> int:
+    """Run the daemon in this process (the event loop is created here). ``manual``: with
+    ``simulate``, the simulators start but nobody plays for the dealer (dealing by hand)."""
+    if simulate and not manual:
         settings = simulate_settings(settings)
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(run_table(settings, simulate=simulate, rounds=rounds))
