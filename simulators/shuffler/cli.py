@@ -3,7 +3,7 @@
     python -m simulators shuffler --pty [--seed 7] [--fault jam] ...
         prints the tty path (first line of standard output); open it as a serial port
     python -m simulators shuffler --listen 127.0.0.1:7001
-        prints HOST:PORT; the driver opens socket://HOST:PORT
+        prints socket://HOST:PORT, the URL the driver opens (as the dice simulator does)
 
 Then it serves until SIGINT/SIGTERM or a ``quit`` line. Lines on standard input work the
 machine: ``open-door``, ``close-door``, ``jam``, ``clear-jam``, ``remove-deck``, ``load-deck``,
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(simulator.tty_path, flush=True)
         else:
             host, port = simulator.address
-            print(f"{host}:{port}", flush=True)
+            print(f"socket://{host}:{port}", flush=True)
         reader = threading.Thread(target=_read_commands, args=(simulator, done), daemon=True, name="stdin")
         reader.start()
         stop.wait(also=done)

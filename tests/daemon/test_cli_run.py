@@ -11,14 +11,16 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner, Result
 
 from table_controller.cli import app as cli_app
-from table_controller.storage import make_engine, sqlite_url
+from table_controller.storage import add_user, make_engine, open_store, sqlite_url, unit_of_work
 
 REPO = Path(__file__).resolve().parents[2]
+TABLE_CONTROLLER = (sys.executable, "-m", "table_controller")
 
 
 def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
@@ -206,3 +208,64 @@ def test_a_store_that_cannot_be_reached_stops_the_start_with_a_clear_message(tmp
     )
     assert result.exit_code == 1
     assert "cannot open the store:" in result.stderr and "127.0.0.1" in result.stderr
+
+
+def test_manual_goes_with_simulate_and_not_with_the_auto_dealer(tmp_path):
+    alone = in_process("run", "--manual", "--data-dir", str(tmp_path))
+    assert alone.exit_code == 2 and "--manual goes with --simulate" in alone.stderr
+    both = in_process("run", "--simulate", "--manual", "--auto-dealer", "--data-dir", str(tmp_path))
+    assert both.exit_code == 2 and "contradict" in both.stderr
+
+
+def _phase(url: str, headers: dict[str, str]) -> str | None:
+    state = httpx.get(f"{url}/api/table", headers=headers).json()
+    return state["round"]["phase"] if state["round"] else None
+
+
+def test_simulate_manual_starts_the_simulators_and_leaves_the_dealing_to_a_person(tmp_path):
+    """``run --simulate --manual``: both simulators, their ports printed, the API up; a round
+    opened by a dealer is rolled and dealt by the simulated devices, then waits for the hands
+    to be set by people: nobody plays for them."""
+    daemon = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "table_controller",
+            "run",
+            "--simulate",
+            "--manual",
+            "--port",
+            "0",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        cwd=REPO,
+        env={**os.environ, "TABLE_SIMULATOR__PILE_INTERVAL": "0"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        printed = [daemon.stdout.readline().strip() for _ in range(3)]
+        assert printed[0].startswith("shuffler simulator on /dev/"), printed
+        assert printed[1].startswith("dice simulator on /dev/"), printed
+        assert printed[2].startswith("API listening on http://127.0.0.1:"), printed
+        url = printed[2].removeprefix("API listening on ")
+        engine = open_store(sqlite_url(tmp_path))
+        try:
+            with unit_of_work(engine) as session:
+                dealer = {"Authorization": f"Bearer {add_user(session, name='ann', role='dealer')}"}
+        finally:
+            engine.dispose()
+        opened = httpx.post(f"{url}/api/round", headers=dealer, json={"wagers": {"3": {"main": 2500}}})
+        assert opened.status_code == 201, opened.text
+        deadline = time.monotonic() + 20
+        while (phase := _phase(url, dealer)) != "players-setting":
+            assert time.monotonic() < deadline, f"the round stayed in {phase}"
+            time.sleep(0.1)
+        time.sleep(1.0)  # an auto-dealer would have set position 3's hand by now
+        assert _phase(url, dealer) == "players-setting"
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        assert daemon.wait(30) == 0
+        daemon.stdout.close()

@@ -75,10 +75,10 @@ def test_pty_or_listen_is_required():
 async def test_listen_serves_the_driver_over_a_socket_and_obeys_stdin():
     process = start("shuffler", "--listen", "127.0.0.1:0", "--seed", "7", "--fast", "--pile-interval", "0")
     try:
-        address = first_line(process)
-        host, port = address.rsplit(":", 1)
-        assert host == "127.0.0.1" and int(port) > 0
-        driver = ShufflerDriver.from_url(f"socket://{address}", link_config=LinkConfig.fast())
+        url = first_line(process)  # the URL to open, in the dice simulator's form
+        host, port = url.removeprefix("socket://").rsplit(":", 1)
+        assert url.startswith("socket://") and host == "127.0.0.1" and int(port) > 0
+        driver = ShufflerDriver.from_url(url, link_config=LinkConfig.fast())
         async with driver:
             assert isinstance(await driver.next_event(2), LinkUp)
             driver.shuffle(53)
