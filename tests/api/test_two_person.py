@@ -223,6 +223,8 @@ def test_a_request_is_cancelled_or_lapses_with_its_round_and_one_waits_at_a_time
 
     second = api.post("/api/round/void", json={"reason": "still wrong"}).json()
     api.service.void("pia", "voided at the table")  # the round ends another way meanwhile
+    [waits] = api.get("/api/approvals", params={"open": "true"}).json()
+    assert (waits["seq"], waits["state"]) == (second["seq"], "lapsed")
     lapsed = api.post(f"/api/approvals/{second['seq']}/confirm", "pia")
     assert lapsed.status_code == 409 and "no longer open" in lapsed.json()["detail"]
     [gone] = [a for a in api.get("/api/approvals").json() if a["seq"] == second["seq"]]

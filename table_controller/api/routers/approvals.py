@@ -46,13 +46,18 @@ class ApprovalPublic(BaseModel):
         default=None, description="the dealer's setting an override lets stand"
     )
     requested_at: datetime
-    state: Literal["waiting", "confirmed", "cancelled"]
+    state: Literal["waiting", "lapsed", "confirmed", "cancelled"] = Field(
+        description="lapsed: open in the chain, but its round is no longer open (it cannot be confirmed)"
+    )
     closed_by: str | None = None
     closed_at: datetime | None = None
 
 
-def approval_view(found: Approval) -> ApprovalPublic:
+def approval_view(found: Approval, open_round: str | None = None) -> ApprovalPublic:
+    """A request as the terminals see it; ``open_round`` the table's open round ("" for none,
+    None: not known), so a waiting request of another round shows as lapsed."""
     closed = found.closed
+    waiting = "waiting" if open_round is None or open_round == found.round_id else "lapsed"
     return ApprovalPublic(
         seq=found.seq,
         round_id=found.round_id,
@@ -62,7 +67,7 @@ def approval_view(found: Approval) -> ApprovalPublic:
         wagered_cents=found.wagered_cents,
         setting=None if found.setting is None else SettingPublic(**found.setting),
         requested_at=found.created_at,
-        state="waiting"
+        state=waiting
         if closed is None
         else "confirmed"
         if closed.kind.endswith("confirmed")
@@ -83,11 +88,14 @@ async def get_approvals(
 ) -> list[ApprovalPublic]:
     """The table's requests for a second pit user, in chain order."""
 
+    state = service.round
+    open_round = "" if state is None or state.phase.is_final else state.round_id
+
     def found(session: Session) -> list[ApprovalPublic]:
         rows = list_approvals(
             session, table_id=service.table_id, open_only=open_only, after_seq=after, limit=limit
         )
-        return [approval_view(row) for row in rows]
+        return [approval_view(row, open_round) for row in rows]
 
     return await store.read(found)
 
