@@ -203,9 +203,11 @@ class TableService:
 
     def _theoretical(self, state: RoundState) -> tuple[int, int] | None:
         """A settled round's theoretical win and variance, when the table's math is known and the
-        round was played under the rules it was computed for."""
+        round was played under the rules it was computed for. None for a player-banked round:
+        the math is the house's as banker, and there the house only takes commission and plays
+        its own hand against the bank (docs/settlement.md, 8), so it is shown as missing."""
         math = self._math
-        if math is None or state.opened.rules != self._rules_snapshot:
+        if math is None or state.opened.rules != self._rules_snapshot or state.opened.bank is not None:
             return None
         from .analysis.theoretical import round_theoretical  # numpy: only once the math is there
 
