@@ -34,7 +34,20 @@ from .deps import Store, route_permission
 from .edge import HttpEdge
 from .errors import install_error_handlers
 from .roles import roles_for
-from .routers import admin, alerts, analysis, approvals, devices, me, reports, round, rounds, stream, table
+from .routers import (
+    admin,
+    alerts,
+    analysis,
+    approvals,
+    audit,
+    devices,
+    me,
+    reports,
+    round,
+    rounds,
+    stream,
+    table,
+)
 from .security_headers import SecurityHeaders
 from .stream import EventHub
 from .tokens import DEFAULT_TTL_SECONDS, TokenCache
@@ -75,6 +88,7 @@ ROUTERS = (
     admin.router,
     me.router,
     analysis.router,
+    audit.router,
 )
 
 
