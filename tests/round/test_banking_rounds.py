@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from table_controller.game.cards import Game
 from table_controller.game.deal import DiceDirection
 from table_controller.round.events import (
     DealerOverride,
@@ -23,6 +24,7 @@ from table_controller.round.events import (
     PlayerSet,
     RoundBank,
     RoundSettled,
+    Wager,
     event_from_payload,
 )
 from table_controller.round.machine import HouseWayDeviation, apply, open_round, replay
@@ -148,3 +150,24 @@ def test_a_player_banked_round_replays_with_its_stored_settlement():
     ]
     again = replay(stored, lambda _: RULES)
     assert again.phase is Phase.CLOSED and again.result == settled.result
+
+
+def test_a_double_joker_player_bank_sets_first_and_the_joker_bonus_follows_the_bankers_hand():
+    # allowed by the table's setting (003: "The Dealer is always considered position #1" by
+    # default); the player-banker's seven cards take the dealer's part: set first, exposed
+    rules = game_rules(Game.DOUBLE_JOKER)
+    bank = RoundBank(seat=3, amount=20_000)
+    state = open_round(opened({2: Wager(main=2500, joker_bonus=500)}, Game.DOUBLE_JOKER, rules, bank=bank))
+    state = apply(state, DICE_START_3, rules)
+    hands = {1: "JK JK Kc 7s 4h Qd 5c", 2: "Th Td As 8c 3s Kd Jc"}
+    piles, unused = deal(hands, start=3, game=Game.DOUBLE_JOKER)
+    state = apply(state, PilesDealt(piles=piles, unused=unused), rules)
+    assert state.phase is Phase.DEALER_SETTING
+    state = apply(state, DealerSet(high=["JK", "JK", "Kc", "7s", "4h"], low=["Qd", "5c"]), rules)
+    state = apply(state, PlayerSet(position=2, high=["Th", "Td", "As", "8c", "3s"], low=["Kd", "Jc"]), rules)
+    state = apply(state, RoundSettled(), rules)
+    record = state.result.position(2)
+    # two jokers (Aces) beat the tens, K-J beats Q-5: a push; "2 Jokers, Dealer" pays 10 to 1
+    # on $5 from the house: +$50; the bank neither wins nor pays
+    assert record.outcome.value == "push" and record.bonuses[0].line == "two-jokers-dealer"
+    assert (record.net, state.result.bank.gross, state.result.house_result) == (5000, 0, -5000)
