@@ -29,6 +29,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from ..service import TableService
 from ..settings import TableSettings
 from .access_log import AccessLog
+from .api_docs import mount_api_docs
 from .auth import Authentication, BadTokens
 from .deps import Store, route_permission
 from .edge import HttpEdge
@@ -149,6 +150,7 @@ def create_app(
         _document_roles(router)
         app.include_router(router)
     app.mount("/ui", StaticFiles(directory=STATIC_DIR, html=True), name="ui")
+    mount_api_docs(app)
 
     @app.get("/", include_in_schema=False)
     def _home() -> RedirectResponse:

@@ -5,7 +5,9 @@ message, so streamed answers (the live stream, ``/api/stream``) still go out as 
 
 - ``Content-Security-Policy``: scripts, styles, fetches and images from this origin only
   (images may also be ``data:``); no inline script or style, no frames, no ``<base>``, forms
-  post here only. The pages keep all their code in ``static/*.js`` and ``static/*.css``.
+  post here only. The pages keep all their code in ``static/*.js`` and ``static/*.css``. The
+  API documentation pages (``/docs``, ``/redoc``) may also have inline styles, ``blob:`` images
+  and a ``blob:`` worker, which their renderers make at run time; never an inline script.
 - ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY``.
 - ``Cache-Control: no-store`` on ``/api/`` answers: table state, rounds and new tokens are not
   to be kept by a browser or a proxy (it replaces the stream's ``no-cache``, which is weaker).
@@ -32,6 +34,19 @@ CONTENT_SECURITY_POLICY = "; ".join(
     )
 )
 
+# /docs and /redoc (api_docs.py): the same, but styles may be inline and ReDoc may start its
+# search worker from a blob: both renderers write style elements at run time. Scripts stay
+# 'self' only. (ReDoc's "API docs by Redocly" logo, an image on a CDN, stays blocked.)
+DOCS_CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace(
+            "img-src 'self' data:", "img-src 'self' data: blob:"
+        ),
+        "worker-src 'self' blob:",
+    )
+)
+DOCS_PATHS = ("/docs", "/redoc")
+
 HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
@@ -50,12 +65,15 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         api = scope["path"].startswith(API_PREFIX)
+        docs = scope["path"] in DOCS_PATHS
 
         async def send_with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
                     headers[name] = value
+                if docs:
+                    headers["Content-Security-Policy"] = DOCS_CONTENT_SECURITY_POLICY
                 if api:
                     headers["Cache-Control"] = "no-store"
             await send(message)
@@ -63,4 +81,4 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "HEADERS", "SecurityHeaders"]
+__all__ = ["CONTENT_SECURITY_POLICY", "DOCS_CONTENT_SECURITY_POLICY", "HEADERS", "SecurityHeaders"]

@@ -1,0 +1,54 @@
+"""The interactive API documentation, offline (docs/api.md, "Interactive documentation").
+
+Swagger UI at ``/docs`` and ReDoc at ``/redoc``, their scripts and styles served from the
+``fastapi-offline`` package's copy under ``/docs-assets/``: a casino network has no CDN. The
+pages hold no inline script (Swagger UI is started by ``static/api-docs.js``), so the pages'
+Content-Security-Policy applies to them; only their styles may be inline (security_headers.py),
+because both renderers write style elements at run time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fastapi_offline
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+ASSETS_DIR = Path(fastapi_offline.__file__).parent / "static"
+ASSETS_PATH = "/docs-assets"
+
+_SWAGGER = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} - API</title>
+<link rel="icon" href="{assets}/favicon.png">
+<link rel="stylesheet" href="{assets}/swagger-ui.css"></head>
+<body><div id="swagger-ui" data-openapi="{openapi}"></div>
+<script src="{assets}/swagger-ui-bundle.js"></script>
+<script src="/ui/api-docs.js"></script></body></html>
+"""
+
+_REDOC = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title} - API reference</title>
+<link rel="icon" href="{assets}/favicon.png"></head>
+<body><redoc spec-url="{openapi}"></redoc>
+<script src="{assets}/redoc.standalone.js"></script></body></html>
+"""
+
+
+def mount_api_docs(app: FastAPI) -> None:
+    """``/docs`` (try the API with a bearer token) and ``/redoc`` (read it), with their assets."""
+    fields = {"title": app.title, "assets": ASSETS_PATH, "openapi": app.openapi_url or "/openapi.json"}
+    swagger, redoc = _SWAGGER.format(**fields), _REDOC.format(**fields)
+    app.mount(ASSETS_PATH, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def _swagger() -> HTMLResponse:
+        return HTMLResponse(swagger)
+
+    @app.get("/redoc", include_in_schema=False)
+    def _redoc() -> HTMLResponse:
+        return HTMLResponse(redoc)
+
+
+__all__ = ["ASSETS_DIR", "mount_api_docs"]
