@@ -12,10 +12,10 @@ from sqlmodel import Session
 
 from ..game.cards import parse_cards
 from ..game.deal import pile_positions
+from ..game.house_way.errors import HouseWayFileError
+from ..pinned_rules import PinnedRules
 from ..round.events import ROUND_EVENT_KINDS, RoundOpened, event_from_payload
 from ..round.machine import apply, open_round
-from ..round.rules import GameRoundRules
-from ..service import rules_for
 from ..storage.history import (
     HistoryFilter,
     history_rows,
@@ -61,11 +61,29 @@ def _split(text: str | None) -> list[str] | None:
     return None if text is None else text.split()
 
 
-def _house_way(opened: dict[str, Any] | None, banker_cards: list[str] | None) -> dict[str, Any] | None:
-    """How the house way the round was opened under sets the banker's seven cards (002)."""
+def _pinned(session: Session, opened: RoundOpened) -> Any:
+    """The round's rules by the hashes its opening pinned; 409 when they cannot be had as they
+    were (edited or missing: docs/audit-chain.md), never a 500."""
+    from ..storage.rules_store import EvidenceError
+
+    try:
+        return PinnedRules().load(session, opened)
+    except (EvidenceError, HouseWayFileError) as error:
+        raise ApiError(
+            409, f"round {opened.round_id}: its rules are not trusted: {error}", "rules-not-trusted"
+        ) from None
+
+
+def _house_way(
+    session: Session, opened: dict[str, Any] | None, banker_cards: list[str] | None
+) -> dict[str, Any] | None:
+    """How the house way the round was opened under (loaded by its pinned hash: pinned_rules.py)
+    sets the banker's seven cards (002)."""
     if opened is None or banker_cards is None:
         return None
-    rules = GameRoundRules.from_snapshot(opened["rules"])
+    event = event_from_payload(opened)
+    assert isinstance(event, RoundOpened)
+    rules = _pinned(session, event)
     required = rules.required_setting(parse_cards(banker_cards))
     return {
         "way": required.way,
@@ -109,9 +127,10 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         unused=[] if dealt is None else dealt["unused"],
         house_way=None
         if detail["misdeal"] or banker is None
-        else _house_way(payloads.get("round.opened"), banker["cards"]),
+        else _house_way(session, payloads.get("round.opened"), banker["cards"]),
         positions=positions,
         events=events,
+        rules_version=dict((payloads.get("round.opened") or {}).get("evidence") or {}),
     )
     return RoundDetailPublic.model_validate(detail)
 
@@ -125,7 +144,7 @@ def round_replay(session: Session, table_id: str, round_id: str) -> ReplayPublic
     first = event_from_payload(stored[0]["payload"])
     assert isinstance(first, RoundOpened)
     state = open_round(first)
-    rules = rules_for(first)
+    rules = _pinned(session, first)
     steps = []
     for event in stored:
         if event is not stored[0]:

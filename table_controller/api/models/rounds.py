@@ -90,6 +90,11 @@ class RoundDetailPublic(RoundSummaryPublic):
     )
     positions: list[PositionPublic]
     events: list[ChainEventPublic]
+    rules_version: dict[str, str] = Field(
+        default_factory=dict,
+        description="the rules' contents the round was decided under, by SHA-256 (house_way,"
+        " table_rules, paytable.<bonus>); empty for a round opened before rules were pinned",
+    )
 
 
 class ReplayStepPublic(BaseModel):
