@@ -23,10 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import structlog
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..settings import HttpSettings
+from ..storage.errors import StorageError
 from ..storage.users import user_for_token
 from .edge import answer
 from .tokens import Principal, TokenCache, token_key
@@ -154,7 +156,12 @@ class Authentication:
             )
             return
         token = bearer_token(scope)
-        principal = None if token is None else await lookup(scope["app"].state, token)
+        try:
+            principal = None if token is None else await lookup(scope["app"].state, token)
+        except (StorageError, OperationalError) as error:  # as errors.py answers a store away: 503
+            log.error("api.store_unavailable", error=str(error), path=scope["path"])
+            await answer(send, 503, "store-unavailable", f"the store could not answer: {error}")
+            return
         if principal is None:
             if has_credentials(scope):
                 delay = self.bad_tokens.failed(address)

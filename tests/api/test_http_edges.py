@@ -233,3 +233,17 @@ def test_the_api_is_served_over_tls_with_the_settings_certificate(tmp_path):
             assert "server" not in answer.headers
     finally:
         engine.dispose()
+
+
+def test_a_store_away_while_finding_the_person_is_a_503_not_a_500(table):
+    from sqlalchemy.exc import OperationalError
+
+    tokens = table[3]
+
+    async def away(*_args, **_kwargs):
+        raise OperationalError("SELECT", {}, Exception("database is locked"))
+
+    with _client(table, client=LOOPBACK) as client:
+        client.app.state.store.read = away
+        answer = client.get("/api/table", headers={"Authorization": f"Bearer {tokens['pit']}"})
+    assert answer.status_code == 503 and answer.json()["error"] == "store-unavailable"

@@ -31,6 +31,7 @@ from drivers.messages import Hello
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
+from table_controller.settings import TableSettings
 from table_controller.storage import add_user, unit_of_work
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
@@ -761,3 +762,50 @@ def test_the_table_page_shows_a_hold_and_the_pit_clears_it_after_a_clean_deck_ch
     browser.find_element(By.ID, "clear-hold").click()
     wait_for(browser, lambda d: not d.find_element(By.ID, "holds").is_displayed())
     assert api.service.hold is None
+
+
+@pytest.fixture
+def large_rounds_site(tmp_path) -> Iterator[tuple[str, Api]]:
+    """A table where every void or override waits for a second pit user (second_pit_above 0)."""
+    settings = TableSettings(table_id="t1", second_pit_above=0)
+    with served_api(tmp_path, poll_interval=0.05, settings=settings) as (_, base, api):
+        with unit_of_work(api.engine) as session:
+            api.tokens["second-pit"] = add_user(session, name="pia", role="pit")
+        yield base, api
+
+
+def test_a_void_that_waits_for_a_second_pit_user_is_confirmed_from_the_page(large_rounds_site, browser):
+    base, api = large_rounds_site
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: "void" in shown(d))
+    submit(browser, "void", reason="wagers placed late")
+    wait_for(browser, lambda d: "a second pit user confirms it" in text(d, "#approval-note"))
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".approval-row")) == 1)
+    [row] = browser.find_elements(By.CSS_SELECTOR, ".approval-row")
+    assert "void of t1-1" in row.text and "asked by bob" in row.text
+    assert row.find_elements(By.CSS_SELECTOR, ".confirm") == []  # bob asked: bob cannot confirm
+    assert api.service.round.phase.value == "open"
+
+    browser.execute_script("localStorage.clear(); sessionStorage.clear();")
+    sign_in(browser, base, api.tokens["second-pit"])
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".approval-row .confirm button")) == 1)
+    browser.find_element(By.CSS_SELECTOR, ".approval-row .confirm button").click()
+    wait_for(browser, lambda d: text(d, "#phase") == "void")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".approval-row") == [])
+    [void] = [a for a in api.get("/api/alerts").json() if a["alert"] == "void"]
+    assert (void["actor"], void["data"]["confirmed_by"]) == ("bob", "pia")
+
+
+def test_the_admin_page_shows_a_key_waiting_and_a_second_admin_confirms_it(site, browser):
+    base, api = site
+    created = api.post("/api/users", "admin", json={"name": "gus", "role": "pit"})
+    assert created.status_code == 201
+    with unit_of_work(api.engine) as session:
+        eli = add_user(session, name="eli", role="admin")
+    sign_in(browser, base, eli, page="admin.html")
+    row = '.user-row[data-name="gus"]'
+    wait_for(browser, lambda d: "keyed by dee: waits for a second admin" in text(d, f"{row} .key"))
+    browser.find_element(By.CSS_SELECTOR, f"{row} .confirm button").click()
+    wait_for(browser, lambda d: text(d, f"{row} .key") == "confirmed by eli")
+    assert browser.find_elements(By.CSS_SELECTOR, f"{row} .confirm") == []

@@ -1,5 +1,6 @@
 // The admin's page: the people who use the terminals; add one with a role, disable one, give
-// one a new key (/api/users). A new token is shown once, here, and kept nowhere.
+// one a new key (/api/users). A new token is shown once, here, and kept nowhere. A key an admin
+// made for someone else waits for a second admin's confirmation (docs/api.md, "Two people").
 import { api, command, el, me, nav, onConnection, requireToken, showError, when } from "./app.js";
 
 requireToken();
@@ -29,7 +30,10 @@ function row(user) {
   return el("tr", { class: "user-row", "data-name": user.name },
     el("td", {}, user.name), el("td", {}, user.role), el("td", {}, when(user.created_at)),
     el("td", { class: "status" }, user.disabled ? "disabled" : "active"),
+    el("td", { class: "key" }, user.confirmed ? (user.confirmed_by ? `confirmed by ${user.confirmed_by}` : "confirmed")
+      : `keyed by ${user.keyed_by}: waits for a second admin`),
     el("td", {},
+      user.confirmed ? "" : action("Confirm key", "confirm", async () => { await api(`${path}/confirm`, { method: "POST" }); await load(); }),
       user.disabled ? "" : action("Disable", "disable", async () => { await api(`${path}/disable`, { method: "POST" }); await load(); }),
       action("New key", "new-key", async () => { showToken(await api(`${path}/token`, { method: "POST" })); await load(); })));
 }
@@ -38,7 +42,7 @@ async function load() {
   try {
     const users = await api("/api/users");
     document.getElementById("users").replaceChildren(
-      el("tr", {}, ["Name", "Role", "Added", "Status", ""].map((h) => el("th", {}, h))), ...users.map(row));
+      el("tr", {}, ["Name", "Role", "Added", "Status", "Key", ""].map((h) => el("th", {}, h))), ...users.map(row));
     showError(null);
   } catch (error) {
     showError(error);

@@ -2,8 +2,10 @@
 // permission it needs (data-permission): the forms the signed-in role lacks are removed, so a
 // surveillance terminal has none and a dealer's has no void, override or open/close. The
 // others are shown when the table and the round's phase allow them. The API checks everything
-// again; a refusal's reason is shown in the form (command() in app.js).
-import { ApiError, api, cards, command, el, parseCards, parseCents } from "./app.js";
+// again; a refusal's reason is shown in the form (command() in app.js). A void or override of a
+// large round waits for a second pit user (docs/api.md, "Two people"): the requests waiting are
+// listed with Confirm (for anyone but the person who asked) and Cancel.
+import { ApiError, api, cards, command, el, money, parseCards, parseCents } from "./app.js";
 
 const FINAL = new Set(["closed", "void"]);
 const POSITIONS = [2, 3, 4, 5, 6, 7];  // the banker is position 1
@@ -64,7 +66,7 @@ function deviationOf(round, alerts, refused) {
 }
 
 export function commands(who, refresh) {
-  for (const form of document.querySelectorAll("#commands form[data-permission]")) {
+  for (const form of document.querySelectorAll("#commands [data-permission]")) {
     if (!who.permissions.includes(form.dataset.permission)) form.remove();
   }
   let state = null;
@@ -100,8 +102,45 @@ export function commands(who, refresh) {
       throw error;
     }
   });
-  on("override", (data) => api("/api/round/dealer/override", { method: "POST", body: { ...setting(data), reason: data.get("reason") } }));
-  on("void", (data) => api("/api/round/void", { method: "POST", body: { reason: data.get("reason") } }));
+  // A void or override answered 202: a request that waits for a second pit user.
+  const maybeWaiting = (answer) => {
+    if (answer && answer.state === "waiting" && byId("approval-note")) {
+      fill("approval-note", `${answer.action} of ${answer.round_id} asked by ${answer.requested_by} (request `
+        + `${answer.seq}): the round's wagers are ${money(answer.wagered_cents)}, so a second pit user confirms it`);
+    }
+  };
+  on("override", async (data) => maybeWaiting(await api("/api/round/dealer/override",
+    { method: "POST", body: { ...setting(data), reason: data.get("reason") } })));
+  on("void", async (data) => maybeWaiting(await api("/api/round/void", { method: "POST", body: { reason: data.get("reason") } })));
+
+  let approvalsLoading = false;
+  function approvalAction(label, className, run) {
+    const form = el("form", { class: `approval-action ${className}` },
+      el("fieldset", {}, el("button", { type: "submit" }, label)), el("span", { class: "form-error" }));
+    command(form, async () => { await run(); await refresh(); });
+    return form;
+  }
+  async function loadApprovals() {
+    const box = byId("approvals");
+    if (!box || approvalsLoading) return;
+    approvalsLoading = true;
+    try {
+      const waiting = (await api("/api/approvals", { params: { open: "true" } })).filter((a) => a.state === "waiting");
+      fill("approval-list", ...waiting.map((a) => el("li", { class: "approval-row", "data-seq": String(a.seq) },
+        `${a.action} of ${a.round_id} (${money(a.wagered_cents)} wagered) asked by ${a.requested_by}: ${a.reason}`,
+        a.setting ? ` (setting ${spaced(a.setting.high)} | ${spaced(a.setting.low)})` : "",
+        a.requested_by === who.name ? "" : approvalAction("Confirm", "confirm",
+          () => api(`/api/approvals/${a.seq}/confirm`, { method: "POST" })),
+        approvalAction("Cancel", "cancel",
+          () => api(`/api/approvals/${a.seq}/cancel`, { method: "POST", body: { note: `cancelled by ${who.name}` } })))));
+      if (!waiting.length) fill("approval-note");
+      box.hidden = !waiting.length && !byId("approval-note").textContent;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    } finally {
+      approvalsLoading = false;
+    }
+  }
   on("open-close", () => api(state.table_open ? "/api/table/close" : "/api/table/open", { method: "POST" }));
 
   function showDeviation(deviation) {
@@ -164,6 +203,7 @@ export function commands(who, refresh) {
     show("void", phase !== null);
     show("open-close", true);
     showDeviation(deviation);
+    loadApprovals();
     const button = byId("open-close-button");
     if (button) button.textContent = next.table_open ? "Close table" : "Open table";
   };
