@@ -11,6 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy.exc import OperationalError
+from structlog.testing import capture_logs
 
 from table_controller.storage import append_event, list_events, unit_of_work
 from table_controller.storage.session import read_snapshot
@@ -119,3 +121,31 @@ def test_a_person_disabled_outside_the_api_loses_their_stream_when_the_change_is
                 payload={"name": "bob"},
             )
         _ends_and_hears_nothing_after(pit, api, changed_at, _last_people_change(api))
+
+
+def test_a_stream_whose_token_cannot_be_checked_while_the_store_is_away_goes_on(tmp_path: Path):
+    """Nobody can change people while the store is away either: the stream is not cut for it."""
+    with served_api(tmp_path) as (app, base, api):
+        pit = _follow(base, api.tokens["pit"], api)
+        real_read = app.state.store.read
+
+        async def away(*_args, **_kwargs):
+            raise OperationalError("SELECT", {}, Exception("database is locked"))
+
+        with capture_logs() as logs:
+            app.state.store.read = away
+            app.state.tokens.clear()  # the next check must ask the store
+            deadline = time.monotonic() + 10
+            while not any(e["event"] == "stream.token_check_failed" for e in logs):
+                assert time.monotonic() < deadline, "the stream never checked its token"
+                time.sleep(0.05)
+        assert pit.is_alive()
+        app.state.store.read = real_read
+        later = _alert(api, "after the store came back")
+        deadline = time.monotonic() + 10
+        while later not in pit.seqs and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert later in pit.seqs and pit.is_alive()
+        assert api.post("/api/users/bob/disable", "admin").status_code == 200
+        pit.join(timeout=10)
+        assert not pit.is_alive()
