@@ -61,15 +61,16 @@ def make_server(
     app: FastAPI,
     host: str = "127.0.0.1",
     port: int = 8080,
-    http: HttpSettings | None = None,
+    edge: HttpSettings | None = None,
     **options: Any,
 ) -> ApiServer:
     """An :class:`ApiServer` for ``app`` (logging is left to the daemon's structlog setup);
-    ``http`` the edge's settings (default: the app's own, else the defaults)."""
-    if http is None:
+    ``edge`` the HTTP edge's settings (default: the app's own, else the defaults); ``options`` are
+    uvicorn's, and win over the edge's."""
+    if edge is None:
         settings = getattr(getattr(app, "state", None), "settings", None)
-        http = getattr(settings, "http", None) or HttpSettings()
-    if http.tls_certfile is None and not http.allow_plain_http and not _loopback_host(host):
+        edge = getattr(settings, "http", None) or HttpSettings()
+    if edge.tls_certfile is None and not edge.allow_plain_http and not _loopback_host(host):
         structlog.get_logger().warning(
             "api.plain_http_off_loopback",
             host=host,
@@ -83,7 +84,7 @@ def make_server(
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=5,
-        **{**edge_options(http), **options},
+        **{**edge_options(edge), **options},
     )
     return ApiServer(config)
 
