@@ -408,7 +408,7 @@ def check_record(
                 findings.append(Finding(f"checkpoint event seq {seq}", item))
             else:
                 signed.append(item)
-        signed += checkpoints or []
+        signed += [item for item in checkpoints or [] if item not in signed]  # a copy of a chained one once
         checked_checkpoints = len(signed)
         findings += [
             Finding(where, what)

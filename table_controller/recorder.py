@@ -41,6 +41,7 @@ from .round.events import (
 )
 from .round.machine import RoundRules, RoundState, apply, open_round
 from .round.phases import Phase
+from .round.rules import GameRoundRules
 from .storage import (
     BANKER_POSITION,
     PositionOutcome,
@@ -272,8 +273,13 @@ class RoundRecorder:
         opened = event_from_payload(json_payload(events[0].payload))
         if not isinstance(opened, RoundOpened):  # the payload's own kind, checked as the row's was
             raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
-        state, rules = open_round(opened), self.rules_for(opened)
-        failure = None
+        state, failure = open_round(opened), None
+        try:
+            rules = self.rules_for(opened)
+        except Exception as error:  # its pinned rules are gone or changed: hold it, do not die
+            failure = f"the rules round {opened.round_id} was opened under cannot be loaded: {error}"
+            log.error("round.rules_not_trusted", round_id=opened.round_id, error=str(error))
+            return Resumed(state, GameRoundRules.from_snapshot(opened.rules), failure, held)
         for stored_event in events[1:]:
             try:
                 state = apply(state, event_from_payload(json_payload(stored_event.payload)), rules)

@@ -454,3 +454,61 @@ def test_checkpoints_are_written_every_n_settled_rounds(engine, tmp_path, key):
     assert [c.reason for c in written] == ["every-rounds", "every-rounds"]
     assert _check(engine, checkpoints=written, public_key=key[1]).ok
     assert isinstance(RecordWatch, type)
+
+
+# --------------------------------------------------------------------------- older records
+
+
+def test_a_round_recorded_before_the_pins_and_the_chained_settlement_still_verifies(engine, tmp_path):
+    """An opening without ``evidence`` (rules by the way's name) and a settlement stored as
+    ``"result": null``, as rounds were recorded before: re-derived and compared with the
+    projections, counted, and whole."""
+    from table_controller.recorder import RoundRecorder, _project
+    from table_controller.round.events import DealerSet, PlayerSet, RoundSettled
+    from table_controller.round.machine import apply
+    from table_controller.round.rules import GameRoundRules
+    from table_controller.storage import append_event
+
+    recorder = RoundRecorder(engine, "t1", lambda opened: GameRoundRules.from_snapshot(opened.rules))
+    version = current_rules(_settings(tmp_path).table_rules(), "house-way-002")
+    state, rules = recorder.open(
+        game="standard", rules=version.snapshot, wagers={3: Wager(main=2500)}, actor="ann"
+    )
+    piles, unused = deal({1: BANKER, 3: POSITION_3}, start=3)
+    for event in (
+        DiceRolled(faces=(1, 1, 1), source="rng"),
+        PilesDealt(piles=piles, unused=unused),
+        PlayerSet(position=3, high=["As", "Ah", "9c", "8c", "2c"], low=["Kd", "Kh"]),
+        DealerSet(high=["Ac", "9h", "5c", "3d", "2h"], low=["Qd", "7s"]),
+    ):
+        state = recorder.record(state, event, rules)
+    settled = RoundSettled()
+    new = apply(state, settled, rules)
+    with unit_of_work(engine) as session:  # the settlement as it was stored before: no result
+        append_event(
+            session,
+            table_id="t1",
+            round_id=state.round_id,
+            kind=settled.kind,
+            actor="system",
+            payload=settled.model_dump(mode="json"),
+        )
+        _project(session, new, settled, rules.ranking)
+    report = _check(engine)
+    assert report.ok, report.describe()
+    assert (report.rounds_checked, report.rounds_unchained_settlement) == (1, 1)
+    # and its projection's money edited is still named, from the re-derivation
+    _sql(engine, "UPDATE round_positions SET net_cents = 0 WHERE round_id = 't1-1' AND position = 3")
+    assert "round t1-1 position 3: net_cents: chained 2375, stored 0" in _lines(_check(engine))
+
+
+def test_an_open_round_whose_pinned_way_was_edited_in_the_store_is_held_at_start_not_fatal(engine, tmp_path):
+    service = TableService(_settings(tmp_path), engine)
+    service.resume()
+    state = service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+    _sql(engine, "UPDATE evidence SET content = :c WHERE kind = 'house-way'", c=b"name = 'x'")
+    again = TableService(_settings(tmp_path), engine)
+    restored = again.resume()
+    assert restored is not None and restored.round_id == state.round_id
+    assert again.held is not None and "cannot be loaded" in again.held
+    assert again.record_broken is not None

@@ -539,10 +539,10 @@ def verify_range(session: Session, *, table_id: str, first: int, last: int | Non
     check = _TableCheck(table_id)
     check.expected_seq = first
     if first > 1:
-        before = session.exec(
+        before = session.execute(
             select(_EVENTS.c.hash).where(_EVENTS.c.table_id == table_id, _EVENTS.c.seq == first - 1)
-        ).first()
-        check.prev_hash = before[0] if before is not None else GENESIS_HASH
+        ).scalar()
+        check.prev_hash = str(before) if before is not None else GENESIS_HASH
     query = _raw_rows_query(session.get_bind().dialect.name).where(
         _EVENTS.c.table_id == table_id, _EVENTS.c.seq >= first
     )
