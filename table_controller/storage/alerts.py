@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from .approvals import TwoPersonRefusedError
+from .approvals import REQUESTED, TwoPersonRefusedError
 from .audit import append_event, lock_table
 from .chain import check_table_id
 from .errors import StorageError
@@ -153,12 +153,13 @@ def _check_not_own_act(
             select(Event).where(
                 Event.table_id == raised.table_id,
                 Event.round_id == raised.round_id,
-                Event.kind == RAISED,
+                col(Event.kind).in_((RAISED, REQUESTED)),
             )
         )
         for row in overrides:
             override = json.loads(row.payload)
-            if override.get("alert") == "override" and actor in _involved(row, override):
+            is_override = override.get("alert") == "override" or override.get("action") == "override"
+            if is_override and actor in _involved(row, override):
                 raise TwoPersonRefusedError(
                     f"{actor} overrode the dealer's setting in round {raised.round_id}: a second pit"
                     f" user acknowledges its house-way deviation (alert {raised.seq})",

@@ -178,6 +178,8 @@ def test_an_override_above_the_amount_waits_and_the_confirmation_lets_the_asked_
     assert asked.status_code == 202, asked.text
     assert asked.json()["setting"] == MIS_SET
     assert api.get("/api/table").json()["round"]["phase"] == "dealer-setting"
+    [deviation] = _alerts(api, "house-way-deviation")  # asking to override is overriding: not bob's to review
+    _refused(api.post(f"/api/alerts/{deviation['seq']}/acknowledge", json={"note": "fine"}), "own-act")
     done = api.post(f"/api/approvals/{asked.json()['seq']}/confirm", "pia")
     assert done.status_code == 200, done.text
     assert done.json()["round"]["phase"] == "settling"
