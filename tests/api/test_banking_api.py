@@ -1,5 +1,5 @@
 """Player banking through the API (docs/api.md; docs/settlement.md, 8): a round opened with its
-banker, refusals typed (409 bank-refused, 422 bank-not-covered with the shortfall), the live
+banker, refusals typed (409 bank-refused, 409 bank-not-covered with the shortfall), the live
 table showing who banks, the exposure and the share, the round detail and the history by banker.
 
 Seat 3 banks; positions 2, 5, 7 are seats 4, 7, 2 and the dealer's seat is position 6. Hands
@@ -45,10 +45,11 @@ def test_a_seat_not_offered_the_bank_is_refused_409(api):
     assert "offered to seat 2" in answer.json()["detail"]
 
 
-def test_a_bank_short_of_the_action_is_refused_422_naming_the_shortfall(api):
+def test_a_bank_short_of_the_action_is_refused_409_naming_the_shortfall(api):
     offer_to_seat_3(api)
-    answer = api.post("/api/round", "dealer", json={"wagers": WAGERS, "bank": {"seat": 3, "amount": 7000}})
-    assert answer.status_code == 422, answer.text
+    # a whole number written 3.0 is the seat 3 (JSON has one number type)
+    answer = api.post("/api/round", "dealer", json={"wagers": WAGERS, "bank": {"seat": 3.0, "amount": 7000}})
+    assert answer.status_code == 409, answer.text
     assert answer.json()["error"] == "bank-not-covered"
     assert "short by $10.00" in answer.json()["detail"]  # $80 of action (the house's $5 included)
     assert api.get("/api/table", "dealer").json()["round"] is None

@@ -92,7 +92,12 @@ class BankCreate(_Body):
     every wager against it), and whether it co-banks with the house in the table's share (its
     hand is then set by the house way, 004)."""
 
-    seat: Annotated[int, Strict(), Field(ge=2, le=7, description="the banking player's seat, 2..7")]
+    seat: Annotated[
+        int,
+        Strict(),
+        Field(ge=2, le=7, description="the banking player's seat, 2..7"),
+        BeforeValidator(whole_number),
+    ]
     amount: BodyCents
     co_bank: bool = False
 

@@ -78,9 +78,9 @@ async def _open_round(
 ) -> TableStatePublic:
     """Open a round with the positions' wagers (cents), within the table limits given in this
     schema, banked by the house or by a player (``bank``; docs/settlement.md, 8). 409 when the
-    table is closed, a device fault is open, a round is still in progress, or the table does
-    not offer this seat the bank (``bank-refused``); 422 when the bank does not cover the
-    action (``bank-not-covered``, the shortfall named)."""
+    table is closed, a device fault is open, a round is still in progress, the table does not
+    offer this seat the bank (``bank-refused``), or the bank does not cover the action
+    (``bank-not-covered``, the shortfall named): a well-formed request the table refuses now."""
     wagers = {
         int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
         for p, w in sorted(body.wagers.items())
@@ -103,7 +103,7 @@ async def _open_round(
         )
     except BankRefused as refused:
         if refused.shortfall is not None:
-            raise ApiError(422, str(refused), "bank-not-covered") from None
+            raise ApiError(409, str(refused), "bank-not-covered") from None
         raise ApiError(409, str(refused), "bank-refused") from None
 
 
