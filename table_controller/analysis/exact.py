@@ -16,12 +16,14 @@ the kernel (a set of seven is one hand paired with itself, which only copies: co
 here), and suit renamings (exact_classes.py) leave only one set per class.
 
 Settlement of a pair is the game's (docs/settlement.md): both hands won -> win; one each or
-a copy in one with the other won -> push; otherwise (a copy goes to the banker, 000) -> loss.
-Double Joker (003): a dealer without a pair pushes; with the overqualifier, a dealer who can
+a copy in one with the other won -> push; otherwise (a copy goes to the banker,
+000_f88fa0f023e5142c.txt; 001_c9adb19db438d99f.txt rules 1-5) -> loss. Double Joker
+(003_4dcc2fceebc6e4af.txt): a dealer without a pair pushes; with the overqualifier, a dealer who can
 make four of a kind or better pays the premium, whatever the player holds.
 
 Money is exact: ``Fraction`` of the counts; the commission is the exact percentage (the
-quarter-chip rounding depends on the wager and is left to the simulation).
+quarter-chip rounding of 002_08ea07f9e4b504bc.txt depends on the wager and is left to the
+simulation).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ number the distinct high and low scores of the house way's settings in order (so
 ordinals is comparing scores). A hand's code is found from its card mask as the
 simulation finds its lookup row (lookup.py: pattern key, open-addressing hash table).
 
-The cells, for the player (a copy goes to the banker, 000):
+The cells, for the player (a copy goes to the banker, 000_f88fa0f023e5142c.txt):
 
 =====  ==========================  =======
 index  high, low                   outcome

@@ -20,6 +20,7 @@ from table_controller.analysis.provenance import provenance
 from table_controller.analysis_cli import app
 from table_controller.game.cards import Game
 from table_controller.game.house_way import load_house_way
+from table_controller.game.money import FlatFee
 from table_controller.game.table_rules import TableRules
 
 DECK = Deck((9, 10, 11, 12), 1)  # J-A in four suits and a joker: 17 cards
@@ -72,3 +73,17 @@ def test_a_bad_format_is_refused_before_any_work() -> None:
     assert bad.exit_code == 2 and "table, json, csv" in bad.output
     both = runner.invoke(app, ["house-edge", "--exact", "--format", "json", "--csv"])
     assert both.exit_code == 2 and "not both" in both.output
+
+
+def test_double_joker_and_flat_fee_tables_render(tmp_path: Path) -> None:
+    """The Double Joker dealer's rows appear; a flat fee has no per-unit edge and says so."""
+    loaded = _loaded(tmp_path)
+    dj = cached_exact_edge(loaded, TableRules(game=Game.DOUBLE_JOKER), tmp_path, deck=DECK).as_dict()
+    assert dj["counts"]["dealer_pair_or_better"] is not None and dj["banker_return"] is None
+    flat = cached_exact_edge(loaded, TableRules(commission=FlatFee(fee=100)), tmp_path, deck=DECK).as_dict()
+    assert flat["house_edge"] is None and flat["commission"] is None and "flat fee" in flat["commission_note"]
+    for doc, expected in ((dj, "dealer can make a pair or better"), (flat, "flat fee")):
+        out = io.StringIO()
+        Console(file=out, width=200).print(exact_table(doc))
+        assert expected in out.getvalue()
+        assert [row[0] for row in exact_rows(doc)][:2] == ["figure", "pairs"]
