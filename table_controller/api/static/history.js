@@ -30,7 +30,8 @@ function header() {
 }
 
 function rowOf(r) {
-  const flags = [r.voided ? (r.misdeal ? "misdeal" : "void") : "", r.override ? "override" : ""].filter(Boolean).join(", ");
+  const flags = [r.voided ? (r.misdeal ? "misdeal" : "void") : "", r.override ? "override" : "",
+    r.banker_seat ? `seat ${r.banker_seat} banked${r.house_share_bp ? " (co-banked)" : ""}` : ""].filter(Boolean).join(", ");
   return el("tr", { class: "round-row", "data-round": r.round_id },
     el("td", {}, el("a", { href: `round.html?id=${encodeURIComponent(r.round_id)}` }, r.round_id)),
     el("td", {}, when(r.opened_at)), el("td", {}, r.dealer), el("td", { class: "round-phase" }, r.phase),
