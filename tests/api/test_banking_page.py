@@ -12,10 +12,12 @@ from selenium.webdriver.chrome.service import Service
 
 from table_controller.api import create_app
 from table_controller.api.server import serving
+from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
 
+from ..round.tables import deal
 from .conftest import add_people
 from .test_pages_browser import (
     CHROMEDRIVER,
@@ -85,3 +87,24 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
     )
     assert text(chromium, 'tr[data-position="1"] td') == "1 (banker: seat 2)"
     assert text(chromium, 'tr[data-position="7"] td') == "7 (the house)"
+
+    # the round played to the end: the co-banked banker sets by the house way
+    service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker"))
+    piles, unused = deal(
+        {1: "9h 9d Kc 7s 4h Qd 5c", 2: "Th Td As 8c 3s Kd Jc", 7: "3d 3c 9s 8s 6d 4c 2d"}, start=3
+    )
+    service.record_deal(PilesDealt(piles=piles, unused=unused))
+    service.set_player(2, ["Th", "Td", "As", "8c", "3s"], ["Kd", "Jc"], actor="ann")
+    service.set_dealer(["9h", "9d", "7s", "5c", "4h"], ["Kc", "Qd"], actor="ann")
+    service.settle()
+    # position 2 pushes (tens win, K-J loses to K-Q); the house's threes lose both: the bank wins
+    # $5, pays 5% = $0.25, nets $4.75, half of it $2.375 -> $2.37 to the banker (the odd cent to
+    # the house)
+    sign_in(chromium, base, tokens["pit"])  # the round's detail is for the pit and surveillance
+    chromium.get(f"{base}/ui/round.html?id=t1-1")
+    wait_for(chromium, lambda d: text(d, "#banker").startswith("banked by seat 2"))
+    assert text(chromium, "#banker") == (
+        "banked by seat 2 (position 1): bank $15.00, the house's hand $5.00, "
+        "co-banked (the house's share 50%); the bank won $5.00 gross, paid $0.25 commission, "
+        "the banker's result $2.37"
+    )
