@@ -41,6 +41,7 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from ..game.cards import Game
 from ..game.evaluator import HighCategory
 from ..game.money import FlatFee, NoCommission, PercentCommission
 from ..game.table_rules import TableRules
@@ -90,8 +91,6 @@ class DealerRules:
 
     @classmethod
     def of(cls, rules: TableRules) -> DealerRules:
-        from ..game.cards import Game
-
         return cls(rules.game is Game.DOUBLE_JOKER, rules.overqualifier)
 
     def compared(self, best5: np.ndarray) -> np.ndarray:
@@ -112,6 +111,7 @@ def hand_codes(lookup: SettingLookup, dealer: DealerRules) -> np.ndarray:
 
 
 def codes_of(high_ordinals: np.ndarray, low_ordinals: np.ndarray, compared: np.ndarray) -> np.ndarray:
+    """Kernel codes from ordinals and compared flags (per lookup row; tests give random ones)."""
     if high_ordinals.max(initial=0) >= 1 << HIGH_BITS or low_ordinals.max(initial=0) >= 1 << LOW_BITS:
         raise ValueError("more distinct high or low hands than the kernel's codes hold")
     return (
