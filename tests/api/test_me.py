@@ -17,7 +17,12 @@ def test_each_role_is_told_its_name_and_permissions(api):
     for role, permissions in PERMISSIONS.items():
         answer = api.get("/api/me", role)
         assert answer.status_code == 200
-        assert answer.json() == {"name": PEOPLE[role], "role": role, "permissions": permissions}
+        assert answer.json() == {
+            "name": PEOPLE[role],
+            "role": role,
+            "permissions": permissions,
+            "confirmed": True,
+        }
 
 
 def test_a_missing_wrong_or_disabled_token_is_401(api):

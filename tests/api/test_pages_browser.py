@@ -520,6 +520,7 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
             "audit",
             "confirm",
         ],
+        "confirmed": False,  # keyed by the admin: waits for a second admin (docs/api.md, "Two people")
     }
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".user-row")) == 5)
     submit(browser, "add-user", name="eve", role="dealer")
@@ -781,10 +782,12 @@ def test_a_void_that_waits_for_a_second_pit_user_is_confirmed_from_the_page(larg
     wait_for(browser, lambda d: "void" in shown(d))
     submit(browser, "void", reason="wagers placed late")
     wait_for(browser, lambda d: "a second pit user confirms it" in text(d, "#approval-note"))
-    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".approval-row")) == 1)
-    [row] = browser.find_elements(By.CSS_SELECTOR, ".approval-row")
-    assert "void of t1-1" in row.text and "asked by bob" in row.text
-    assert row.find_elements(By.CSS_SELECTOR, ".confirm") == []  # bob asked: bob cannot confirm
+    wait_for(
+        browser,
+        lambda d: "void of t1-1" in text(d, ".approval-row") and "asked by bob" in text(d, ".approval-row"),
+    )
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".approval-row")) == 1
+    assert browser.find_elements(By.CSS_SELECTOR, ".approval-row .confirm") == []  # bob asked: not bob's
     assert api.service.round.phase.value == "open"
 
     browser.execute_script("localStorage.clear(); sessionStorage.clear();")

@@ -26,6 +26,9 @@ class MePublic(BaseModel):
     name: str = Field(examples=["ann"], description="as the audit chain names them")
     role: Role
     permissions: list[Permission] = Field(description="what the role may do (docs/api.md, roles.GRANTS)")
+    confirmed: bool = Field(
+        description="false while a key an admin made waits for a second admin: it reads, changes nothing"
+    )
 
 
 @router.get(
@@ -40,5 +43,8 @@ async def me(who: RoleDep) -> MePublic:
 
     Roles: admin, dealer, pit, surveillance."""
     return MePublic(
-        name=who.name, role=who.role, permissions=[p for p in Permission if who.role in GRANTS[p]]
+        name=who.name,
+        role=who.role,
+        permissions=[p for p in Permission if who.role in GRANTS[p]],
+        confirmed=who.confirmed,
     )

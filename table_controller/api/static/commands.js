@@ -114,6 +114,7 @@ export function commands(who, refresh) {
   on("void", async (data) => maybeWaiting(await api("/api/round/void", { method: "POST", body: { reason: data.get("reason") } })));
 
   let approvalsLoading = false;
+  let approvalsShown = null;  // the list drawn last: redrawn only when it changes (a click is never lost)
   function approvalAction(label, className, run) {
     const form = el("form", { class: `approval-action ${className}` },
       el("fieldset", {}, el("button", { type: "submit" }, label)), el("span", { class: "form-error" }));
@@ -126,13 +127,15 @@ export function commands(who, refresh) {
     approvalsLoading = true;
     try {
       const waiting = (await api("/api/approvals", { params: { open: "true" } })).filter((a) => a.state === "waiting");
-      fill("approval-list", ...waiting.map((a) => el("li", { class: "approval-row", "data-seq": String(a.seq) },
+      const drawn = JSON.stringify(waiting);
+      if (drawn !== approvalsShown) fill("approval-list", ...waiting.map((a) => el("li", { class: "approval-row", "data-seq": String(a.seq) },
         `${a.action} of ${a.round_id} (${money(a.wagered_cents)} wagered) asked by ${a.requested_by}: ${a.reason}`,
         a.setting ? ` (setting ${spaced(a.setting.high)} | ${spaced(a.setting.low)})` : "",
         a.requested_by === who.name ? "" : approvalAction("Confirm", "confirm",
           () => api(`/api/approvals/${a.seq}/confirm`, { method: "POST" })),
         approvalAction("Cancel", "cancel",
           () => api(`/api/approvals/${a.seq}/cancel`, { method: "POST", body: { note: `cancelled by ${who.name}` } })))));
+      approvalsShown = drawn;
       if (!waiting.length) fill("approval-note");
       box.hidden = !waiting.length && !byId("approval-note").textContent;
     } catch (error) {
