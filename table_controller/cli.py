@@ -4,7 +4,8 @@
   (table_controller/daemon.py, docs/round-lifecycle.md).
 - ``audit verify [--data-dir DIR | --db-url URL] [--checkpoints FILE] [--public-key HEX]``: check
   the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key.
-- ``round void --reason TEXT --as NAME``: the pit's void when the API is down (round_cli.py).
+- ``round void --reason TEXT --as NAME``: the pit's void when the API is down, and ``round confirm
+  SEQ --as NAME``: a second pit user's confirmation of a large round's void (round_cli.py).
 - ``analyze par-sheet | house-edge``: the table's math (analysis_cli.py, docs/math.md).
 
 The game questions asked at the table (and in batch by tests and audits):
