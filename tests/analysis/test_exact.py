@@ -25,6 +25,7 @@ from table_controller.analysis.exact_brute import (
     NOT_QUALIFIED,
     OVERQUALIFIED,
     brute_force,
+    brute_force_compiled,
     deck_hands,
     hand_masks,
 )
@@ -124,6 +125,15 @@ def test_house_way_pairs_equal_brute_force(name: str) -> None:
     _assert_equal(counts, tally)
     assert counts.cells["won_won"] == counts.cells["lost_lost"]  # the same way on both sides
     assert count_pairs(lookup, deck, symmetry=False).cells == counts.cells
+
+
+def test_compiled_brute_force_equals_the_numpy_one() -> None:
+    """The compiled reference (the benchmark's, and the 25-card check's) is the numpy one."""
+    deck = DECKS["A-5, 3 suits, joker"]
+    hands = deck_hands(deck)
+    highs, lows = _values(_lookup(deck), hands)
+    want = brute_force(deck, hand_masks(hands), highs, lows, np.full(len(hands), COMPARED))
+    assert brute_force_compiled(deck, hands, highs, lows) == want
 
 
 def test_brute_force_with_the_engine_itself_agrees() -> None:
