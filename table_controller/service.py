@@ -405,6 +405,11 @@ class TableService:
             )
             return self._round
 
+    @property
+    def bank_history(self) -> BankHistory:
+        """Who was offered the bank last (an immutable value, read without the lock)."""
+        return self._bank_history
+
     def bank_offer(self, seats: Collection[int]) -> int | None:
         """The seat the bank is offered to next among the occupied ``seats`` (None: the house's
         turn, or a table whose game or policy allows no player bank)."""

@@ -8,6 +8,7 @@ from functools import lru_cache
 from sqlmodel import Session
 
 from ..device_health import DeviceHealth
+from ..game.banking import BankingError, check_banking_allowed
 from ..game.cards import CardError, parse_cards
 from ..game.evaluator import RankingRules
 from ..game.setting import Setting, is_legal
@@ -18,6 +19,7 @@ from ..storage.alerts import Alert, list_alerts
 from ..table_state import OpenFault, TableHold
 from .models.table import (
     AlertPublic,
+    BankingPublic,
     DeckCheckPublic,
     DeviceHealthPublic,
     DeviceIdentityPublic,
@@ -159,4 +161,25 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         round=None if state is None else live_round_view(state),
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),
+        banking=banking_view(service),
+    )
+
+
+def banking_view(service: TableService) -> BankingPublic:
+    """The table's player banking as the open-round form needs it (docs/settlement.md, 8)."""
+    terms = service.banking_terms
+    try:
+        check_banking_allowed(
+            service.settings.game, terms.policy, allow_in_double_joker=terms.allow_in_double_joker
+        )
+        allowed = True
+    except BankingError:
+        allowed = False
+    return BankingPublic(
+        policy=terms.policy.value,
+        house_wager=terms.house_wager.value,
+        co_bank_share_bp=terms.co_bank_share_bp,
+        allowed=allowed,
+        last_offer=service.bank_history.last_offer,
+        dice_direction=service.settings.dice_direction.value,
     )

@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from table_controller.api.views import banking_view
 from table_controller.round.events import DiceRolled, PilesDealt
+from table_controller.service import TableService
 from table_controller.settings import TableSettings
 
 from ..round.tables import deal
@@ -36,6 +38,21 @@ def api(engine):
 
 def offer_to_seat_3(api):
     api.service._bank_history = api.service._bank_history.after(2, {})  # seat 2 had it last
+
+
+def test_the_table_says_how_it_banks(api, engine):
+    banking = api.get("/api/table", "dealer").json()["banking"]
+    assert banking == {
+        "policy": "rotation",
+        "house_wager": "table-minimum",
+        "co_bank_share_bp": 5000,
+        "allowed": True,
+        "last_offer": None,
+        "dice_direction": "counter-clockwise",
+    }
+    # a Double Joker table allows no player bank unless its setting says so (003)
+    settings = TableSettings(table_id="t2", game="double-joker", banking={"policy": "rotation"})
+    assert banking_view(TableService(settings, engine)).allowed is False
 
 
 def test_a_seat_not_offered_the_bank_is_refused_409(api):

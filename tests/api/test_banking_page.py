@@ -69,6 +69,10 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
     base, service, tokens = banked_site
     sign_in(chromium, base, tokens["dealer"])
     wait_for(chromium, lambda d: d.find_element("id", "open-round").is_displayed())
+    assert (
+        text(chromium, "#bank-last-offer")
+        == "rotation; last offered: the house; co-banking share of the house 50%"
+    )
     # seat 5 asks to bank against position 5 (seat 2): the rotation offers the bank to seat 2 first
     submit(chromium, "open-round", **{"main-5": "25", "banker": "5", "bank": "100"})
     wait_for(chromium, lambda d: "offered to seat 2" in form_error(d, "open-round"))

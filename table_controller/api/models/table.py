@@ -242,6 +242,19 @@ class StoreOutagePublic(BaseModel):
     alerts_kept: int
 
 
+class BankingPublic(BaseModel):
+    """The table's player banking (docs/settlement.md, 8): its settings and the last offer."""
+
+    policy: Literal["never", "alternate", "rotation"]
+    house_wager: str = Field(description="what the house's own hand wagers against a player-banker")
+    co_bank_share_bp: int = Field(description="the house's share of a co-banked bank, basis points")
+    allowed: bool = Field(description="a player may bank at this table (policy and game)")
+    last_offer: int | None = Field(
+        description="the seat the bank was offered to last round (None: the house)"
+    )
+    dice_direction: str
+
+
 class TableStatePublic(BaseModel):
     table_id: str
     game: str
@@ -255,6 +268,7 @@ class TableStatePublic(BaseModel):
     round: RoundStatePublic | None
     open_alerts: list[AlertPublic]
     devices: list[DeviceHealthPublic]
+    banking: BankingPublic | None = None
 
 
 def _setting(setting: Any) -> SettingPublic | None:

@@ -193,6 +193,16 @@ export function commands(who, refresh) {
     const deviation = phase === "dealer-setting" ? deviationOf(round, next.open_alerts, refused) : null;
     if (phase === "players-setting") positionsToSet(round);
     show("open-round", next.table_open && phase === null);
+    const bankInputs = byId("bank-inputs");
+    if (bankInputs) {  // a table that allows no player bank has no bank to declare
+      const banking = next.banking;
+      bankInputs.hidden = !(banking && banking.allowed);
+      const offered = byId("bank-last-offer");
+      if (offered && banking) {
+        offered.textContent = `${banking.policy}; last offered: ${banking.last_offer ? `seat ${banking.last_offer}` : "the house"}`
+          + `; co-banking share of the house ${banking.co_bank_share_bp / 100}%`;
+      }
+    }
     show("player-setting", phase === "players-setting");
     show("dealer-setting", phase === "dealer-setting");
     const title = byId("dealer-setting-title");
