@@ -31,7 +31,7 @@ from ..settings import HttpSettings
 from ..storage.errors import StorageError
 from ..storage.users import user_for_token
 from .edge import answer
-from .tokens import Principal, TokenCache, token_key
+from .tokens import Principal, TokenCache
 
 log = structlog.get_logger()
 
@@ -113,7 +113,7 @@ def _person(session: Session, token: str) -> Principal | None:
     user = user_for_token(session, token=token)
     if user is None:
         return None
-    return Principal(name=user.name, role=user.role, confirmed=user.confirmed, token=token_key(token))
+    return Principal(name=user.name, role=user.role, confirmed=user.confirmed)
 
 
 async def lookup(app_state: object, token: str) -> Principal | None:

@@ -32,13 +32,11 @@ def token_key(token: str) -> bytes:
 class Principal:
     """The person making the request: their name (the actor in the audit chain) and role;
     ``confirmed`` false while an admin's key for them waits for a second admin (docs/api.md,
-    "Two people"); ``token`` the SHA-256 of the bearer token, so a live stream can tell when
-    its token stops being valid."""
+    "Two people")."""
 
     name: str
     role: Role
     confirmed: bool = True
-    token: bytes = b""
 
 
 class TokenCache:
