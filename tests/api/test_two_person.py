@@ -345,3 +345,37 @@ def test_the_console_makes_confirmed_keys_and_the_people_chain_names_each_admin(
         gus = chained_people(session)["gus"]
         [disabled] = [e for e in list_events(session, table_id="people") if e.seq == gus.seq]
     assert (disabled.kind, disabled.actor, gus.fields["confirmed"]) == ("user.disabled", "dee", False)
+
+
+def test_the_command_line_refuses_a_pit_user_whose_key_waits_for_a_second_admin(tmp_path):
+    from table_controller.storage import open_store, sqlite_url
+
+    engine = open_store(sqlite_url(tmp_path))
+    try:
+        with unit_of_work(engine) as session:
+            add_user(session, name="gus", role="pit", keyed_by="dee", confirmed=False)
+            add_user(session, name="ann", role="dealer")
+        settings = TableSettings(table_id="t1", data_dir=tmp_path)
+        TableService(settings, engine).open_round({3: Wager(main=2500)}, actor="ann")
+        config = tmp_path / "table.toml"
+        config.write_text('table_id = "t1"\n')
+        refused = CliRunner().invoke(
+            cli_app,
+            [
+                "round",
+                "void",
+                "--reason",
+                "by the admin",
+                "--as",
+                "gus",
+                "--data-dir",
+                str(tmp_path),
+                "--config",
+                str(config),
+            ],
+        )
+        assert refused.exit_code == 1 and "key not confirmed" in refused.output
+        with read_snapshot(engine) as session:
+            assert "round.voided" not in [e.kind for e in list_events(session, table_id="t1")]
+    finally:
+        engine.dispose()
