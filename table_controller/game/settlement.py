@@ -37,7 +37,14 @@ from .banking import Bank, split_bank
 from .cards import Card, Game, codes
 from .deal import BANKER_POSITION
 from .evaluator import HighCategory, RankingRules, best_five_category, compare, rank_high, rank_low
-from .money import Cents, InvalidAmountError, MoneyError, NoCommission, check_amount
+from .money import (
+    Cents,
+    CommissionExceedsWinError,
+    InvalidAmountError,
+    MoneyError,
+    NoCommission,
+    check_amount,
+)
 from .paytables import Bonus, big_hand_line, joker_bonus_line
 from .setting import Setting, SettingError, check_setting, is_legal
 from .table_rules import FoulRule, TableRules
@@ -651,6 +658,11 @@ def _settle_bank(
     if gross > 0:
         try:
             commission = rules.commission.commission_on(gross)
+        except CommissionExceedsWinError:
+            # a net win below the rounding unit (wagers of odd cents: $5.01 against $5.00): the
+            # commission rounded up would exceed it; the bank pays all of it and keeps nothing,
+            # rather than holding a round whose every wager was within the limits
+            commission = gross
         except MoneyError as error:
             raise SettlementMoneyError(f"the bank (seat {bank.seat}): {error}") from error
     fee = rules.commission.fee_per_hand

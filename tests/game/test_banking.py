@@ -11,6 +11,8 @@ Seat 3 banks: position 1 is seat 3, and the dealer's seat 1 is position (1 - 3) 
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table_controller.game.banking import (
     DEFAULT_CO_BANK_SHARE_BP,
@@ -33,8 +35,9 @@ from table_controller.game.banking import (
     split_bank,
 )
 from table_controller.game.cards import Game, parse_cards
-from table_controller.game.money import FlatFee, NoCommission
-from table_controller.game.setting import Setting
+from table_controller.game.evaluator import rank_high
+from table_controller.game.money import FlatFee, NoCommission, PercentCommission
+from table_controller.game.setting import Setting, all_settings, is_legal
 from table_controller.game.settlement import (
     BankerHand,
     BankError,
@@ -379,3 +382,65 @@ def test_the_table_policy_and_double_joker_refuse_at_opening():
         plan_bank(
             DOUBLE_JOKER, ROTATION, BankHistory(), {3: 500}, banker_seat=2, amount=10_000, table_minimum=500
         )
+
+
+def test_a_net_win_below_the_commission_unit_is_all_commission():
+    # $25.01 taken from position 7, $25.00 paid to position 2: +1 cent; 5% rounded up to 25
+    # cents would exceed it: the bank pays its 1 cent and keeps nothing
+    hands = [hand(2, "Th Td As 8c 3s", "Kd Jc", 2500), hand(7, "8h 8d Ad 6h 2h", "Ts 3h", 2501)]
+    result = settle_round(STANDARD, BANKER, hands, bank=Bank(seat=3, amount=10_000))
+    assert (result.bank.gross, result.bank.commission, result.bank.banker_net) == (1, 1, 0)
+
+
+@st.composite
+def banked_deals(draw):
+    game = draw(st.sampled_from(list(Game)))
+    deck = list(game.deck())
+    cards = [deck[i] for i in draw(st.permutations(range(len(deck))))]
+    seat = draw(st.integers(2, 7))
+    share = draw(st.none() | st.integers(1, 9_999))
+    house_wager = draw(st.sampled_from([0, 500, 2501]))
+    bank = Bank(seat=seat, amount=0, house_wager=house_wager, house_share_bp=share)
+    free = [p for p in range(2, 8) if p != bank.house_position]
+    positions = draw(st.lists(st.sampled_from(free), min_size=1, max_size=5, unique=True))
+    banker_cards = tuple(cards[:7])
+    banker = BankerHand(
+        banker_cards,
+        max((s for s in all_settings(banker_cards) if is_legal(s)), key=lambda s: rank_high(s.high)),
+    )
+    hands = []
+    for n, position in enumerate(positions, start=1):
+        seven = tuple(cards[7 * n : 7 * n + 7])
+        choice = draw(st.integers(0, 21))
+        bonus = draw(st.none() | st.integers(1, 5000)) if game is Game.DOUBLE_JOKER else None
+        chosen = None if choice == 21 else all_settings(seven)[choice]
+        hands.append(PositionHand(position, seven, chosen, draw(st.integers(25, 100_000)), bonus, bonus))
+    house = None
+    if house_wager:
+        seven = tuple(cards[42:49])
+        setting_ = max((s for s in all_settings(seven) if is_legal(s)), key=lambda s: rank_high(s.high))
+        house = PositionHand(bank.house_position, seven, setting_, house_wager)
+    return game, bank, banker, hands, house
+
+
+@settings(max_examples=150, deadline=None)
+@given(deal=banked_deals(), fee=st.booleans())
+def test_every_player_banked_round_balances_and_settles_positions_as_against_the_house(deal, fee):
+    game, bank, banker, hands, house = deal
+    commission = FlatFee(fee=100) if fee else PercentCommission() if game is Game.STANDARD else NoCommission()
+    rules = TableRules(game=game, commission=commission)
+    result = settle_round(rules, banker, hands, bank=bank, house_hand=house)
+    # positions settle exactly as they would against the house (their commission included)
+    assert result.positions == settle_round(rules, banker, hands).positions
+    banked = result.bank
+    everyone = [*result.positions, *([banked.house_hand] if banked.house_hand else [])]
+    paid = sum(p.win for p in everyone)
+    taken = sum(p.wager for p in everyone if p.outcome is Outcome.LOSE)
+    assert banked.gross == taken - paid
+    assert banked.commission == 0 or banked.gross > 0
+    assert banked.net == banked.gross - banked.commission - banked.fee
+    assert banked.banker_net + banked.house_share == banked.net
+    player_bp = 10_000 - (bank.house_share_bp or 0)
+    assert banked.banker_net * 10_000 <= banked.net * player_bp < (banked.banker_net + 1) * 10_000
+    # money only moves between the players, the player-banker and the house
+    assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
