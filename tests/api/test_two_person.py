@@ -379,3 +379,47 @@ def test_the_command_line_refuses_a_pit_user_whose_key_waits_for_a_second_admin(
             assert "round.voided" not in [e.kind for e in list_events(session, table_id="t1")]
     finally:
         engine.dispose()
+
+
+def test_second_pit_users_confirming_at_once_do_it_once(engine):
+    """Three pit users press Confirm on one request together: one void, one confirmation, the
+    others refused; the chain stays whole."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from table_controller.api import create_app
+    from table_controller.api.server import serving
+
+    from .conftest import add_people
+
+    settings = TableSettings(table_id="t1", second_pit_above=0)
+    service = TableService(settings, engine)
+    tokens = add_people(engine)
+    with unit_of_work(engine) as session:
+        for name in ("pia", "quinn", "rex"):
+            tokens[name] = add_user(session, name=name, role="pit")
+    with (
+        serving(create_app(settings, service, engine)) as base,
+        httpx.Client(base_url=base, timeout=30) as client,
+    ):
+
+        def call(path: str, who: str, body: dict | None = None) -> httpx.Response:
+            return client.post(path, json=body, headers={"Authorization": f"Bearer {tokens[who]}"})
+
+        assert call("/api/round", "dealer", WAGERS).status_code == 201
+        asked = call("/api/round/void", "pit", {"reason": "wrong wagers"})
+        assert asked.status_code == 202
+        seq = asked.json()["seq"]
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(
+                pool.map(
+                    lambda who: call(f"/api/approvals/{seq}/confirm", who).status_code,
+                    ["pia", "quinn", "rex", "pit"],
+                )
+            )
+    assert sorted(answers[:3]) == [200, 409, 409] and answers[3] in (403, 409)
+    with read_snapshot(engine) as session:
+        kinds = [e.kind for e in list_events(session, table_id="t1")]
+        assert verify_chain(session).ok
+    assert kinds.count("round.voided") == 1 and kinds.count("approval.confirmed") == 1
