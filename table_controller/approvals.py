@@ -92,8 +92,10 @@ def _request(
     with unit_of_work(engine) as session:
         waiting = [
             a
-            for a in list_approvals(session, table_id=service.table_id, open_only=True, limit=500)
-            if a.round_id == state.round_id and a.action == action
+            for a in list_approvals(
+                session, table_id=service.table_id, open_only=True, round_id=state.round_id, limit=500
+            )
+            if a.action == action
         ]
         for found in waiting:
             if found.requested_by == actor and found.setting == setting:

@@ -106,13 +106,22 @@ def closures(session: Session, *, table_id: str) -> dict[int, Closure]:
 
 
 def list_approvals(
-    session: Session, *, table_id: str, open_only: bool = False, after_seq: int = 0, limit: int = 100
+    session: Session,
+    *,
+    table_id: str,
+    open_only: bool = False,
+    after_seq: int = 0,
+    limit: int = 100,
+    round_id: str | None = None,
 ) -> list[Approval]:
-    """The table's requests in chain order after ``after_seq``; ``open_only``: not yet closed."""
+    """The table's requests in chain order after ``after_seq``; ``open_only``: not yet closed;
+    ``round_id``: that round's only."""
     closed = closures(session, table_id=table_id)
     statement = select(Event).where(
         Event.table_id == table_id, Event.kind == REQUESTED, Event.seq > after_seq
     )
+    if round_id is not None:
+        statement = statement.where(Event.round_id == round_id)
     if open_only and closed:
         statement = statement.where(col(Event.seq).not_in(list(closed)))
     rows = session.exec(statement.order_by(col(Event.seq)).limit(limit))
