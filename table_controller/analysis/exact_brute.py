@@ -95,6 +95,8 @@ def _compiled_pairs(positions, colex_value, binomial, deck_size, workers):
     hands = len(positions)
     take = HAND
     left = deck_size - take
+    if left < take:
+        return out
     for worker in nb.prange(workers):
         free = np.empty(left, np.int64)
         index = np.empty(take, np.int64)
