@@ -686,6 +686,8 @@ class TableService:
                 if is_outage(error):
                     raise self._store_lost("table.open" if is_open else "table.close", error) from error
                 raise
+            if not is_open:  # a table closed (a shift's end): its head signed (docs/audit-chain.md)
+                self.checkpoint("table-closed")
 
     def record_deck_check(self, check: DeckCheck) -> None:
         """The conductor's DECK_CHECK while the table is held: shown to the pit, chained."""

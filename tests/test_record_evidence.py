@@ -23,7 +23,7 @@ from table_controller.service import TableRefused, TableService
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import list_events, read_snapshot, unit_of_work
 from table_controller.storage.chain import ChainLink
-from table_controller.storage.checkpoints import generate_key_file, read_checkpoint_file
+from table_controller.storage.checkpoints import CheckpointKeyError, generate_key_file, read_checkpoint_file
 from table_controller.storage.users import Role, add_user, change_role
 
 from .round.tables import BANKER, POSITION_3, deal
@@ -450,10 +450,16 @@ def test_checkpoints_are_written_every_n_settled_rounds(engine, tmp_path, key):
     service.resume()
     for _ in range(4):
         _play(service)
+    service.set_table_open(False, actor="pit-bob")  # a shift's end: the table closed
     written = read_checkpoint_file(tmp_path / "checkpoints.jsonl")
-    assert [c.reason for c in written] == ["every-rounds", "every-rounds"]
+    assert [c.reason for c in written] == ["every-rounds", "every-rounds", "table-closed"]
     assert _check(engine, checkpoints=written, public_key=key[1]).ok
-    assert isinstance(RecordWatch, type)
+
+
+def test_a_key_file_that_is_not_the_configured_public_keys_is_refused(engine, tmp_path, key):
+    other = generate_key_file(tmp_path / "other.key")
+    with pytest.raises(CheckpointKeyError, match=r"is not the key of audit\.public_key"):
+        RecordWatch(engine, _settings(tmp_path, (key[0], other)), PinnedRules())
 
 
 # --------------------------------------------------------------------------- older records

@@ -194,7 +194,13 @@ class Conductor:
 
     def _ready(self) -> bool:
         service = self.service
-        return service.table_open and not service.faults and service.hold is None and service.outage is None
+        return (
+            service.table_open
+            and not service.faults
+            and service.hold is None
+            and service.outage is None
+            and service.record_broken is None  # the record check found something: the pit decides
+        )
 
     async def wait_until_ready(self) -> None:
         """No new round while the table is closed, held, a fault is open or the store is away.
@@ -209,6 +215,7 @@ class Conductor:
             hold=None if service.hold is None else service.hold.reason,
             store=None if service.outage is None else service.outage.error,
             faults=sorted(f"{f.device} {f.kind}" for f in service.faults.values()),
+            record=service.record_broken,
         )
         next_probe = time.monotonic()
         while not self._ready():
