@@ -435,6 +435,14 @@ def test_a_row_edited_in_the_middle_while_the_table_plays_stops_it_within_the_ch
     assert [a["alert"] for a in alerts if a["alert"] == "record-broken"] == ["record-broken"]
 
 
+def test_an_untouched_record_checked_at_every_round_stays_whole(engine, tmp_path):
+    service = TableService(_settings(tmp_path, check_every_rounds=1), engine)
+    service.resume()
+    for _ in range(3):
+        _play(service)  # each opening checks the rows since the last check, and a window
+    assert service.record_broken is None
+
+
 def test_a_start_chains_the_hash_of_the_installed_code(engine, tmp_path):
     service = TableService(_settings(tmp_path), engine)
     service.resume()

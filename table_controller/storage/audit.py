@@ -345,7 +345,7 @@ class _TableCheck:
         self.table_id = table_id
         self.expected_seq = 1
         self.prev_hash = GENESIS_HASH
-        self.last_seen: tuple[int, int, str] | None = None  # (seq, id, hash)
+        self.last_seen: tuple[int, int | None, str] | None = None  # (seq, id, hash)
         self.first_seq: int | None = None
         self.found: list[ChainBreak] = []
         self.unlisted = 0
@@ -543,6 +543,7 @@ def verify_range(session: Session, *, table_id: str, first: int, last: int | Non
             select(_EVENTS.c.hash).where(_EVENTS.c.table_id == table_id, _EVENTS.c.seq == first - 1)
         ).scalar()
         check.prev_hash = str(before) if before is not None else GENESIS_HASH
+        check.last_seen = (first - 1, None, check.prev_hash)  # the head may stand where the window starts
     query = _raw_rows_query(session.get_bind().dialect.name).where(
         _EVENTS.c.table_id == table_id, _EVENTS.c.seq >= first
     )
