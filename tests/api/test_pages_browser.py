@@ -175,6 +175,8 @@ def test_history_round_detail_and_replay(site, browser):
     ]
     assert kinds[:3] == ["round.opened", "dice.rolled", "piles.dealt"] and "dealer.override" in kinds
     assert len(browser.find_elements(By.CSS_SELECTOR, ".position-row")) == 3
+    # the rules version it was decided under, by hash (docs/audit-chain.md)
+    assert text(browser, "#rules-version").startswith("rules version: house_way ")
     wait_for(browser, lambda d: text(d, "#step").startswith("step 1 of 7"))
     assert text(browser, "#replay-phase") == "open"
     for _ in range(6):

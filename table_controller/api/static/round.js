@@ -14,6 +14,14 @@ function bankerText(r) {
   return `banked by seat ${r.banker_seat} (position 1): bank ${money(r.bank_cents)}, the house's hand ${money(r.house_wager_cents)}${share}${settled}`;
 }
 
+// The rules' contents the round was decided under, by SHA-256 (docs/audit-chain.md).
+function rulesVersion(pins) {
+  const names = Object.keys(pins).sort();
+  if (!names.length) return "rules version: by name only (opened before rules were pinned)";
+  return el("span", {}, "rules version: ", ...names.map((name) =>
+    el("span", {}, `${name} `, el("code", { class: "hash", title: pins[name] }, pins[name].slice(0, 12)), " ")));
+}
+
 function render(r) {
   document.getElementById("title").textContent = `Round ${r.round_id}`;
   fill("summary", el("div", {}, `${r.game}, opened by ${r.dealer} at ${when(r.opened_at)}; phase `,
@@ -25,7 +33,8 @@ function render(r) {
   fill("piles", ...r.piles.map((p) => el("div", { class: "pile" }, el("h3", {}, `Pile ${p.pile}${p.position ? ` → position ${p.position}` : ""}`), cards(p.cards))));
   fill("unused", cards(r.unused));
   fill("house-way", r.house_way ? el("div", {}, `Rule ${r.house_way.rule_id}: ${r.house_way.rule_words} `,
-    cards(r.house_way.setting.high), " | ", cards(r.house_way.setting.low)) : "");
+    cards(r.house_way.setting.high), " | ", cards(r.house_way.setting.low)) : "",
+    el("div", { id: "rules-version" }, rulesVersion(r.rules_version || {})));
   fill("positions", el("tr", {}, ["Position", "Cards", "High | low", "Outcome", "Wager", "Commission", "Bonus paid", "Net"].map((h) => el("th", {}, h))),
     ...r.positions.map((p) => el("tr", { class: "position-row" }, el("td", {}, p.position === 1 ? "1 (banker)" : p.house_hand ? `${p.position} (the house)` : String(p.position)),
       el("td", {}, cards(p.cards)), el("td", {}, p.high ? [cards(p.high), " | ", cards(p.low)] : ""),
