@@ -11,8 +11,9 @@ from typing import Any
 
 from sqlmodel import Session
 
+from ..storage.checkpoints import chained_checkpoints
 from ..storage.reports import THEORY_FIELDS, band_of, period_sums
-from .models.reports import CSV_COLUMNS, BankerLine, ReportLine, ReportPublic
+from .models.reports import CSV_COLUMNS, BankerLine, ReportCheckpoint, ReportLine, ReportPublic
 
 _TOTALLED = (
     "rounds",
@@ -111,6 +112,11 @@ def report(
         per_position=per_position,
         per_dealer=per_dealer,
         per_banker=[BankerLine(**line) for line in sums.per_banker],
+        checkpoints=[
+            ReportCheckpoint(seq=item.seq, hash=item.hash, at=item.at, reason=item.reason)
+            for _, item in chained_checkpoints(session, table_id=table_id, start=start, end=end)
+            if not isinstance(item, str)
+        ],
     )
 
 

@@ -199,14 +199,23 @@ def read_checkpoint_file(path: Path) -> list[Checkpoint]:
 
 
 def chained_checkpoints(
-    session: Session, *, table_id: str | None = None
+    session: Session,
+    *,
+    table_id: str | None = None,
+    start: datetime | None = None,
+    end: datetime | None = None,
 ) -> list[tuple[int, Checkpoint | str]]:
-    """The ``audit.checkpoint`` events (seq of the event, the checkpoint or why it is unreadable)."""
+    """The ``audit.checkpoint`` events (seq of the event, the checkpoint or why it is unreadable),
+    those chained from ``start`` (included) to ``end`` (excluded) when given."""
     query = select(_EVENTS.c.table_id, _EVENTS.c.seq, _EVENTS.c.payload).where(
         _EVENTS.c.kind == CHECKPOINT_KIND
     )
     if table_id is not None:
         query = query.where(_EVENTS.c.table_id == table_id)
+    if start is not None:
+        query = query.where(_EVENTS.c.created_at >= start)
+    if end is not None:
+        query = query.where(_EVENTS.c.created_at < end)
     found: list[tuple[int, Checkpoint | str]] = []
     for _table, seq, payload in session.execute(query.order_by(_EVENTS.c.table_id, _EVENTS.c.seq)):
         try:

@@ -53,6 +53,14 @@ def test_the_checkpoints_are_served_with_their_signatures_checked(engine, tmp_pa
             "shift-end",
             True,
         )
+        # the shift report carries the checkpoints written in the shift, for surveillance's copy
+        shift = {"start": "2000-01-01T00:00:00Z", "end": "2100-01-01T00:00:00Z"}
+        report = api.get("/api/reports/shift", role="surveillance", params=shift).json()
+        assert report["checkpoints"] == [
+            {"seq": signed.seq, "hash": signed.hash, "at": signed.at, "reason": "shift-end"}
+        ]
+        earlier = {"start": "2000-01-01T00:00:00Z", "end": "2000-01-02T00:00:00Z"}
+        assert api.get("/api/reports/shift", role="surveillance", params=earlier).json()["checkpoints"] == []
 
 
 def test_the_pit_runs_on_a_broken_record_with_a_chained_override(api):

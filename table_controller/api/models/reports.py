@@ -95,6 +95,15 @@ class BankerLine(BaseModel):
     house_hand_result_cents: int = Field(description="the house's own hand against player-bankers")
 
 
+class ReportCheckpoint(BaseModel):
+    """A signed checkpoint of the table's chain written in the period (docs/audit-chain.md)."""
+
+    seq: int = Field(description="the chain head it signs: seq")
+    hash: str = Field(description="the chain head it signs: hash")
+    at: str
+    reason: str
+
+
 class ReportPublic(BaseModel):
     table_id: str
     kind: Literal["day", "shift"]
@@ -107,4 +116,8 @@ class ReportPublic(BaseModel):
     per_dealer: list[ReportLine] = Field(default_factory=list, description="per dealer (rounds.dealer)")
     per_banker: list[BankerLine] = Field(
         default_factory=list, description="house-banked and player-banked rounds apart"
+    )
+    checkpoints: list[ReportCheckpoint] = Field(
+        default_factory=list,
+        description="signed checkpoints written in the period: surveillance compares them with its copy",
     )
