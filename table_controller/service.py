@@ -55,7 +55,7 @@ from .round.machine import HouseWayDeviation, RoundRules, RoundState, Transition
 from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
-from .storage.errors import StoreUnavailableError, is_outage
+from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
@@ -636,9 +636,12 @@ class TableService:
                 raise self._refuse("audit.override", "give the reason for running on")
             keys = sorted({line_key(line) for line in lines})
             self._writable("audit.override")
-            self.recorder.notes(
-                [Note(OVERRIDE_KIND, actor, {"reason": reason, "findings": lines[:200], "keys": keys})]
-            )
+            try:
+                self.recorder.notes(
+                    [Note(OVERRIDE_KIND, actor, {"reason": reason, "findings": lines[:200], "keys": keys})]
+                )
+            except ChainHeadMismatchError as error:  # nothing can be chained: nothing to run on with
+                raise self._refuse("audit.override", f"the override cannot be chained: {error}") from None
             self._record_override = frozenset(keys)
             self._record_broken = None
             log.warning("record.overridden", actor=actor, reason=reason, findings=len(lines))

@@ -526,3 +526,22 @@ def test_an_open_round_whose_pinned_way_was_edited_in_the_store_is_held_at_start
     assert restored is not None and restored.round_id == state.round_id
     assert again.held is not None and "cannot be loaded" in again.held
     assert again.record_broken is not None
+
+
+def test_the_stores_own_chain_names_are_not_table_ids():
+    for name in ("people", "evidence"):
+        with pytest.raises(ValueError, match="reserved for the store's own chain"):
+            TableSettings(table_id=name)
+
+
+def test_an_override_that_cannot_be_chained_is_refused_not_a_crash(engine, tmp_path):
+    _table(engine, tmp_path, rounds=1)
+    tamper(
+        engine,
+        "DELETE FROM events WHERE table_id = 't1'"
+        " AND seq = (SELECT max(seq) FROM events WHERE table_id = 't1')",
+    )
+    service = _refuses_to_deal(engine, tmp_path)  # a deleted tail: the head no longer matches
+    with pytest.raises(TableRefused, match="the override cannot be chained"):
+        service.override_record("pit-bob", "investigating the tail")
+    assert service.record_broken is not None
