@@ -41,6 +41,7 @@ from .storage.users import User
 _EVENTS = Event.__table__  # type: ignore[attr-defined]  # typed columns for the queries
 
 FINDINGS_LISTED = 200  # beyond this, findings are counted, not listed
+_NOT_CHECKED = "; its settlement and projections NOT CHECKED"  # said whenever a round stops early
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,17 +204,23 @@ class _RoundCheck:
         try:
             parsed = [(seq, event_from_payload(json.loads(payload))) for seq, _kind, payload in events]
         except Exception as error:
-            self.found.add(where, f"a chained event cannot be read: {error}")
+            self.found.add(where, f"a chained event cannot be read: {error}" + _NOT_CHECKED)
             return
         if not parsed or not isinstance(parsed[0][1], RoundOpened):
-            self.found.add(where, "its chained events do not begin with round.opened")
+            self.found.add(
+                where,
+                "its chained events do not begin with round.opened" + _NOT_CHECKED,
+            )
             return
         opened = parsed[0][1]
         assert isinstance(opened, RoundOpened)
         try:
             rules = self.rules.load(self.session, opened)
         except Exception as error:  # EvidenceError, a way file that no longer builds...
-            self.found.add(where, f"the rules it was opened under cannot be loaded by hash: {error}")
+            self.found.add(
+                where,
+                f"the rules it was opened under cannot be loaded by hash: {error}" + _NOT_CHECKED,
+            )
             return
         state = open_round(opened)
         chained_result: dict[str, Any] | None = None
@@ -226,7 +233,10 @@ class _RoundCheck:
                 state = apply(state, event, rules)
             except Exception as error:
                 kind = getattr(event, "kind", type(event).__name__)
-                self.found.add(where, f"chained event seq {seq} ({kind}) cannot be replayed: {error}")
+                self.found.add(
+                    where,
+                    f"chained event seq {seq} ({kind}) cannot be replayed: {error}" + _NOT_CHECKED,
+                )
                 return
         if row is None:
             self.found.add(where, "chained, but missing from the rounds table (deleted)")
