@@ -11,9 +11,10 @@ from selenium.webdriver.common.by import By
 from table_controller.api.security_headers import DOCS_CONTENT_SECURITY_POLICY
 
 from .conftest import served_api
-from .test_pages_browser import (  # noqa: F401 - browser and browser_installed are fixtures
+from .test_pages_browser import (  # noqa: F401 - browser, browser_installed and chromium are fixtures
     browser,
     browser_installed,
+    chromium,
     csp_violations,
     text,
     wait_for,

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 from table_controller.api import create_app
 from table_controller.api.server import serving
@@ -19,11 +17,10 @@ from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
 
 from ..round.tables import deal
 from .conftest import add_people
-from .test_pages_browser import (
-    CHROMEDRIVER,
-    CHROMIUM,
-    FLAGS,
-    csp_violations,
+from .test_pages_browser import (  # noqa: F401 - browser, browser_installed and chromium are fixtures
+    browser,
+    browser_installed,
+    chromium,
     form_error,
     sign_in,
     submit,
@@ -48,49 +45,32 @@ def banked_site(tmp_path) -> Iterator[tuple[str, TableService, dict[str, str]]]:
         engine.dispose()
 
 
-@pytest.fixture
-def chromium(tmp_path) -> Iterator[webdriver.Chrome]:
-    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.fail("no headless browser: install it with: bash scripts/setup-test-host.sh", pytrace=False)
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-        assert csp_violations(driver) == []
-    finally:
-        driver.quit()
-
-
-def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_site, chromium):
+def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_site, browser):  # noqa: F811
     base, service, tokens = banked_site
-    sign_in(chromium, base, tokens["dealer"])
-    wait_for(chromium, lambda d: d.find_element("id", "open-round").is_displayed())
+    sign_in(browser, base, tokens["dealer"])
+    wait_for(browser, lambda d: d.find_element("id", "open-round").is_displayed())
     assert (
-        text(chromium, "#bank-last-offer")
+        text(browser, "#bank-last-offer")
         == "rotation; last offered: the house; co-banking share of the house 50%"
     )
     # seat 5 asks to bank against position 5 (seat 2): the rotation offers the bank to seat 2 first
-    submit(chromium, "open-round", **{"main-5": "25", "banker": "5", "bank": "100"})
-    wait_for(chromium, lambda d: "offered to seat 2" in form_error(d, "open-round"))
-    chromium.find_element("css selector", '#open-round input[name="co_bank"]').click()
-    submit(chromium, "open-round", **{"main-5": "", "main-2": "25", "banker": "2", "bank": "12"})
+    submit(browser, "open-round", **{"main-5": "25", "banker": "5", "bank": "100"})
+    wait_for(browser, lambda d: "offered to seat 2" in form_error(d, "open-round"))
+    browser.find_element("css selector", '#open-round input[name="co_bank"]').click()
+    submit(browser, "open-round", **{"main-5": "", "main-2": "25", "banker": "2", "bank": "12"})
     # seat 2 banks against position 2 (seat 3): $25 + the house's $5 = $30, the player's half
     # $15: $12 is $3 short
-    wait_for(chromium, lambda d: "short by $3.00" in form_error(d, "open-round"))
-    submit(chromium, "open-round", **{"main-2": "25", "banker": "2", "bank": "15"})
-    wait_for(chromium, lambda d: text(d, "#phase") == "open")
+    wait_for(browser, lambda d: "short by $3.00" in form_error(d, "open-round"))
+    submit(browser, "open-round", **{"main-2": "25", "banker": "2", "bank": "15"})
+    wait_for(browser, lambda d: text(d, "#phase") == "open")
     bank = service.round.opened.bank
     assert (bank.seat, bank.amount, bank.house_share_bp) == (2, 1500, 5000)
-    assert text(chromium, "#banker") == (
+    assert text(browser, "#banker") == (
         "Seat 2 (position 1): bank $15.00, exposure $30.00; the house's hand at position 7 wagers $5.00; "
         "co-banked: the house 50%, the player 50%"
     )
-    assert text(chromium, 'tr[data-position="1"] td') == "1 (banker: seat 2)"
-    assert text(chromium, 'tr[data-position="7"] td') == "7 (the house)"
+    assert text(browser, 'tr[data-position="1"] td') == "1 (banker: seat 2)"
+    assert text(browser, 'tr[data-position="7"] td') == "7 (the house)"
 
     # the round played to the end: the co-banked banker sets by the house way
     service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker"))
@@ -104,10 +84,10 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
     # position 2 pushes (tens win, K-J loses to K-Q); the house's threes lose both: the bank wins
     # $5, pays 5% = $0.25, nets $4.75, half of it $2.375 -> $2.37 to the banker (the odd cent to
     # the house)
-    sign_in(chromium, base, tokens["pit"])  # the round's detail is for the pit and surveillance
-    chromium.get(f"{base}/ui/round.html?id=t1-1")
-    wait_for(chromium, lambda d: text(d, "#banker").startswith("banked by seat 2"))
-    assert text(chromium, "#banker") == (
+    sign_in(browser, base, tokens["pit"])  # the round's detail is for the pit and surveillance
+    browser.get(f"{base}/ui/round.html?id=t1-1")
+    wait_for(browser, lambda d: text(d, "#banker").startswith("banked by seat 2"))
+    assert text(browser, "#banker") == (
         "banked by seat 2 (position 1): bank $15.00, the house's hand $5.00, "
         "co-banked (the house's share 50%); the bank won $5.00 gross, paid $0.25 commission, "
         "the banker's result $2.37"

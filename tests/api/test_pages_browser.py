@@ -13,6 +13,7 @@ never skip.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -72,24 +73,43 @@ def site(tmp_path) -> Iterator[tuple[str, Api]]:
         yield base, api
 
 
-@pytest.fixture
-def browser(browser_installed, tmp_path) -> Iterator[webdriver.Chrome]:
+@pytest.fixture(scope="session")
+def chromium(browser_installed, tmp_path_factory) -> Iterator[webdriver.Chrome]:
+    """One headless Chromium per test process: starting one costs about a second, and each test
+    gets it clean (``browser``): every test serves the pages on a port of its own, so its
+    origin, and with it the token kept in ``sessionStorage``, is new to the browser."""
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for CSP reports
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'chromium-profile'}"]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    for flag in [*FLAGS, f"--user-data-dir={profile}"]:
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.implicitly_wait(0)
     try:
         yield driver
-        violations = csp_violations(driver)
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def browser(chromium) -> Iterator[webdriver.Chrome]:
+    """The process's browser on a blank page, no cookies, its console read; after the test, the
+    console must hold no Content-Security-Policy report."""
+    chromium.get("about:blank")
+    chromium.delete_all_cookies()
+    chromium.get_log("browser")  # what an earlier test left in the console is not this test's
+    try:
+        yield chromium
+        violations = csp_violations(chromium)
         if violations:
             pytest.fail(
                 "the Content-Security-Policy blocked something:\n" + "\n".join(violations), pytrace=False
             )
     finally:
-        driver.quit()
+        with contextlib.suppress(Exception):
+            chromium.switch_to.alert.dismiss()  # a dialog a failed test left open
+        chromium.get("about:blank")  # the page stops polling a server that is about to stop
 
 
 def csp_violations(driver) -> list[str]:

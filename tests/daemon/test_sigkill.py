@@ -4,8 +4,8 @@ The simulators run as their own processes (``python -m simulators ... --pty``), 
 outlive the daemon as real ones do. ``table-controller run`` plays against them on a temporary
 data folder with a step delay; the test reads its JSON log lines and kills it with SIGKILL while
 round N is in the N-th chosen phase; the next start on the same folder must resume round N in
-that phase, complete it, and play on to round N+1, killed at the next point. One chain of kills
-covers every phase (one pair of simulators, one ``audit verify`` at the end). For each round
+that phase, complete it, and play on to round N+1, killed at the next point. Two chains of
+kills cover every phase (a pair of simulators and one ``audit verify`` each). For each round
 the test checks that it was settled exactly once, that its wagers and all 53 cards are there
 exactly once, that the dice were not rolled again and the deck dealt once, and that the chain is
 whole. The whole matrix runs on SQLite, one representative phase on PostgreSQL.
@@ -148,8 +148,20 @@ def _check_verify(store: Store) -> None:
     assert verify.stdout.startswith("audit chain whole:")
 
 
-def test_sigkill_in_each_phase_resumes_there_and_settles_once_sqlite(sqlite_store, tmp_path):
-    _kill_chain(sqlite_store, tmp_path, list(KILL_POINTS))
+# Every phase, in two chains that can run side by side (each its own store and devices).
+CHAINS = {
+    "before-the-hands": ["open", "open-roll-seen", "dealing", "dealing-mid-deal"],
+    "the-hands-and-after": ["players-setting", "dealer-setting", "settling"],
+}
+
+
+def test_the_chains_cover_every_kill_point_once():
+    assert sorted(p for points in CHAINS.values() for p in points) == sorted(KILL_POINTS)
+
+
+@pytest.mark.parametrize("chain", list(CHAINS))
+def test_sigkill_in_each_phase_resumes_there_and_settles_once_sqlite(sqlite_store, tmp_path, chain):
+    _kill_chain(sqlite_store, tmp_path, CHAINS[chain])
 
 
 def test_sigkill_mid_deal_resumes_and_settles_once_postgresql(postgres_store, tmp_path):
