@@ -62,17 +62,23 @@ def _round_events(store: Store, round_id: str, kind: str) -> list[dict]:
     ]
 
 
-def _kill_chain(store: Store, tmp_path: Path, points: list[str]) -> None:
+def _player_banked(line: dict) -> bool:
+    return event_is("round.opened")(line) and line.get("banker_seat", 1) != 1
+
+
+def _kill_chain(store: Store, tmp_path: Path, points: list[str], *, banked: bool = False) -> None:
+    """Kill round N at the N-th point; ``banked``: the N-th player-banked round (the house's
+    turns in between play through)."""
     kills: list[Kill] = []
     daemons: list[Daemon] = []
     sims = Simulators().start(tmp_path)
     try:
         for number, point in enumerate(points, start=1):
             trigger, phase = KILL_POINTS[point]
-            round_id = f"table-1-{number}"
-            daemon = Daemon(store.args, sims.ports, tmp_path / f"daemon-{number}.log", rounds=len(points) + 1)
+            daemon = Daemon(store.args, sims.ports, tmp_path / f"daemon-{number}.log", rounds=100)
             daemons.append(daemon)
             try:
+                round_id = daemon.wait_for(_player_banked)["round_id"] if banked else f"table-1-{number}"
                 daemon.wait_for(lambda line, t=trigger, r=round_id: t(line) and line.get("round_id") == r)
             finally:
                 daemon.kill()
@@ -91,7 +97,9 @@ def _kill_chain(store: Store, tmp_path: Path, points: list[str]) -> None:
     finally:
         sims.stop()
 
-    assert store.rows("SELECT count(*) FROM rounds") == [(len(points),)]
+    assert store.rows("SELECT count(*) FROM rounds WHERE phase <> 'closed'") == [(0,)]
+    if not banked:
+        assert store.rows("SELECT count(*) FROM rounds") == [(len(points),)]
     for kill, resumer in zip(kills, daemons[1:], strict=True):
         _check_round(store, kill, resumer)
     _check_verify(store)
@@ -107,15 +115,18 @@ def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
     assert len(_round_events(store, round_id, "round.settled")) == 1, round_id
     [opened] = _round_events(store, round_id, "round.opened")
     wagers = {int(p): w["main"] for p, w in opened["wagers"].items()}
-    positions = store.rows(
-        f"SELECT position, wager_cents FROM round_positions WHERE round_id = '{round_id}' AND position > 1"
-    )
+    rows = f"FROM round_positions WHERE round_id = '{round_id}'"
+    positions = store.rows(f"SELECT position, wager_cents {rows} AND position > 1 AND NOT house_hand")
     assert dict(positions) == wagers, round_id
     [dealt] = _round_events(store, round_id, "piles.dealt")
     assert Counter(c for pile in dealt["piles"] for c in pile) + Counter(dealt["unused"]) == DECK
-    hands = store.rows(f"SELECT cards FROM round_positions WHERE round_id = '{round_id}'")
+    hands = store.rows(f"SELECT cards {rows}")
+    houses = store.rows(f"SELECT position {rows} AND house_hand")  # the house's hand against a player's bank
+    assert (opened.get("bank") is not None) == bool(houses) or opened["bank"]["house_wager"] == 0, round_id
     cards = [c for (hand,) in hands for c in hand.split()]
-    assert len(cards) == len(set(cards)) == 7 * (len(wagers) + 1), round_id
+    assert len(cards) == len(set(cards)) == 7 * (len(wagers) + 1 + len(houses)), round_id
+    if opened.get("bank") is not None:
+        _check_bank(store, round_id, opened["bank"])
     # one shake in all: the dice were not re-rolled after the kill
     [rolled] = _round_events(store, round_id, "device.dice-shaker.rolled")
     [dice] = _round_events(store, round_id, "dice.rolled")
@@ -127,6 +138,26 @@ def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
     assert [p["cards"] for p in kill.piles] == dealt["piles"][: len(kill.piles)]
     commands = _round_events(store, round_id, "device.shuffler.command")
     assert len([c for c in commands if c["command"] == "deal"]) == 1, round_id  # one deal in all
+
+
+def _check_bank(store: Store, round_id: str, bank: dict) -> None:
+    """A player's bank settled once: the chained result, the round's row and the house hand's
+    row agree, and the bank's result splits between the banker and the house exactly."""
+    [settled] = _round_events(store, round_id, "round.settled")
+    chained = settled["result"]["bank"]
+    assert chained["seat"] == bank["seat"], round_id
+    assert chained["banker_net"] + chained["house_share"] == chained["net"], round_id
+    row = store.rows(
+        "SELECT banker_seat, house_share_bp, banker_result_cents, house_result_cents "
+        f"FROM rounds WHERE round_id = '{round_id}'"
+    )
+    house_result = settled["result"]["totals"]["house_result"]
+    assert row == [(bank["seat"], bank["house_share_bp"], chained["banker_net"], house_result)], round_id
+    house = store.rows(
+        f"SELECT position, net_cents FROM round_positions WHERE round_id = '{round_id}' AND house_hand"
+    )
+    if chained.get("house_hand"):
+        assert house == [(chained["house_position"], chained["house_hand"]["net"])], round_id
 
 
 def _check_verify(store: Store) -> None:
@@ -162,6 +193,21 @@ def test_the_chains_cover_every_kill_point_once():
 @pytest.mark.parametrize("chain", list(CHAINS))
 def test_sigkill_in_each_phase_resumes_there_and_settles_once_sqlite(sqlite_store, tmp_path, chain):
     _kill_chain(sqlite_store, tmp_path, CHAINS[chain])
+
+
+def test_sigkill_in_each_phase_of_a_player_banked_round_resumes_it_and_settles_its_bank_once(
+    sqlite_store, tmp_path, monkeypatch
+):
+    """Every phase again, each time in a round a player banks (co-banked one time in two, so the
+    banker's setting is by the house way in some): the bank is resumed with the round and settled
+    once (replaces the single co-banked kill of an earlier test)."""
+    monkeypatch.setenv("TABLE_BANKING__POLICY", "rotation")
+    monkeypatch.setenv("TABLE_BANKING__HOUSE_WAGER", "table-minimum")
+    monkeypatch.setenv("TABLE_AUTO_DEALER__PLAYER_BANKS", "true")
+    monkeypatch.setenv("TABLE_AUTO_DEALER__CO_BANK_RATE", "0.5")
+    _kill_chain(sqlite_store, tmp_path, list(KILL_POINTS), banked=True)
+    openings = [e["bank"] for e in sqlite_store.events("round.opened") if e.get("bank")]
+    assert {bank["house_share_bp"] for bank in openings} == {None, 5000}  # banks co-banked and not
 
 
 def test_sigkill_mid_deal_resumes_and_settles_once_postgresql(postgres_store, tmp_path):
