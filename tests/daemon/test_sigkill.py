@@ -195,8 +195,9 @@ def test_sigkill_in_each_phase_resumes_there_and_settles_once_sqlite(sqlite_stor
     _kill_chain(sqlite_store, tmp_path, CHAINS[chain])
 
 
+@pytest.mark.parametrize("chain", list(CHAINS))
 def test_sigkill_in_each_phase_of_a_player_banked_round_resumes_it_and_settles_its_bank_once(
-    sqlite_store, tmp_path, monkeypatch
+    sqlite_store, tmp_path, monkeypatch, chain
 ):
     """Every phase again, each time in a round a player banks (co-banked one time in two, so the
     banker's setting is by the house way in some): the bank is resumed with the round and settled
@@ -205,7 +206,7 @@ def test_sigkill_in_each_phase_of_a_player_banked_round_resumes_it_and_settles_i
     monkeypatch.setenv("TABLE_BANKING__HOUSE_WAGER", "table-minimum")
     monkeypatch.setenv("TABLE_AUTO_DEALER__PLAYER_BANKS", "true")
     monkeypatch.setenv("TABLE_AUTO_DEALER__CO_BANK_RATE", "0.5")
-    _kill_chain(sqlite_store, tmp_path, list(KILL_POINTS), banked=True)
+    _kill_chain(sqlite_store, tmp_path, CHAINS[chain], banked=True)
     openings = [e["bank"] for e in sqlite_store.events("round.opened") if e.get("bank")]
     assert {bank["house_share_bp"] for bank in openings} == {None, 5000}  # banks co-banked and not
 
