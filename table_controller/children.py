@@ -20,14 +20,18 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child
         ctypes.CDLL(name, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def table_math_for(values: dict[str, Any]) -> Any:
+def table_math_for(values: dict[str, Any], *, compute: bool = True) -> Any:
     """The table's math for the settings ``values`` (a ``TableSettings`` dump), from the machine's
-    cache, keyed by the content of the way, rules and pay tables, or computed and cached."""
+    cache, keyed by the content of the way, rules and pay tables, or computed and cached
+    (``compute``; otherwise None when the cache does not hold it)."""
     from .analysis.lookup import default_cache_dir  # numpy and the house-way lookup: loaded here only
-    from .analysis.theoretical import table_math
+    from .analysis.theoretical import cached_table_math, table_math
     from .settings import TableSettings
 
-    return table_math(TableSettings(**values), cache_dir=default_cache_dir())
+    settings = TableSettings(**values)
+    if compute:
+        return table_math(settings, cache_dir=default_cache_dir())
+    return cached_table_math(settings, cache_dir=default_cache_dir())
 
 
 def compute_table_math(values: dict[str, Any]) -> None:  # pragma: no cover - runs in the child

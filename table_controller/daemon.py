@@ -262,36 +262,55 @@ def install_table_context(service: TableService) -> None:
 
 
 def start_table_math(settings: TableSettings, service: TableService) -> Callable[[], None]:
-    """The table's math (theoretical win per round, docs/math.md), computed in a child process:
-    the first run builds the house-way lookup (about 20 s) and caches it on the machine, and a
-    build in a thread would hold the interpreter's lock against the devices and the API. Once
-    the child has written the cache, a thread reads it and hands it to the service. Until then
-    settled rounds carry no theoretical win (shown as missing). Returns the stopper."""
-    child = multiprocessing.get_context("spawn").Process(
-        target=compute_table_math, args=(settings.model_dump(mode="json"),), name="table-math", daemon=True
-    )
+    """The table's math (theoretical win per round, docs/math.md), read in a thread from the
+    machine's cache, or computed first in a child process when the cache does not hold it: the
+    first run builds the house-way lookup (about 20 s), and a build in a thread would hold the
+    interpreter's lock against the devices and the API. Until it is there, settled rounds carry
+    no theoretical win (shown as missing). Returns the stopper."""
+    values = settings.model_dump(mode="json")
     started = time.monotonic()
-    child.start()
+    stopping = threading.Event()
+    children: list[multiprocessing.process.BaseProcess] = []
+    lock = threading.Lock()
 
-    def wait() -> None:
+    def computed_in_a_child() -> bool:
+        with lock:
+            if stopping.is_set():
+                return False
+            child = multiprocessing.get_context("spawn").Process(
+                target=compute_table_math, args=(values,), name="table-math", daemon=True
+            )
+            children.append(child)
+            child.start()
         child.join()
         if child.exitcode != 0:
             if child.exitcode is not None and child.exitcode > 0:
                 log.error("table.math_failed", exit_code=child.exitcode)
-            return
+            return False
+        return True
+
+    def run() -> None:
         try:
-            service.set_table_math(table_math_for(settings.model_dump(mode="json")))
+            found = table_math_for(values, compute=False)
+            if found is None and computed_in_a_child():
+                found = table_math_for(values, compute=False)
         except Exception:
             log.exception("table.math_failed")
             return
+        if found is None:
+            return
+        service.set_table_math(found)
         log.info("table.math_computed", seconds=round(time.monotonic() - started, 1))
 
-    threading.Thread(target=wait, name="table-math", daemon=True).start()
+    threading.Thread(target=run, name="table-math", daemon=True).start()
 
     def stop() -> None:
-        if child.is_alive():
-            child.terminate()
-        child.join(5)
+        with lock:
+            stopping.set()
+        for child in children:
+            if child.is_alive():
+                child.terminate()
+            child.join(5)
 
     return stop
 

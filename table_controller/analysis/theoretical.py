@@ -314,6 +314,39 @@ def _cached_or_computed(
     return counts
 
 
+@dataclass(frozen=True)
+class _MathFile:
+    """Where a configuration's math is cached, and what names it."""
+
+    rules: TableRules
+    prov: Provenance
+    key: str
+    folder: Path
+    path: Path
+
+    @classmethod
+    def of(cls, settings: TableSettings, cache_dir: Path | None, rounds: int, seed: int) -> _MathFile:
+        rules = settings.table_rules()
+        prov = table_provenance(settings, rules)
+        folder = cache_dir or default_math_dir(settings)
+        key = math_key(prov, rules, rounds, seed)
+        return cls(rules, prov, key, folder, folder / f"table-math-{key[:24]}.json")
+
+
+def _assembled(
+    settings: TableSettings, file: _MathFile, counts: list[list[int]], rounds: int, seed: int
+) -> TableMath:
+    total = sum(sum(row) for row in counts)
+    joint_p = tuple(tuple(Fraction(c, total) for c in row) for row in counts)
+    rules = file.rules
+    big = joker = None
+    if rules.big_hand is not None:
+        big = BonusOdds.of(big_hand_math(count_seven_card_hands(settings.game), rules.big_hand))
+    if rules.joker_bonus is not None:
+        joker = BonusOdds.of(joker_bonus_math(settings.game.jokers, rules.joker_bonus))
+    return TableMath(rules, joint_p, big, joker, file.key, rounds, seed, file.prov.as_dict())
+
+
 def table_math(
     settings: TableSettings,
     *,
@@ -323,24 +356,32 @@ def table_math(
 ) -> TableMath:
     """The table's math, read from the cache or computed (the lookup built if need be: about
     20 s; the simulation about 2 s per million rounds on one core) and cached."""
-    rules = settings.table_rules()
-    prov = table_provenance(settings, rules)
-    folder = cache_dir or default_math_dir(settings)
-    key = math_key(prov, rules, rounds, seed)
-    path = folder / f"table-math-{key[:24]}.json"
-    folder.mkdir(parents=True, exist_ok=True)
+    file = _MathFile.of(settings, cache_dir, rounds, seed)
+    file.folder.mkdir(parents=True, exist_ok=True)
     # computed once per machine: a daemon started while another computes the same math waits
     # for it and reads the cache (docs/math.md, "Speed")
-    with FileLock(path.with_suffix(".lock")):
-        counts = _cached_or_computed(settings, rules, prov, folder, path, key, rounds, seed)
-    total = sum(sum(row) for row in counts)
-    joint_p = tuple(tuple(Fraction(c, total) for c in row) for row in counts)
-    big = joker = None
-    if rules.big_hand is not None:
-        big = BonusOdds.of(big_hand_math(count_seven_card_hands(settings.game), rules.big_hand))
-    if rules.joker_bonus is not None:
-        joker = BonusOdds.of(joker_bonus_math(settings.game.jokers, rules.joker_bonus))
-    return TableMath(rules, joint_p, big, joker, key, rounds, seed, prov.as_dict())
+    with FileLock(file.path.with_suffix(".lock")):
+        counts = _cached_or_computed(
+            settings, file.rules, file.prov, file.folder, file.path, file.key, rounds, seed
+        )
+    return _assembled(settings, file, counts, rounds, seed)
+
+
+def cached_table_math(
+    settings: TableSettings,
+    *,
+    cache_dir: Path | None = None,
+    rounds: int = DEFAULT_ROUNDS,
+    seed: int = DEFAULT_SEED,
+) -> TableMath | None:
+    """The table's math when the machine's cache already holds it, else None: nothing is
+    computed (a daemon starts no child to compute what is there to read)."""
+    file = _MathFile.of(settings, cache_dir, rounds, seed)
+    if not file.path.is_file():
+        return None
+    with FileLock(file.path.with_suffix(".lock")):  # not while another process writes it
+        counts = json.loads(file.path.read_text())["joint_counts"]
+    return _assembled(settings, file, counts, rounds, seed)
 
 
 __all__ = [
@@ -350,6 +391,7 @@ __all__ = [
     "TableMath",
     "Theoretical",
     "WagerLike",
+    "cached_table_math",
     "joint_counts",
     "math_key",
     "round_theoretical",
