@@ -132,3 +132,44 @@ def test_users_add_prints_the_token_once(tmp_path, monkeypatch):
     assert again.exit_code == 1 and "user 'ann' already exists" in again.output
     bad_role = runner.invoke(users_app, ["add", "bo", "--role", "boss", "--data-dir", str(tmp_path)])
     assert bad_role.exit_code == 2
+
+
+def test_users_list_disable_and_rotate_key_from_the_console(tmp_path, monkeypatch):
+    monkeypatch.setenv("TABLE_TABLE_ID", "t9")
+    runner = CliRunner()
+    where = ["--data-dir", str(tmp_path)]
+    first = runner.invoke(users_app, ["add", "ann", "--role", "pit", *where]).stdout.strip()
+    assert runner.invoke(users_app, ["add", "bo", "--role", "dealer", *where]).exit_code == 0
+
+    listed = runner.invoke(users_app, ["list", *where])
+    assert listed.exit_code == 0
+    assert listed.stdout.splitlines() == [
+        "ann\tpit\tenabled\tkey confirmed",
+        "bo\tdealer\tenabled\tkey confirmed",
+    ]
+
+    rotated = runner.invoke(users_app, ["rotate-key", "ann", *where])
+    assert rotated.exit_code == 0, rotated.output
+    second = rotated.stdout.strip()
+    assert second.startswith(TOKEN_PREFIX) and second != first
+    disabled = runner.invoke(users_app, ["disable", "bo", *where])
+    assert disabled.exit_code == 0, disabled.output
+    assert (
+        runner.invoke(users_app, ["list", *where]).stdout.splitlines()[1]
+        == "bo\tdealer\tdisabled\tkey confirmed"
+    )
+    missing = runner.invoke(users_app, ["disable", "cy", *where])
+    assert missing.exit_code == 1 and "no such person: cy" in missing.stderr
+
+    engine = open_store(sqlite_url(tmp_path))
+    try:
+        with read_snapshot(engine) as session:
+            assert user_for_token(session, token=first) is None  # the old key stopped at once
+            assert user_for_token(session, token=second).name == "ann"
+            changes = [(e.kind, e.actor, json.loads(e.payload)) for e in list_events(session, table_id="t9")]
+    finally:
+        engine.dispose()
+    assert changes[2:] == [
+        ("user.key-rotated", "admin-cli", {"name": "ann"}),
+        ("user.disabled", "admin-cli", {"name": "bo"}),
+    ]
