@@ -17,9 +17,11 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from selenium import webdriver
@@ -38,6 +40,7 @@ from table_controller.storage import add_user, unit_of_work
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
 from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api
 
+T = TypeVar("T")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SETUP = "scripts/setup-test-host.sh"
@@ -131,9 +134,23 @@ def wait_for(driver, condition, timeout: float = 10):
     ).until(lambda d: condition(d))
 
 
+def fresh(read: Callable[[], T]) -> T:
+    """``read()`` again when the page redrew an element between finding it and reading it (the
+    pages redraw on every stream event and poll): a read is of one drawing, never of two."""
+    for _ in range(50):
+        try:
+            return read()
+        except StaleElementReferenceException:
+            time.sleep(0.02)
+    return read()
+
+
 def text(driver, css: str) -> str:
-    found = driver.find_elements(By.CSS_SELECTOR, css)
-    return found[0].text if found else ""
+    def read() -> str:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        return found[0].text if found else ""
+
+    return fresh(read)
 
 
 def sign_in(driver, base: str, token: str, page: str = "table.html") -> None:
@@ -253,15 +270,19 @@ def test_a_bad_token_is_refused_on_the_sign_in_page_and_a_good_one_then_signs_in
 
 
 def codes(driver, css: str) -> list[str]:
-    return [c.get_attribute("data-code") for c in driver.find_elements(By.CSS_SELECTOR, f"{css} .card")]
+    return fresh(
+        lambda: [c.get_attribute("data-code") for c in driver.find_elements(By.CSS_SELECTOR, f"{css} .card")]
+    )
 
 
 def command_forms(driver) -> dict[str, bool]:
     """The command forms on the table page: id -> shown."""
-    return {
-        f.get_attribute("id"): f.is_displayed()
-        for f in driver.find_elements(By.CSS_SELECTOR, "#commands form")
-    }
+    return fresh(
+        lambda: {
+            f.get_attribute("id"): f.is_displayed()
+            for f in driver.find_elements(By.CSS_SELECTOR, "#commands form")
+        }
+    )
 
 
 def shown(driver) -> set[str]:
@@ -282,11 +303,11 @@ def submit(driver, form_id: str, **values: str) -> None:
 
 
 def form_error(driver, form_id: str) -> str:
-    return driver.find_element(By.CSS_SELECTOR, f"#{form_id} .form-error").text
+    return fresh(lambda: driver.find_element(By.CSS_SELECTOR, f"#{form_id} .form-error").text)
 
 
 def nav_links(driver) -> list[str]:
-    return [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a")]
+    return fresh(lambda: [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a")])
 
 
 def events(api: Api, round_id: str) -> list[dict]:
@@ -343,7 +364,10 @@ def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviati
         browser,
         lambda d: codes(d, 'tr[data-position="3"]')[-7:] == ["As", "Ah", "9c", "8c", "2c", "Kd", "Kh"],
     )
-    assert [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#player-setting option")] == ["5"]
+    options = fresh(
+        lambda: [o.text for o in browser.find_elements(By.CSS_SELECTOR, "#player-setting option")]
+    )
+    assert options == ["5"]
     submit(browser, "player-setting", position="5", high="Kc 8d 6s 4h 3c", low="Qh Jd")
     wait_for(browser, lambda d: shown(d) == {"dealer-setting"})
 
