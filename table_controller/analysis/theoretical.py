@@ -276,44 +276,6 @@ def default_math_dir(settings: TableSettings) -> Path:
     return settings.data_dir / "analysis"
 
 
-def _cached_or_computed(
-    settings: TableSettings,
-    rules: TableRules,
-    prov: Provenance,
-    folder: Path,
-    path: Path,
-    key: str,
-    rounds: int,
-    seed: int,
-) -> list[list[int]]:
-    """The joint counts from the cache file, or simulated and written there (atomically)."""
-    if path.is_file():
-        stored = json.loads(path.read_text())
-        counts = stored["joint_counts"]
-    else:
-        way = load_house_way(settings.house_way)
-        lookup = get_lookup(way, prov.house_way.sha256, rules.ranking, folder).lookup
-        joint = joint_counts(lookup, rules, rounds, seed)
-        symmetric = joint + joint.T  # positions A and B are alike: both orders, 2 x rounds pairs
-        counts = symmetric.tolist()
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(
-            json.dumps(
-                {
-                    "format": FORMAT,
-                    "key": key,
-                    "rounds": rounds,
-                    "seed": seed,
-                    "provenance": prov.as_dict(),
-                    "joint_counts": counts,
-                },
-                indent=1,
-            )
-        )
-        tmp.replace(path)
-    return counts
-
-
 @dataclass(frozen=True)
 class _MathFile:
     """Where a configuration's math is cached, and what names it."""
@@ -331,6 +293,37 @@ class _MathFile:
         folder = cache_dir or default_math_dir(settings)
         key = math_key(prov, rules, rounds, seed)
         return cls(rules, prov, key, folder, folder / f"table-math-{key[:24]}.json")
+
+    def read_counts(self) -> list[list[int]] | None:
+        """The joint counts the cache file holds, None without one (read under ``lock``)."""
+        if not self.path.is_file():
+            return None
+        counts: list[list[int]] = json.loads(self.path.read_text())["joint_counts"]
+        return counts
+
+    def computed_counts(self, settings: TableSettings, rounds: int, seed: int) -> list[list[int]]:
+        """The joint counts simulated, and written to the cache file atomically (under ``lock``)."""
+        way = load_house_way(settings.house_way)
+        lookup = get_lookup(way, self.prov.house_way.sha256, self.rules.ranking, self.folder).lookup
+        joint = joint_counts(lookup, self.rules, rounds, seed)
+        symmetric = joint + joint.T  # positions A and B are alike: both orders, 2 x rounds pairs
+        counts: list[list[int]] = symmetric.tolist()
+        stored = {
+            "format": FORMAT,
+            "key": self.key,
+            "rounds": rounds,
+            "seed": seed,
+            "provenance": self.prov.as_dict(),
+            "joint_counts": counts,
+        }
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stored, indent=1))
+        tmp.replace(self.path)
+        return counts
+
+    def lock(self) -> FileLock:
+        """One process at a time writes or reads the file (docs/math.md, "Speed")."""
+        return FileLock(self.path.with_suffix(".lock"))
 
 
 def _assembled(
@@ -359,11 +352,9 @@ def table_math(
     file = _MathFile.of(settings, cache_dir, rounds, seed)
     file.folder.mkdir(parents=True, exist_ok=True)
     # computed once per machine: a daemon started while another computes the same math waits
-    # for it and reads the cache (docs/math.md, "Speed")
-    with FileLock(file.path.with_suffix(".lock")):
-        counts = _cached_or_computed(
-            settings, file.rules, file.prov, file.folder, file.path, file.key, rounds, seed
-        )
+    # for it and reads the cache
+    with file.lock():
+        counts = file.read_counts() or file.computed_counts(settings, rounds, seed)
     return _assembled(settings, file, counts, rounds, seed)
 
 
@@ -379,8 +370,10 @@ def cached_table_math(
     file = _MathFile.of(settings, cache_dir, rounds, seed)
     if not file.path.is_file():
         return None
-    with FileLock(file.path.with_suffix(".lock")):  # not while another process writes it
-        counts = json.loads(file.path.read_text())["joint_counts"]
+    with file.lock():  # not while another process writes it
+        counts = file.read_counts()
+    if counts is None:
+        return None
     return _assembled(settings, file, counts, rounds, seed)
 
 
