@@ -16,8 +16,11 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from .security_headers import DOCS_PATHS
+
 ASSETS_DIR = Path(fastapi_offline.__file__).parent / "static"
 ASSETS_PATH = "/docs-assets"
+SWAGGER_PATH, REDOC_PATH = DOCS_PATHS
 
 _SWAGGER = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{title} - API</title>
@@ -42,11 +45,11 @@ def mount_api_docs(app: FastAPI) -> None:
     swagger, redoc = _SWAGGER.format(**fields), _REDOC.format(**fields)
     app.mount(ASSETS_PATH, StaticFiles(directory=ASSETS_DIR), name="docs-assets")
 
-    @app.get("/docs", include_in_schema=False)
+    @app.get(SWAGGER_PATH, include_in_schema=False)
     def _swagger() -> HTMLResponse:
         return HTMLResponse(swagger)
 
-    @app.get("/redoc", include_in_schema=False)
+    @app.get(REDOC_PATH, include_in_schema=False)
     def _redoc() -> HTMLResponse:
         return HTMLResponse(redoc)
 

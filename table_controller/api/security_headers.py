@@ -45,7 +45,7 @@ DOCS_CONTENT_SECURITY_POLICY = "; ".join(
         "worker-src 'self' blob:",
     )
 )
-DOCS_PATHS = ("/docs", "/redoc")
+DOCS_PATHS = ("/docs", "/redoc")  # Swagger UI and ReDoc, served by api_docs.py
 
 HEADERS = {
     "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -81,4 +81,10 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-__all__ = ["CONTENT_SECURITY_POLICY", "DOCS_CONTENT_SECURITY_POLICY", "HEADERS", "SecurityHeaders"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "DOCS_CONTENT_SECURITY_POLICY",
+    "DOCS_PATHS",
+    "HEADERS",
+    "SecurityHeaders",
+]

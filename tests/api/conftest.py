@@ -104,6 +104,20 @@ MIS_SET = {"high": ["Ac", "7s", "5c", "3d", "2h"], "low": ["Qd", "9h"]}
 WAGERS = {"wagers": {"3": {"main": 2500}, "5": {"main": 1000}}}
 
 
+def set_player_hands(api: Api) -> None:
+    """Positions 3 and 5 set their hands of tests/round/tables.py through the dealer's terminal."""
+    api.post(
+        "/api/round/players/3/setting",
+        "dealer",
+        json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]},
+    )
+    api.post(
+        "/api/round/players/5/setting",
+        "dealer",
+        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
+    )
+
+
 def play_round(api: Api, opener: str = "dealer", *, how: str = "settle") -> str:
     """One round with the hands of tests/round/tables.py, ending as ``how`` says: ``settle``
     (house way), ``override`` (a deviation the pit lets stand, then settled), ``void`` (voided
@@ -121,16 +135,7 @@ def play_round(api: Api, opener: str = "dealer", *, how: str = "settle") -> str:
     api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
     if how == "misdeal":
         return round_id
-    api.post(
-        "/api/round/players/3/setting",
-        "dealer",
-        json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]},
-    )
-    api.post(
-        "/api/round/players/5/setting",
-        "dealer",
-        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
-    )
+    set_player_hands(api)
     if how == "override":
         assert api.post("/api/round/dealer/setting", "dealer", json=MIS_SET).status_code == 409
         assert (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from table_controller.api.models.rounds import RoundSummaryPublic
 
-from .conftest import HOUSE_WAY, WAGERS, deal_round
+from .conftest import HOUSE_WAY, WAGERS, deal_round, set_player_hands
 
 
 def test_a_round_read_mid_play_reads_closed_once_settled_and_the_detail_has_every_summary_column(api):
@@ -18,16 +18,7 @@ def test_a_round_read_mid_play_reads_closed_once_settled_and_the_detail_has_ever
     [row] = api.get("/api/rounds").json()["rounds"]
     assert (row["round_id"], row["phase"]) == ("t1-1", "players-setting")
 
-    api.post(
-        "/api/round/players/3/setting",
-        "dealer",
-        json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]},
-    )
-    api.post(
-        "/api/round/players/5/setting",
-        "dealer",
-        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
-    )
+    set_player_hands(api)
     assert api.post("/api/round/dealer/setting", "dealer", json=HOUSE_WAY).status_code == 200
     api.service.settle()
 

@@ -38,7 +38,7 @@ from table_controller.settings import TableSettings
 from table_controller.storage import add_user, unit_of_work
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
-from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api
+from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api, set_player_hands
 
 T = TypeVar("T")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -728,16 +728,7 @@ def test_the_history_rows_follow_a_round_being_played_until_it_closes(site, brow
         }
 
     wait_for(browser, lambda d: phases(d) == {"t1-3": "players-setting", "t1-2": "closed", "t1-1": "closed"})
-    api.post(
-        "/api/round/players/3/setting",
-        "dealer",
-        json={"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]},
-    )
-    api.post(
-        "/api/round/players/5/setting",
-        "dealer",
-        json={"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]},
-    )
+    set_player_hands(api)
     assert api.post("/api/round/dealer/setting", "dealer", json=HOUSE_WAY).status_code == 200
     api.service.settle()
     wait_for(browser, lambda d: phases(d)["t1-3"] == "closed")  # not the phase it had when the page was read

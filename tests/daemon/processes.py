@@ -165,8 +165,8 @@ class Store:
         finally:
             engine.dispose()
 
-    def events(self, kind: str) -> list[dict]:
-        return [
-            json.loads(payload)
-            for (payload,) in self.rows(f"SELECT payload FROM events WHERE kind = '{kind}' ORDER BY seq")
-        ]
+    def events(self, kind: str, round_id: str | None = None) -> list[dict]:
+        """The stored events of a kind, in chain order; of one round with ``round_id``."""
+        of_round = "" if round_id is None else f" AND round_id = '{round_id}'"
+        sql = f"SELECT payload FROM events WHERE kind = '{kind}'{of_round} ORDER BY seq"
+        return [json.loads(payload) for (payload,) in self.rows(sql)]

@@ -13,7 +13,6 @@ whole. The whole matrix runs on SQLite, one representative phase on PostgreSQL.
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections import Counter
@@ -53,15 +52,6 @@ class Kill:
     piles: list[dict]
 
 
-def _round_events(store: Store, round_id: str, kind: str) -> list[dict]:
-    return [
-        json.loads(payload)
-        for (payload,) in store.rows(
-            f"SELECT payload FROM events WHERE kind = '{kind}' AND round_id = '{round_id}' ORDER BY seq"
-        )
-    ]
-
-
 def _player_banked(line: dict) -> bool:
     return event_is("round.opened")(line) and line.get("banker_seat", 1) != 1
 
@@ -87,8 +77,8 @@ def _kill_chain(store: Store, tmp_path: Path, points: list[str], *, banked: bool
                 Kill(
                     round_id,
                     phase,
-                    _round_events(store, round_id, "device.dice-shaker.rolled"),
-                    _round_events(store, round_id, "device.shuffler.pile-dealt"),
+                    store.events("device.dice-shaker.rolled", round_id),
+                    store.events("device.shuffler.pile-dealt", round_id),
                 )
             )
         last = Daemon(store.args, sims.ports, tmp_path / "daemon-last.log", rounds=1)
@@ -112,13 +102,13 @@ def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
     assert [(line["round_id"], line["phase"]) for line in resumed] == [(round_id, kill.phase)], where
     rows = store.rows(f"SELECT phase, voided FROM rounds WHERE round_id = '{round_id}'")
     assert rows == [("closed", False)], round_id
-    assert len(_round_events(store, round_id, "round.settled")) == 1, round_id
-    [opened] = _round_events(store, round_id, "round.opened")
+    assert len(store.events("round.settled", round_id)) == 1, round_id
+    [opened] = store.events("round.opened", round_id)
     wagers = {int(p): w["main"] for p, w in opened["wagers"].items()}
     rows = f"FROM round_positions WHERE round_id = '{round_id}'"
     positions = store.rows(f"SELECT position, wager_cents {rows} AND position > 1 AND NOT house_hand")
     assert dict(positions) == wagers, round_id
-    [dealt] = _round_events(store, round_id, "piles.dealt")
+    [dealt] = store.events("piles.dealt", round_id)
     assert Counter(c for pile in dealt["piles"] for c in pile) + Counter(dealt["unused"]) == DECK
     hands = store.rows(f"SELECT cards {rows}")
     houses = store.rows(f"SELECT position {rows} AND house_hand")  # the house's hand against a player's bank
@@ -128,22 +118,22 @@ def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
     if opened.get("bank") is not None:
         _check_bank(store, round_id, opened["bank"])
     # one shake in all: the dice were not re-rolled after the kill
-    [rolled] = _round_events(store, round_id, "device.dice-shaker.rolled")
-    [dice] = _round_events(store, round_id, "dice.rolled")
+    [rolled] = store.events("device.dice-shaker.rolled", round_id)
+    [dice] = store.events("dice.rolled", round_id)
     assert dice["faces"] == rolled["faces"] and dice["roll_id"].endswith(f":{rolled['roll_id']}")
     if kill.rolls:
         assert kill.rolls == [rolled]
-    piles = [p["pile"] for p in _round_events(store, round_id, "device.shuffler.pile-dealt")]
+    piles = [p["pile"] for p in store.events("device.shuffler.pile-dealt", round_id)]
     assert piles == [1, 2, 3, 4, 5, 6, 7], round_id  # every pile stored once, across the kill
     assert [p["cards"] for p in kill.piles] == dealt["piles"][: len(kill.piles)]
-    commands = _round_events(store, round_id, "device.shuffler.command")
+    commands = store.events("device.shuffler.command", round_id)
     assert len([c for c in commands if c["command"] == "deal"]) == 1, round_id  # one deal in all
 
 
 def _check_bank(store: Store, round_id: str, bank: dict) -> None:
     """A player's bank settled once: the chained result, the round's row and the house hand's
     row agree, and the bank's result splits between the banker and the house exactly."""
-    [settled] = _round_events(store, round_id, "round.settled")
+    [settled] = store.events("round.settled", round_id)
     chained = settled["result"]["bank"]
     assert chained["seat"] == bank["seat"], round_id
     assert chained["banker_net"] + chained["house_share"] == chained["net"], round_id
