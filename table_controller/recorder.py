@@ -94,7 +94,7 @@ _OUTCOMES: dict[str, PositionOutcome] = {
     "premium": PositionOutcome.WIN,
     "push": PositionOutcome.PUSH,
     "not-qualified": PositionOutcome.PUSH,
-    "lose": PositionOutcome.LOSS,
+    "lose": PositionOutcome.LOSE,
 }
 
 

@@ -231,7 +231,7 @@ class TableSettings(BaseSettings):
             raise ValueError(
                 "table_id: 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit"
             )
-        if value in ("people", "evidence"):  # the store's own chains (docs/audit-chain.md)
+        if value in ("people", "evidence", "floor"):  # the store's own chains (docs/audit-chain.md)
             raise ValueError(f"table_id {value!r} is reserved for the store's own chain of that name")
         return value
 

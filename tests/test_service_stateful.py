@@ -74,7 +74,7 @@ REFUSALS = (TableRefused, TransitionRefused, StoreOutage)
 NOTES_ON_REFUSAL = {"round.refused", "alert.raised"}  # all a refused command may add to the chain
 FINAL_KINDS = {"round.settled", "round.voided"}
 # What the projection calls each outcome of the game core (the round_positions contract).
-OUTCOMES = {"win": "win", "premium": "win", "push": "push", "not-qualified": "push", "lose": "loss"}
+OUTCOMES = {"win": "win", "premium": "win", "push": "push", "not-qualified": "push", "lose": "lose"}
 
 ACTORS = ["dealer-ann", "pit-bob", "surveillance-cy", "admin-dee", "auto-dealer", "device:shuffler", "system"]
 DEVICES = ["shuffler", "dice-shaker"]

@@ -41,6 +41,7 @@ from .errors import (
     UnsupportedDatabaseURLError,
     is_outage,
 )
+from .floor_tables import FloorTable
 from .migrate import check_schema_current, current_revision, head_revision, upgrade_to_head
 from .models import (
     BANKER_POSITION,
@@ -70,11 +71,13 @@ from .rounds import (
 )
 from .rules_store import Evidence, keep_evidence, load_evidence
 from .session import read_snapshot, unit_of_work
+from .shifts import FLOOR_CHAIN, Shift
 from .store import audit_verify, open_store, store_url, verify_store
 from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_user, user_for_token
 
 __all__ = [
     "BANKER_POSITION",
+    "FLOOR_CHAIN",
     "GENESIS_HASH",
     "PEOPLE_CHAIN",
     "BreakKind",
@@ -87,6 +90,7 @@ __all__ = [
     "EventCreate",
     "EventPublic",
     "Evidence",
+    "FloorTable",
     "HeadOfChain",
     "InvalidEventError",
     "InvalidFieldError",
@@ -104,6 +108,7 @@ __all__ = [
     "RoundPublic",
     "RoundUpdate",
     "SchemaVersionError",
+    "Shift",
     "StorageError",
     "StoreNotFoundError",
     "StoreUnavailableError",

@@ -126,12 +126,13 @@ class PositionOutcome(enum.StrEnum):
     """The main wager's result against the banker (000, 001_c9adb19db438d99f.txt).
 
     Win: both hands beat the banker's. Push: one each, or the banker did not qualify (003).
-    Loss: the banker wins or copies both, or wins one and copies the other.
+    Lose: the banker wins or copies both, or wins one and copies the other. (``lose``, the
+    word of the game core and the chain; projections before migration 0007 said ``loss``.)
     """
 
     WIN = "win"
     PUSH = "push"
-    LOSS = "loss"
+    LOSE = "lose"
 
 
 # --------------------------------------------------------------------------- validators
@@ -356,6 +357,9 @@ class RoundFields(SQLModel):
     bank_commission_cents: int | None = Field(default=None, sa_type=BigInteger)
     banker_result_cents: int | None = Field(default=None, sa_type=BigInteger)
     house_hand_result_cents: int | None = Field(default=None, sa_type=BigInteger)
+    # the setting the house way required of the banker's hand, as JSON (way, rule_id, rule_words,
+    # high, low), kept when the hand is set so the round's detail need not set it again (0007)
+    house_way_required: str | None = Field(default=None, sa_type=Text)
 
 
 class _RoundKey(SQLModel):

@@ -34,7 +34,17 @@ PERSON_KINDS: Final = frozenset(
 
 
 # The ``users`` columns the chain records after each change (the token as its stored hash).
-PERSON_FIELDS: Final = ("name", "role", "disabled", "token_hash", "keyed_by", "confirmed", "confirmed_by")
+PERSON_FIELDS: Final = (
+    "name",
+    "role",
+    "disabled",
+    "token_hash",
+    "keyed_by",
+    "confirmed",
+    "confirmed_by",
+    "pit",  # migration 0007: the person's scope on the floor
+    "table_id",
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,7 +146,7 @@ def _grouped(
     outcomes = {
         name: {"wins": int(w), "pushes": int(pu), "losses": int(lo)}
         for name, w, pu, lo in session.execute(
-            select(key, _count(p.outcome == "win"), _count(p.outcome == "push"), _count(p.outcome == "loss"))
+            select(key, _count(p.outcome == "win"), _count(p.outcome == "push"), _count(p.outcome == "lose"))
             .join(POSITIONS, p.round_id == c.round_id)
             .where(*in_period, c.phase == "closed")
             .group_by(key)
@@ -171,7 +171,7 @@ def period_sums(session: Session, *, table_id: str, start: datetime, end: dateti
                 func.count(),
                 _count(p.outcome == "win"),
                 _count(p.outcome == "push"),
-                _count(p.outcome == "loss"),
+                _count(p.outcome == "lose"),
                 _sum(p.wager_cents),
                 _sum(p.big_hand_bonus_cents + p.joker_bonus_cents),
                 _sum(p.commission_cents),

@@ -33,6 +33,7 @@ from sqlalchemy import CheckConstraint, Integer, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
 from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
 
+from .chain import TABLE_ID_MAX
 from .errors import InvalidFieldError, StorageError
 from .models import UTCDateTime
 from .people import chain_person
@@ -133,6 +134,10 @@ class User(UserBase, table=True):
     keyed_by: str | None = Field(default=None, max_length=NAME_MAX)  # who made the current key
     confirmed: bool = True  # false: keyed by an admin through the API, a second admin has not confirmed
     confirmed_by: str | None = Field(default=None, max_length=NAME_MAX)
+    # the floor (migration 0007): a pit user sees only this pit's tables, a dealer deals only at
+    # this table; None leaves the person unscoped (docs/floor.md, "Who sees what")
+    pit: str | None = Field(default=None, max_length=64)
+    table_id: str | None = Field(default=None, max_length=TABLE_ID_MAX)
 
 
 class UserPublic(UserBase):
@@ -146,6 +151,8 @@ class UserPublic(UserBase):
     keyed_by: str | None = None
     confirmed: bool = True
     confirmed_by: str | None = None
+    pit: str | None = None
+    table_id: str | None = None
 
 
 def add_user(

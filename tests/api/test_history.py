@@ -28,7 +28,7 @@ FILTERS = [
     ({"misdeal": "true"}, [3]),
     ({"override": "true"}, [4]),
     ({"outcome": "win"}, [4, 1]),
-    ({"outcome": "loss"}, []),
+    ({"outcome": "lose"}, []),
     ({"position": 5, "outcome": "push"}, [4, 1]),
     ({"position": 5, "outcome": "win"}, []),
     ({"position": 4}, []),  # position 4 had no wager in any round

@@ -68,7 +68,7 @@ class PositionPublic(BaseModel):
     seven_card_category: str | None
     house_way_rule_id: str | None
     fouled: bool
-    outcome: str | None = Field(description="win, push or loss (the banker's row: none)")
+    outcome: str | None = Field(description="win, push or lose (the banker's row: none)")
     win_cents: int
     commission_cents: int
     bonus_paid_cents: int

@@ -59,7 +59,10 @@ def _enroll_people() -> None:
 
     from table_controller.storage.chain import GENESIS_HASH, ChainLink, canonical_payload, format_timestamp
     from table_controller.storage.models import UTCDateTime
-    from table_controller.storage.people import PEOPLE_CHAIN, PERSON_FIELDS
+    from table_controller.storage.people import PEOPLE_CHAIN
+
+    # the users columns as this revision has them (people.PERSON_FIELDS grew with 0007)
+    PERSON_FIELDS = ("name", "role", "disabled", "token_hash", "keyed_by", "confirmed", "confirmed_by")
 
     bind = op.get_bind()
     people = bind.execute(
