@@ -113,7 +113,9 @@ def _person(session: Session, token: str) -> Principal | None:
     user = user_for_token(session, token=token)
     if user is None:
         return None
-    return Principal(name=user.name, role=user.role, confirmed=user.confirmed)
+    return Principal(
+        name=user.name, role=user.role, confirmed=user.confirmed, pit=user.pit, table_id=user.table_id
+    )
 
 
 async def lookup(app_state: object, token: str) -> Principal | None:

@@ -37,6 +37,8 @@ class Principal:
     name: str
     role: Role
     confirmed: bool = True
+    pit: str | None = None  # a pit user's pit on the floor (docs/floor.md, "Who sees what")
+    table_id: str | None = None  # a dealer's table
 
 
 class TokenCache:
