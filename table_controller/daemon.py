@@ -43,7 +43,7 @@ from .children import compute_table_math, die_with_parent, table_math_for
 from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
 from .service import TableService
 from .settings import TableSettings
-from .storage import open_store, redacted
+from .storage import open_read_store, open_store, redacted
 from .storage.checkpoints import CheckpointKeyError
 
 if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, at run time
@@ -389,7 +389,9 @@ async def start_api(settings: TableSettings, service: TableService, engine: Any)
     from .api.app import create_app
     from .api.server import make_server
 
-    server = make_server(create_app(settings, service, engine), host=settings.host, port=settings.port)
+    read_engine = open_read_store(settings.read_db_url) if settings.read_db_url else None
+    app = create_app(settings, service, engine, read_engine=read_engine)
+    server = make_server(app, host=settings.host, port=settings.port)
     task = asyncio.create_task(server.serve(), name="api")
     while not server.started:
         if task.done():

@@ -186,6 +186,13 @@ class TableSettings(BaseSettings):
     limits: Limits = Limits()
     data_dir: Path = Path("var")
     db_url: str | None = None  # default: SQLite in data_dir
+    # a read-only copy of the store (a PostgreSQL streaming replica) the API's reads use; commands
+    # and who a token belongs to stay on db_url (docs/floor.md, "Reads off the primary")
+    read_db_url: str | None = None
+    pit: str | None = Field(
+        default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$"
+    )
+    api_url: str | None = Field(default=None, max_length=255)  # where the floor links to this table's pages
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     shuffler: ShufflerSettings = ShufflerSettings()
@@ -246,11 +253,11 @@ class TableSettings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}: an IANA name such as America/Las_Vegas") from None
         return value
 
-    @field_validator("db_url")
+    @field_validator("db_url", "read_db_url")
     @classmethod
     def _db_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("sqlite:", "postgresql:", "postgresql+psycopg:")):
-            raise ValueError("db_url must be a sqlite: or postgresql: URL")
+            raise ValueError("must be a sqlite: or postgresql: URL")
         return value
 
     @model_validator(mode="after")

@@ -59,7 +59,7 @@ def test_default_database_is_sqlite_in_the_data_dir(tmp_path):
         ("house_way = 'no-such-way'\n", "no-such-way"),
         ("[rules]\npremium_multiple = 7\n", "premium_multiple"),
         ("[rules]\ngame = 'double-joker'\n", "set the game with 'game'"),
-        ("db_url = 'mysql://x'\n", "db_url must be a sqlite: or postgresql: URL"),
+        ("db_url = 'mysql://x'\n", "must be a sqlite: or postgresql: URL"),
         ("table_id = 'bad id!'\n", "table_id"),
         ("[dice]\nusb = '1209:0007'\nurl = '/dev/ttyS0'\n", "not both"),
     ],

@@ -117,10 +117,12 @@ def create_app(
     *,
     poll_interval: float = 0.1,
     token_ttl: float = DEFAULT_TTL_SECONDS,
+    read_engine: Engine | None = None,
 ) -> FastAPI:
     """The API of one table. ``service`` and ``engine`` are the daemon's own (shared with the
     device conductor); ``poll_interval`` is how often the live stream looks for new events;
-    ``token_ttl`` how long a token's person is remembered (``tokens.TokenCache``)."""
+    ``token_ttl`` how long a token's person is remembered (``tokens.TokenCache``);
+    ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
 
     @asynccontextmanager
@@ -142,7 +144,7 @@ def create_app(
     app.state.settings = settings
     app.state.service = service
     app.state.engine = engine
-    app.state.store = Store(engine)
+    app.state.store = Store(engine, read_engine)
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub
     install_error_handlers(app)

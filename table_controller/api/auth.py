@@ -123,7 +123,7 @@ async def lookup(app_state: object, token: str) -> Principal | None:
     tokens: TokenCache = app_state.tokens  # type: ignore[attr-defined]
     principal = tokens.get(token)
     if principal is None:
-        principal = await app_state.store.read(_person, token)  # type: ignore[attr-defined]
+        principal = await app_state.store.read_current(_person, token)  # type: ignore[attr-defined]
         if principal is not None:
             tokens.put(token, principal)
     return principal

@@ -39,10 +39,16 @@ _bearer = HTTPBearer(auto_error=False, description="a person's token, from `tabl
 
 
 class Store:
-    """The store as an endpoint uses it: all its I/O in one thread-pool call."""
+    """The store as an endpoint uses it: all its I/O in one thread-pool call.
 
-    def __init__(self, engine: Engine) -> None:
+    ``read_engine`` is a read-only copy of the store (a streaming replica: ``read_db_url``,
+    docs/floor.md, "Reads off the primary") that ``read`` uses when given; ``read_current``,
+    ``write`` and ``run`` always use the primary ``engine`` (who a token belongs to, and every
+    command, must be current)."""
+
+    def __init__(self, engine: Engine, read_engine: Engine | None = None) -> None:
         self.engine = engine
+        self.read_engine = read_engine if read_engine is not None else engine
 
     @staticmethod
     def _within(
@@ -58,6 +64,10 @@ class Store:
     async def read(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``work(session, *args, **kwargs)`` on one consistent read snapshot (``read_snapshot``:
         REPEATABLE READ, READ ONLY on PostgreSQL), in the thread pool; rolled back at the end."""
+        return await run_in_threadpool(self._within, read_snapshot, self.read_engine, work, args, kwargs)
+
+    async def read_current(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """As :meth:`read`, on the primary: for what must never be behind (a person's token)."""
         return await run_in_threadpool(self._within, read_snapshot, self.engine, work, args, kwargs)
 
     async def write(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

@@ -72,7 +72,7 @@ from .rounds import (
 from .rules_store import Evidence, keep_evidence, load_evidence
 from .session import read_snapshot, unit_of_work
 from .shifts import FLOOR_CHAIN, Shift
-from .store import audit_verify, open_store, store_url, verify_store
+from .store import audit_verify, open_read_store, open_store, store_url, verify_store
 from .users import Role, UserExistsError, UserNotFoundError, UserPublic, add_user, user_for_token
 
 __all__ = [
@@ -141,6 +141,7 @@ __all__ = [
     "lock_table",
     "make_engine",
     "next_round_number",
+    "open_read_store",
     "open_store",
     "read_snapshot",
     "redacted",

@@ -38,6 +38,12 @@ def open_store(url: str) -> Engine:
     return engine
 
 
+def open_read_store(url: str) -> Engine:
+    """An engine on a read-only copy of the store (a streaming replica: docs/floor.md, "Reads off
+    the primary"). Never migrated: the primary's migrations reach it by replication."""
+    return make_engine(url)
+
+
 def verify_store(url: str) -> ChainReport:
     """Verify every table's chain in the store at ``url`` without writing to it.
 

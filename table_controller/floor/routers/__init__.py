@@ -1,0 +1,1 @@
+"""The floor's endpoints, one module per resource (as api/routers/)."""
