@@ -28,7 +28,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from .pinned_rules import PinnedRules
-from .recorder import settled_projection
+from .recorder import required_projection, settled_projection
 from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
 from .round.machine import apply, open_round
 from .storage.audit import ChainReport, verify_chain
@@ -244,6 +244,8 @@ class _RoundCheck:
         if row.phase != state.phase.value:  # a tail deleted, or a projection edited
             self.found.add(where, "phase", state.phase.value, row.phase)
         self._compare_wagers(where, opened, row, positions)
+        if row.house_way_required is not None:  # NULL: recorded before 0007 kept it
+            self._compare_required(where, state, row.house_way_required)
         if settled:
             assert state.result is not None
             derived = state.result.as_dict()
@@ -258,6 +260,21 @@ class _RoundCheck:
                 self.found.add(where, "voided", True, row.voided)
         elif row.voided:
             self.found.add(where, "voided", False, row.voided)
+
+    def _compare_required(self, where: str, state: Any, stored: str) -> None:
+        """The kept required setting of the banker's hand against the one replay derives."""
+        derived = None if state.required is None else json.loads(required_projection(state.required))
+        try:
+            kept = json.loads(stored)
+        except ValueError:
+            kept = stored
+        if not isinstance(derived, dict) or not isinstance(kept, dict):
+            if derived != kept:
+                self.found.add(where, "house_way_required", derived, kept)
+            return
+        for name in sorted(set(derived) | set(kept)):
+            if derived.get(name) != kept.get(name):
+                self.found.add(where, f"house_way_required.{name}", derived.get(name), kept.get(name))
 
     def _compare_wagers(self, where: str, opened: RoundOpened, row: Any, positions: dict[int, Any]) -> None:
         wagers = opened.wagers

@@ -18,6 +18,7 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from .game.cards import codes, parse_cards
+from .game.dealer import RequiredSetting
 from .game.evaluator import (
     RankingRules,
     high_category,
@@ -352,6 +353,8 @@ def _project(
         else:
             assert state.required is not None
             changes["house_way_rule_id"] = state.required.rule_id
+            # kept with the round, so its detail reads it instead of setting the hand again
+            changes["house_way_required"] = required_projection(state.required)
             for position, cards in state.hands.items():
                 update_position(
                     session,
@@ -452,6 +455,23 @@ def settled_projection(result: Any) -> SettledProjection:
                 "net_cents": hand.net,
             }
     return SettledProjection(round=totals, positions=positions)
+
+
+def required_projection(required: RequiredSetting) -> str:
+    """The ``rounds.house_way_required`` text of the setting the house way required of the
+    banker's seven cards (002): one definition, written by the projection when the piles are
+    dealt and compared by ``audit verify`` (record_check.py) with what replay derives."""
+    return json.dumps(
+        {
+            "way": required.way,
+            "rule_id": required.rule_id,
+            "rule_words": required.rule_words,
+            "high": codes(required.setting.high),
+            "low": codes(required.setting.low),
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 def _bank_columns(opened: RoundOpened) -> dict[str, Any]:

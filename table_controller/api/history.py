@@ -4,6 +4,7 @@ queries (docs/api.md, "History").
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -75,12 +76,24 @@ def _pinned(session: Session, opened: RoundOpened) -> Any:
 
 
 def _house_way(
-    session: Session, opened: dict[str, Any] | None, banker_cards: list[str] | None
+    session: Session, stored: str | None, opened: dict[str, Any] | None, banker_cards: list[str] | None
 ) -> dict[str, Any] | None:
-    """How the house way the round was opened under (loaded by its pinned hash: pinned_rules.py)
-    sets the banker's seven cards (002)."""
+    """How the house way the round was opened under sets the banker's seven cards (002): as
+    the recorder kept it when the piles were dealt (``recorder.required_projection``)."""
+    if stored is not None:
+        kept = json.loads(stored)
+        setting = {"high": kept["high"], "low": kept["low"]}
+        return {
+            "way": kept["way"],
+            "rule_id": kept["rule_id"],
+            "rule_words": kept["rule_words"],
+            "setting": setting,
+        }
     if opened is None or banker_cards is None:
         return None
+    # A round recorded before migration 0007 kept no required setting: for it (and only for it)
+    # the house way its opening pinned by hash (pinned_rules.py) sets the hand here, which is
+    # what the recorder would have kept, since the pinned rules cannot have changed.
     event = event_from_payload(opened)
     assert isinstance(event, RoundOpened)
     rules = _pinned(session, event)
@@ -100,6 +113,7 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
     """One round in full: the projection, its positions, and every event of the round in order
     (three indexed SELECTs, one validation of the whole answer)."""
     detail = round_row(session, table_id, round_id)
+    stored_required = detail.pop("house_way_required")
     positions = round_positions(session, round_id)
     for position in positions:
         for name in ("cards", "high", "low"):
@@ -127,7 +141,7 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         unused=[] if dealt is None else dealt["unused"],
         house_way=None
         if detail["misdeal"] or banker is None
-        else _house_way(session, payloads.get("round.opened"), banker["cards"]),
+        else _house_way(session, stored_required, payloads.get("round.opened"), banker["cards"]),
         positions=positions,
         events=events,
         rules_version=dict((payloads.get("round.opened") or {}).get("evidence") or {}),

@@ -354,7 +354,9 @@ POSITION_COLUMNS = (
 _EVENTS = Event.__table__  # type: ignore[attr-defined]
 _EVENT_COLUMNS = ("seq", "kind", "actor", "created_at", "payload", "prev_hash", "hash")
 # Built once: a detail is three indexed SELECTs (primary key, primary key, (round_id, seq)).
-_ROUND_BY_ID = select(ROUNDS.c.table_id, *_SUMMARY).where(ROUNDS.c.round_id == bindparam("round_id"))
+_ROUND_BY_ID = select(ROUNDS.c.table_id, ROUNDS.c.house_way_required, *_SUMMARY).where(
+    ROUNDS.c.round_id == bindparam("round_id")
+)
 _POSITIONS_OF = (
     select(*[POSITIONS.c[name] for name in POSITION_COLUMNS])
     .where(POSITIONS.c.round_id == bindparam("round_id"))
@@ -368,11 +370,12 @@ _EVENTS_OF = (
 
 
 def round_row(session: Session, table_id: str, round_id: str) -> dict[str, Any]:
+    """The round's ``SUMMARY_COLUMNS`` as named fields and its ``house_way_required`` (JSON text)."""
     check_round_id(round_id)
     row = session.connection().execute(_ROUND_BY_ID, {"round_id": round_id}).first()
     if row is None or row[0] != table_id:
         raise RoundNotFoundError(f"no round {round_id!r}")
-    return summary_data(tuple(row)[1:])
+    return {**summary_data(tuple(row)[2:]), "house_way_required": row[1]}
 
 
 def round_events(session: Session, table_id: str, round_id: str) -> list[dict[str, Any]]:

@@ -433,6 +433,7 @@ class RoundUpdate(SQLModel):
     bank_commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
     banker_result_cents: StrictCents | None = None
     house_hand_result_cents: StrictCents | None = None
+    house_way_required: str | None = None  # JSON, recorder.required_projection (0007)
 
     model_config = SQLModelConfig(extra="forbid")
 
