@@ -35,6 +35,7 @@ import argparse
 import asyncio
 import contextlib
 import http.client
+import json
 import random
 import sqlite3
 import statistics
@@ -129,6 +130,7 @@ ROUND_COLUMNS = (
     "house_result_cents",
     "house_way_rule_id",
     "override",
+    "house_way_required",
 )
 POSITION_COLUMNS = (
     "round_id",
@@ -199,10 +201,10 @@ def batches(rounds: int, start: datetime, seed: int = 5) -> Iterator[Rows]:
             if voided:
                 rows.append((pos, wager, None, None, None, None))
                 continue
-            outcome = rng.choices(("win", "push", "loss"), (30, 40, 30))[0]
+            outcome = rng.choices(("win", "push", "lose"), (30, 40, 30))[0]
             win = wager if outcome == "win" else 0
             fee = (wager * 5 + 99) // 100 if outcome == "win" else 0
-            net = win - fee if outcome == "win" else (-wager if outcome == "loss" else 0)
+            net = win - fee if outcome == "win" else (-wager if outcome == "lose" else 0)
             commission += fee
             house -= net
             rows.append((pos, wager, outcome, win, fee, net))
@@ -231,6 +233,7 @@ def batches(rounds: int, start: datetime, seed: int = 5) -> Iterator[Rows]:
                 house,
                 None if misdeal else rule,
                 override,
+                None if misdeal else _required(rule, hands[1]),
             )
         )
         for pos, wager, outcome, win, fee, net in rows:
@@ -264,6 +267,21 @@ def batches(rounds: int, start: datetime, seed: int = 5) -> Iterator[Rows]:
             batch_rounds, batch_positions = [], []
     if batch_rounds:
         yield batch_rounds, batch_positions
+
+
+def _required(rule: str, banker: list[str]) -> str:
+    """A kept required setting of the size the recorder writes (its content is not checked here)."""
+    return json.dumps(
+        {
+            "way": "house-way-002",
+            "rule_id": rule,
+            "rule_words": f"{rule} | the table's own words",
+            "high": banker[:5],
+            "low": banker[5:],
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
 
 
 _TIMES = (ROUND_COLUMNS.index("opened_at"), ROUND_COLUMNS.index("closed_at"))
@@ -414,8 +432,8 @@ def history_cases(
         ("override", {"override": "true"}, HistoryFilter(override=True), None),
         (
             "position 4 lost",
-            {"position": 4, "outcome": "loss"},
-            HistoryFilter(position=4, outcome=PositionOutcome.LOSS),
+            {"position": 4, "outcome": "lose"},
+            HistoryFilter(position=4, outcome=PositionOutcome.LOSE),
             None,
         ),
         ("card As at position 3", {"card": "As", "position": 3}, HistoryFilter(card="As", position=3), None),
