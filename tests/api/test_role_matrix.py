@@ -20,6 +20,7 @@ AUDIT = {P, S}
 # (method, path): (roles allowed, a request that is valid for an allowed role)
 MATRIX = {
     ("GET", "/api/table"): (READ, {}),
+    ("GET", "/api/table/rules"): (READ, {}),
     ("POST", "/api/table/open"): ({P}, {}),
     ("POST", "/api/table/close"): ({P}, {}),
     ("POST", "/api/table/deck-check"): ({P}, {}),

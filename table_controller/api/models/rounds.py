@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
+from ...round.phase_words import phase_words
 from .events import ChainEventPublic
 from .table import DicePublic, HouseWayPublic, PilePublic, RoundStatePublic
 
@@ -46,6 +47,11 @@ class RoundSummaryPublic(BaseModel):
     bank_commission_cents: int | None = Field(None, description="commission the player-banker paid")
     banker_result_cents: int | None = Field(None, description="the player-banker's result, its share")
     house_hand_result_cents: int | None = Field(None, description="the house's own hand against the bank")
+
+    @computed_field(description="the phase in words, as the pages show it (round/phase_words.py)")  # type: ignore[prop-decorator]
+    @property
+    def phase_words(self) -> str:
+        return phase_words(self.phase)
 
 
 class RoundPage(BaseModel):

@@ -9,12 +9,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from ...game.banking import main_exposure
 from ...game.deal import pile_positions
 from ...game.table_rules import TableRules
 from ...round.machine import RoundState
+from ...round.phase_words import phase_words
 from .errors import SettingPublic
 
 
@@ -147,6 +148,11 @@ class RoundStatePublic(BaseModel):
     bank_offer: int | None = Field(default=None, description="the seat the bank was offered to this round")
     dice_direction: str = "counter-clockwise"
 
+    @computed_field(description="the phase in words, as the pages show it (round/phase_words.py)")  # type: ignore[prop-decorator]
+    @property
+    def phase_words(self) -> str:
+        return phase_words(self.phase)
+
 
 class FaultPublic(BaseModel):
     kind: str
@@ -253,6 +259,67 @@ class BankingPublic(BaseModel):
         description="the seat the bank was offered to last round (None: the house)"
     )
     dice_direction: str
+
+
+class LimitsPublic(BaseModel):
+    """The table's limits per position, in integer cents (settings.Limits)."""
+
+    min_main_cents: int
+    max_main_cents: int
+    max_bonus_cents: int = Field(description="the most on each bonus wager (Double Joker, 003)")
+
+
+class RulesHouseWayPublic(BaseModel):
+    """The house way new rounds are set by, and the SHA-256 of its file (docs/audit-chain.md)."""
+
+    name: str
+    title: str
+    source: str
+    sha256: str
+
+
+class CommissionPublic(BaseModel):
+    """How the house takes its share of a win (002, 003, 004), and that in words."""
+
+    kind: Literal["percent", "none", "flat-fee"]
+    rate_bp: int | None = Field(None, description="percent: basis points of each win")
+    rounding_unit_cents: int | None = Field(None, description="percent: rounded to a multiple of this")
+    rounding: str | None = Field(None, description="percent: up, half-up or down")
+    fee_cents: int | None = Field(None, description="flat-fee: cents per hand played")
+    words: str
+
+
+class PayLinePublic(BaseModel):
+    line: str
+    odds: int | None = Field(description="N for 'N to 1'; null: the line loses")
+    words: str = Field(examples=["8888 to 1", "loss"])
+
+
+class PayTablePublic(BaseModel):
+    """A bonus's pay table (Double Joker, 003), every line in the order of the table."""
+
+    bonus: str = Field(description="big-hand or joker-bonus")
+    source: str
+    lines: list[PayLinePublic]
+
+
+class TableRulesPublic(BaseModel):
+    """What new rounds at this table are decided under (docs/api.md, "The table's rules")."""
+
+    table_id: str
+    game: str
+    limits: LimitsPublic
+    house_way: RulesHouseWayPublic
+    foul_rule: str = Field(description="forfeit or house-way (004)")
+    foul_rule_words: str
+    foul_forfeits_bonuses: bool
+    commission: CommissionPublic
+    overqualifier: bool = Field(description="Double Joker's overqualifier (003)")
+    premium_multiple: int | None = Field(description="the premium's multiple of the main wager; null: none")
+    paytables: list[PayTablePublic] = Field(description="empty when the game offers no bonus")
+    rules_version: dict[str, str] = Field(
+        description="the contents new rounds pin, by SHA-256 (house_way, table_rules, paytable.<bonus>)"
+    )
 
 
 class TableStatePublic(BaseModel):

@@ -1,14 +1,28 @@
-"""The table now (dealer, pit, surveillance) and opening or closing it (pit)."""
+"""The table now and the rules it plays by (dealer, pit, surveillance), and opening or closing it (pit)."""
 
 from __future__ import annotations
 
 import structlog
 from fastapi import APIRouter
 
+from ...game.house_way.errors import HouseWayError
+from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
+from ...game.paytables import Bonus
+from ...game.table_rules import FoulRule
+from ...pinned_rules import HOUSE_WAY, current_rules
 from ...service import TableService
+from ...settings import TableSettings
 from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
-from ..errors import responses
-from ..models.table import TableStatePublic
+from ..errors import ApiError, responses
+from ..models.table import (
+    CommissionPublic,
+    LimitsPublic,
+    PayLinePublic,
+    PayTablePublic,
+    RulesHouseWayPublic,
+    TableRulesPublic,
+    TableStatePublic,
+)
 from ..views import table_state
 from .round import command
 
@@ -22,6 +36,89 @@ async def get_table(_: ReadTableDep, service: ServiceDep, store: StoreDep) -> Ta
     start position, the piles once dealt and the unused cards, the house-way setting of the
     banker's hand with its rule id, the settings made, open alerts, device health."""
     return await store.read(lambda session: table_state(service, session))
+
+
+FOUL_RULE_WORDS = {
+    FoulRule.FORFEIT: "a fouled hand loses its main wager (001)",
+    FoulRule.HOUSE_WAY: "a fouled hand is set again by the house way, then compared (004)",
+}
+
+
+def _percent(basis_points: int) -> str:
+    """500 -> "5", 450 -> "4.5", 1 -> "0.01": basis points as a percentage, exactly."""
+    whole, part = divmod(basis_points, 100)
+    return f"{whole}.{part:02d}".rstrip("0").rstrip(".")
+
+
+def _commission(policy: PercentCommission | NoCommission | FlatFee) -> CommissionPublic:
+    if isinstance(policy, PercentCommission):
+        unit = policy.rounding_unit
+        return CommissionPublic(
+            kind="percent",
+            rate_bp=policy.rate_bp,
+            rounding_unit_cents=unit,
+            rounding=policy.rounding.value,
+            words=f"{_percent(policy.rate_bp)}% of each win, rounded {policy.rounding.value} to a "
+            f"multiple of {format_cents(unit)} (002)",
+        )
+    if isinstance(policy, FlatFee):
+        return CommissionPublic(
+            kind="flat-fee",
+            fee_cents=policy.fee,
+            words=f"a fee of {format_cents(policy.fee)} per hand played, no commission (004)",
+        )
+    return CommissionPublic(kind="none", words="no commission: wins are paid in full (003)")
+
+
+def table_rules_view(settings: TableSettings) -> TableRulesPublic:
+    """The rules new rounds at this table open under, from its settings and files as they are
+    now (``pinned_rules.current_rules``: the same contents and hashes a new round pins)."""
+    try:
+        version = current_rules(settings.table_rules(), settings.house_way)
+    except (HouseWayError, OSError) as error:  # the way file edited or removed since the start
+        raise ApiError(409, f"the house way file no longer loads: {error}", "rules-not-loaded") from None
+    table, way = version.rules.table, version.rules.way
+    limits = settings.limits
+    paytables = [
+        PayTablePublic(
+            bonus=bonus.value,
+            source=paytable.source,
+            lines=[
+                PayLinePublic(
+                    line=line.name, odds=line.odds, words="loss" if line.odds is None else f"{line.odds} to 1"
+                )
+                for line in paytable.lines
+            ],
+        )
+        for bonus in Bonus
+        if (paytable := table.paytable(bonus)) is not None
+    ]
+    return TableRulesPublic(
+        table_id=settings.table_id,
+        game=table.game.value,
+        limits=LimitsPublic(
+            min_main_cents=limits.min_main, max_main_cents=limits.max_main, max_bonus_cents=limits.max_bonus
+        ),
+        house_way=RulesHouseWayPublic(
+            name=way.name, title=way.title, source=way.source, sha256=version.evidence[HOUSE_WAY]
+        ),
+        foul_rule=table.foul_rule.value,
+        foul_rule_words=FOUL_RULE_WORDS[table.foul_rule],
+        foul_forfeits_bonuses=table.foul_forfeits_bonuses,
+        commission=_commission(table.commission),
+        overqualifier=table.overqualifier,
+        premium_multiple=table.premium_multiple if table.overqualifier else None,
+        paytables=paytables,
+        rules_version=version.evidence,
+    )
+
+
+@router.get("/rules", response_model=TableRulesPublic, responses=responses(409))
+async def get_rules(_: ReadTableDep, service: ServiceDep) -> TableRulesPublic:
+    """The rules new rounds open under: the limits (cents), the game, the house way and the
+    SHA-256 of its file, the foul rule, the commission, the bonus pay tables, and the hashes a
+    new round pins. 409 when the house way file was edited into one that no longer loads."""
+    return table_rules_view(service.settings)
 
 
 async def _set_open(is_open: bool, who: str, service: TableService, store: StoreDep) -> TableStatePublic:

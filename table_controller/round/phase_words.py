@@ -1,0 +1,36 @@
+"""The phases of a round in people's words (docs/round-lifecycle.md, "The phases").
+
+One table, used by the API (``phase_words`` beside ``phase`` in the table state and the round
+history) so that every page shows the same words and never the slug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from .phases import Phase
+
+PHASE_WORDS: Final[Mapping[Phase, str]] = MappingProxyType(
+    {
+        Phase.OPEN: "wagers in, waiting for the dice",
+        Phase.DEALING: "dice rolled, waiting for the deal",
+        Phase.PLAYERS_SETTING: "players' hands to set",
+        Phase.DEALER_SETTING: "dealer's hand to set",
+        Phase.SETTLING: "every hand set, waiting for settlement",
+        Phase.CLOSED: "settled",
+        Phase.VOID: "void, wagers returned",
+    }
+)
+
+
+def phase_words(phase: Phase | str) -> str:
+    """The words for ``phase`` (a Phase or its slug); an unknown slug is shown as it is."""
+    try:
+        return PHASE_WORDS[Phase(phase)]
+    except ValueError:
+        return str(phase)
+
+
+__all__ = ["PHASE_WORDS", "phase_words"]
