@@ -190,14 +190,17 @@ app.add_typer(audit_app, name="audit")
 
 
 def _settings_error(error: Exception) -> str:
-    """A bad configuration in words an operator can act on: each field and what is wrong."""
+    """A bad configuration in words an operator can act on: every field and what is wrong with
+    it, all at once (the settings collect them: settings.TableSettings._rules_and_way)."""
     from pydantic import ValidationError
 
     if isinstance(error, ValidationError):
         lines = []
         for problem in error.errors():
             where = ".".join(str(part) for part in problem["loc"]) or "settings"
-            lines.append(f"  {where}: {problem['msg']} (got {problem.get('input')!r})")
+            # pydantic's "Value error, " prefix says nothing to an operator
+            words = problem["msg"].removeprefix("Value error, ")
+            lines.append(f"  {where}: {words} (got {problem.get('input')!r})")
         return "invalid settings:\n" + "\n".join(lines)
     return f"invalid settings: {error}"
 

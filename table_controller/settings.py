@@ -12,7 +12,16 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -260,15 +269,24 @@ class TableSettings(BaseSettings):
             raise ValueError("must be a sqlite: or postgresql: URL")
         return value
 
-    @model_validator(mode="after")
-    def _rules_and_way(self) -> TableSettings:
-        from .game.house_way import load_house_way
-
-        if "game" in self.rules:
-            raise ValueError("set the game with 'game', not inside 'rules'")
-        self.table_rules()  # validates the rules for this game
-        load_house_way(self.house_way)  # an unknown or malformed way is refused at start
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _rules_and_way(cls, data: Any, handler: ModelWrapValidatorHandler[TableSettings]) -> TableSettings:
+        """Every mistake of the configuration in one refusal: the fields' own, then the table
+        rules for the game and the house way, each checked even when another is wrong, so a
+        bad way file, bad rules and a bad limit are named together, not one per start."""
+        problems: list[InitErrorDetails] = []
+        settings = None
+        try:
+            settings = handler(data)
+        except ValidationError as error:
+            problems += [_problem(e["loc"], e["msg"], e["input"], e["type"]) for e in error.errors()]
+        if isinstance(data, dict):
+            problems += _rules_problems(cls, data)
+        if problems:
+            raise ValidationError.from_exception_data(cls.__name__, problems)
+        assert settings is not None
+        return settings
 
     def table_rules(self) -> TableRules:
         return TableRules.model_validate({"game": self.game, **self.rules})
@@ -278,6 +296,47 @@ class TableSettings(BaseSettings):
         if self.db_url:
             return self.db_url
         return f"sqlite:///{(self.data_dir / 'table.sqlite3').resolve()}"
+
+
+def _problem(loc: tuple[int | str, ...], msg: str, given: Any, kind: str = "value_error") -> InitErrorDetails:
+    """One problem of a refusal, its words kept as they are."""
+    return {"type": PydanticCustomError(kind, msg), "loc": loc, "input": given}
+
+
+def _rules_problems(cls: type[TableSettings], data: dict[str, Any]) -> list[InitErrorDetails]:
+    """What is wrong with the table rules (for the game given) and with the house way, from
+    the values as given: checked whatever else is wrong."""
+    from .game.house_way import HouseWayError, load_house_way
+
+    fields = cls.model_fields
+    problems: list[InitErrorDetails] = []
+    rules = data.get("rules", {})
+    if isinstance(rules, dict):
+        if "game" in rules:
+            problems.append(
+                _problem(("rules", "game"), "set the game with 'game', not inside 'rules'", rules["game"])
+            )
+        try:
+            game = Game(data.get("game", fields["game"].default))
+        except ValueError:
+            game = None  # the field's own error names it: the rules cannot be judged for no game
+        if game is not None and "game" not in rules:
+            try:
+                TableRules.model_validate({"game": game, **rules})
+            except ValidationError as error:
+                problems += [  # a whole-rules problem shows the rules as given (without the game)
+                    _problem(("rules", *e["loc"]), e["msg"], e["input"] if e["loc"] else rules, e["type"])
+                    for e in error.errors()
+                ]
+            except ValueError as error:  # a pay table file that does not load (PayTableError)
+                problems.append(_problem(("rules",), str(error), rules))
+    way = data.get("house_way", fields["house_way"].default)
+    if isinstance(way, str):
+        try:
+            load_house_way(way)  # an unknown or malformed way is refused at start
+        except HouseWayError as error:
+            problems.append(_problem(("house_way",), str(error), way))
+    return problems
 
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> TableSettings:

@@ -148,3 +148,26 @@ def test_the_device_timeout_is_the_documented_roll_timeout():
     assert TableSettings().device_timeout == documented
     assert inspect.signature(DiceShakerDriver.__init__).parameters["roll_timeout"].default == documented
     assert inspect.signature(ShakerAdapter.__init__).parameters["roll_timeout"].default == documented
+
+
+def test_every_mistake_of_a_config_file_is_named_in_one_refusal_and_run_exits_2(tmp_path):
+    """Three mistakes (an unknown house way, a premium no casino may choose under 003, a
+    minimum above the maximum) are all named at once, by the settings and by ``run``."""
+    from typer.testing import CliRunner
+
+    from table_controller.cli import app
+
+    mistakes = "house_way = 'no-such-way'\n[rules]\npremium_multiple = 7\n"
+    config = write(tmp_path, mistakes + "[limits]\nmin_main = 5000\nmax_main = 1000\n")
+    with pytest.raises(ValidationError) as refused:
+        load_settings(config)
+    where = sorted(".".join(map(str, e["loc"])) for e in refused.value.errors())
+    assert where == ["house_way", "limits", "rules"]
+    result = CliRunner().invoke(app, ["run", "--config", str(config), "--data-dir", str(tmp_path)])
+    assert result.exit_code == 2
+    said = result.stderr
+    assert said.startswith("invalid settings:\n")
+    assert "house_way: " in said and "no-such-way" in said
+    assert "rules: " in said and "premium_multiple must be one of (1, 2, 3, 4)" in said
+    assert "limits: " in said and "min_main 5000 is above max_main 1000" in said
+    assert not (tmp_path / "table.sqlite3").exists()  # nothing started
