@@ -315,6 +315,29 @@ def start_table_math(settings: TableSettings, service: TableService) -> Callable
     return stop
 
 
+# -- the floor --------------------------------------------------------------------------------------
+
+
+def start_floor_heartbeat(service: TableService, every: float) -> Callable[[], None]:
+    """Tell the floor every ``every`` seconds that the table is alive (``service.floor_heartbeat``,
+    which never raises: a store outage is logged and the next beat tries again), from a daemon
+    thread that dies with the process. Returns the stopper, which ends the thread."""
+    stopping = threading.Event()
+
+    def run() -> None:
+        while not stopping.wait(every):
+            service.floor_heartbeat()
+
+    thread = threading.Thread(target=run, name="floor-heartbeat", daemon=True)
+    thread.start()
+
+    def stop() -> None:
+        stopping.set()
+        thread.join(10)  # a beat in progress ends with its store call (the pool's own timeout)
+
+    return stop
+
+
 # -- the run ----------------------------------------------------------------------------------------
 
 
@@ -348,6 +371,8 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
             raise ConfigError(str(error)) from None
         install_table_context(service)
         service.record_start()  # the installed code's hash, logged and chained (docs/audit-chain.md)
+        service.register_on_floor()  # on the floor before dealing (docs/round-lifecycle.md)
+        stack.callback(start_floor_heartbeat(service, settings.floor_heartbeat_seconds))
         stack.callback(start_table_math(settings, service))
         conductor = build_conductor(settings, service, addresses, stop)
         api = await start_api(settings, service, engine) if settings.api else None
@@ -440,5 +465,6 @@ __all__ = [
     "build_conductor",
     "main",
     "run_table",
+    "start_floor_heartbeat",
     "start_simulators",
 ]

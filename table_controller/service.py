@@ -15,8 +15,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import replace
-from datetime import datetime
+from dataclasses import asdict, replace
+from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -56,6 +56,7 @@ from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
+from .storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
@@ -144,6 +145,9 @@ class TableService:
         self._band_alerted: str | None = None  # the gaming day whose band alert was raised
         self._lock = threading.RLock()  # the conductor, the journal thread and the API share it
         self._bank_history = BankHistory()  # who was offered the bank, each seat's last wager
+        self._floor_started: datetime | None = None  # when this start registered the table
+        self._floor_chained: Registration | None = None  # the registration this start chained
+        self._floor_failing: str | None = None  # why the heartbeat fails, while it does
 
     # -- what the table is now: read-only snapshots --------------------------------------------------
     # Each is an immutable value the service replaces (under its lock) when it changes, so a
@@ -666,6 +670,66 @@ class TableService:
             self._notes([Note("daemon.started", "system", {"code_sha256": digest, "files": files})])
         except Exception:
             log.exception("daemon.start_not_chained")
+
+    # -- the floor (docs/round-lifecycle.md, "Registration and heartbeat") ----------------------
+
+    def register_on_floor(self) -> None:
+        """Put the table on the floor (``floor_tables``) at start. When its pit, game, house way
+        or address differ from what its chain last said, chain ``table.registered`` first, as
+        any note of the table (kept through an outage), so the chain says which pit the table
+        was in when. Never raises: a table that cannot register deals all the same, and the
+        heartbeat registers it once the store answers."""
+        self._floor_started = datetime.now(UTC)
+        try:
+            self._register(self._floor_started)
+        except Exception as error:
+            self._floor_failing = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            log.error("floor.register_failed", error=self._floor_failing)
+
+    def _register(self, now: datetime) -> None:
+        settings = self.settings
+        registration = Registration(
+            pit=settings.pit, game=settings.game.value, house_way=settings.house_way, api_url=settings.api_url
+        )
+        engine = self.recorder.engine
+        with read_snapshot(engine) as session:
+            chained = last_registration(session, table_id=self.table_id)
+        if registration not in (chained, self._floor_chained):
+            with self._lock:
+                self._notes([Note(REGISTERED, "system", registration.payload(previous=chained))])
+            self._floor_chained = registration
+            log.info(
+                "floor.registration_changed",
+                pit=registration.pit,
+                game=registration.game,
+                previous_pit=None if chained is None else chained.pit,
+                previous_game=None if chained is None else chained.game,
+            )
+        with unit_of_work(engine) as session:
+            register_table(session, table_id=self.table_id, now=now, **asdict(registration))
+        log.info("floor.registered", pit=registration.pit, api_url=registration.api_url)
+
+    def floor_heartbeat(self, now: datetime | None = None) -> bool:
+        """Tell the floor the table is alive (``seen_at``); a table with no row (its start could
+        not register it, or the row was deleted) is registered again. Never raises: a store
+        outage is logged once when it starts and once when it ends, and the next beat tries
+        again (the daemon's heartbeat thread must never die of it). True when the beat was stored."""
+        now = now or datetime.now(UTC)
+        try:
+            with unit_of_work(self.recorder.engine) as session:
+                found = heartbeat(session, self.table_id, now)
+            if not found:
+                self._register(self._floor_started or now)
+        except Exception as error:
+            failing = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            if self._floor_failing is None:
+                log.warning("floor.heartbeat_failed", error=failing, outage=is_outage(error))
+            self._floor_failing = failing
+            return False
+        if self._floor_failing is not None:
+            log.info("floor.heartbeat_back", error_was=self._floor_failing)
+            self._floor_failing = None
+        return True
 
     def hold_round(self, what_failed: str) -> None:
         """Hold the open round: something failed inside it (the conductor, a device step)."""

@@ -202,6 +202,8 @@ class TableSettings(BaseSettings):
         default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$"
     )
     api_url: str | None = Field(default=None, max_length=255)  # where the floor links to this table's pages
+    # seconds between the daemon's heartbeats on the floor (floor_tables.seen_at; docs/round-lifecycle.md)
+    floor_heartbeat_seconds: float = Field(default=5.0, gt=0, le=3600)
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     shuffler: ShufflerSettings = ShufflerSettings()
