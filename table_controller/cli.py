@@ -2,6 +2,8 @@
 
 - ``run [--config FILE] [--data-dir DIR] [--simulate [--manual]] [--rounds N] [--port N]``: the table daemon
   (table_controller/daemon.py, docs/round-lifecycle.md).
+- ``floor [--config FILE] [--db-url URL] [--host H] [--port N]``: the floor service, every table of
+  the store for the pit and surveillance (table_controller/floor/, docs/floor.md).
 - ``audit verify [--data-dir DIR | --db-url URL] [--checkpoints FILE] [--public-key HEX]``: check
   the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key.
 - ``round void --reason TEXT --as NAME``: the pit's void when the API is down, and ``round confirm
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -302,6 +305,76 @@ def run_command(
         typer.echo(f"cannot open the store: {error}", err=True)
         raise typer.Exit(1) from None
     raise typer.Exit(code)
+
+
+@app.command("floor")
+def floor_command(
+    config: Annotated[
+        Path | None, typer.Option("--config", help="TOML settings file (see config/floor.toml)")
+    ] = None,
+    db_url: Annotated[
+        str | None, typer.Option("--db-url", help="the store the floor's tables write to")
+    ] = None,
+    host: Annotated[
+        str | None, typer.Option("--host", help="address the floor listens on (default 127.0.0.1)")
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=0, max=65535, help="the floor's port (default 8090; 0: any free port)"),
+    ] = None,
+) -> None:
+    """Serve the floor: the pit and surveillance terminals for every table (docs/floor.md).
+
+    Exit status:
+
+    0: a stop asked for (SIGTERM, SIGINT);
+
+    1: the store could not be opened (database unreachable, schema not at this version's revision);
+
+    2: a bad configuration (every bad setting is named).
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from .api.server import make_server
+    from .floor.app import create_floor_app
+    from .floor.settings import load_floor_settings
+    from .storage import StorageError, open_read_store, open_store
+
+    try:
+        settings = load_floor_settings(config, db_url=db_url, host=host, port=port)
+    except (ValueError, OSError) as error:  # a bad value (ValidationError), a missing or malformed file
+        typer.echo(_settings_error(error), err=True)
+        raise typer.Exit(2) from None
+    configure_logging(settings.log_format, settings.log_level)
+    try:
+        engine = open_store(settings.db_url)
+        read_engine = None if settings.read_db_url is None else open_read_store(settings.read_db_url)
+    except (StorageError, SQLAlchemyError) as error:
+        log.error("floor.store_unavailable", error=str(error))
+        typer.echo(f"cannot open the store: {error}", err=True)
+        raise typer.Exit(1) from None
+    server = make_server(
+        create_floor_app(settings, engine, read_engine),
+        host=settings.host,
+        port=settings.port,
+        edge=settings.http,
+    )
+
+    def stop(_signum: int, _frame: Any) -> None:  # the server leaves signals to its owner: here
+        server.should_exit = True
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, stop)
+    log.info("floor.serving", host=settings.host, port=settings.port)
+    try:
+        server.run()
+    except SystemExit:  # uvicorn's answer to an address it cannot listen on (logged by it)
+        typer.echo(f"cannot listen on {settings.host}:{settings.port}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        engine.dispose()
+        if read_engine is not None:
+            read_engine.dispose()
 
 
 @audit_app.command("verify")

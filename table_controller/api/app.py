@@ -27,7 +27,7 @@ from sqlalchemy.engine import Engine
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..service import TableService
-from ..settings import TableSettings
+from ..settings import HttpSettings, TableSettings
 from .access_log import AccessLog
 from .api_docs import mount_api_docs
 from .auth import Authentication, BadTokens
@@ -93,7 +93,7 @@ ROUTERS = (
 )
 
 
-def _document_roles(router: APIRouter) -> None:
+def document_roles(router: APIRouter) -> None:
     """Write each operation's permission and roles into its OpenAPI entry (once per router)."""
     for route in router.routes:
         if not isinstance(route, APIRoute) or "x-roles" in (route.openapi_extra or {}):
@@ -149,7 +149,7 @@ def create_app(
     app.state.hub = hub
     install_error_handlers(app)
     for router in (round.open_round_router(settings), *ROUTERS):
-        _document_roles(router)
+        document_roles(router)
         app.include_router(router)
     app.mount("/ui", StaticFiles(directory=STATIC_DIR, html=True), name="ui")
     mount_api_docs(app)
@@ -158,13 +158,20 @@ def create_app(
     def _home() -> RedirectResponse:
         return RedirectResponse("/ui/")
 
-    app.state.bad_tokens = BadTokens.from_settings(settings.http)
-    app.add_middleware(Authentication, bad_tokens=app.state.bad_tokens)
-    app.add_middleware(HttpEdge, settings=settings.http)
-    app.add_middleware(AccessLog)
-    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.http.trusted_proxies))
-    app.add_middleware(SecurityHeaders)  # outermost: on every answer, errors included
+    install_edge(app, settings.http)
     return app
 
 
-__all__ = ["create_app"]
+def install_edge(app: FastAPI, http: HttpSettings) -> None:
+    """The middlewares in front of the routes (this module's docstring), for a table's API and
+    the floor's alike (floor/app.py); ``app.state`` must hold ``store`` and ``tokens``, which
+    authentication reads."""
+    app.state.bad_tokens = BadTokens.from_settings(http)
+    app.add_middleware(Authentication, bad_tokens=app.state.bad_tokens)
+    app.add_middleware(HttpEdge, settings=http)
+    app.add_middleware(AccessLog)
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(http.trusted_proxies))
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, errors included
+
+
+__all__ = ["create_app", "document_roles", "install_edge"]

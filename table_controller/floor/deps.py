@@ -3,12 +3,18 @@ table API's authentication and roles (api/deps.py), so the floor answers as one 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends
+from fastapi import Depends, Request
 
-from ..api.deps import RoleDep
+from ..api.deps import Authorizer, RoleDep, Store
 from ..api.errors import ApiError
+from ..api.roles import CHANGES_STATE, Permission
+from ..api.tokens import Principal
+from ..approvals import refuse
+from ..storage.approvals import TwoPersonRefusedError
+from ..storage.session import read_snapshot
+from .overview import visible_table
 from .scope import NoScopeError, Scope, scope_of
 
 
@@ -23,4 +29,54 @@ async def get_scope(principal: RoleDep) -> Scope:
 
 ScopeDep = Annotated[Scope, Depends(get_scope)]
 
-__all__ = ["ScopeDep", "get_scope"]
+
+def not_on_floor(table_id: str) -> ApiError:
+    """The answer for a table that is not on the floor and for one outside the person's scope:
+    the same words, so scope does not tell which tables exist."""
+    return ApiError(404, f"no table {table_id!r} on this floor")
+
+
+def _visible(store: Store, scope: Scope, table_id: str) -> bool:
+    with read_snapshot(store.engine) as session:
+        return visible_table(session, scope, table_id) is not None
+
+
+class TableAuthorizer(Authorizer):
+    """As ``api.deps.Authorizer``, for a command on one table of the floor (its path names it):
+    a key still waiting for a second admin is refused (403 ``unconfirmed-key``) with the refusal
+    chained on that table's chain, as the table's own API chains it on its own."""
+
+    async def __call__(self, request: Request, principal: RoleDep) -> Principal:
+        if not principal.confirmed and self.permission in CHANGES_STATE:
+            store: Store = request.app.state.store
+            scope = await get_scope(principal)
+            table_id = str(request.path_params.get("table_id", ""))
+            if not await store.run(_visible, store, scope, table_id):
+                raise not_on_floor(table_id)
+            error = TwoPersonRefusedError(
+                f"the key of {principal.name} was made by an admin and waits for a second admin's"
+                f" confirmation: it may not {self.permission.value} yet",
+                rule="unconfirmed-key",
+            )
+            raise await store.run(
+                refuse,
+                store.engine,
+                table_id,
+                actor=principal.name,
+                error=error,
+                round_id=None,
+                permission=self.permission.value,
+            )
+        return await super().__call__(request, principal)
+
+    def __repr__(self) -> str:
+        return f"TableAuthorizer({self.permission.value})"
+
+
+def _needs_on_table(permission: Permission) -> Any:
+    return Annotated[Principal, Depends(TableAuthorizer(permission))]
+
+
+TableAcknowledgeDep = _needs_on_table(Permission.ACKNOWLEDGE)
+
+__all__ = ["ScopeDep", "TableAcknowledgeDep", "TableAuthorizer", "get_scope", "not_on_floor"]

@@ -1,0 +1,216 @@
+"""The floor's event hub: one poller of every table's audit chain for all the floor's streams
+(docs/floor.md, "The live stream"), as ``api/stream.py``'s ``EventHub`` is for one table.
+
+Each poll is one SELECT of the events after the hub's head of each chain (``uq_events_table_seq``):
+a table's seqs are gap-free and each commits after the one before it (``append_event`` holds
+the table's lock), so reading "after my last seq" per table never skips an event. A global
+order would not do: PostgreSQL serials commit out of order. The tables come from
+``floor_tables`` (read again every ``tables_every`` seconds: a table that starts is followed
+from then on). The ``people`` chain is followed too, not to send it but so that a stream
+re-checks its token at once when a person changes.
+
+The hub keeps each table's newest events in a ring buffer, tagged with the order it read them
+in; a stream that is behind, or resumes from older seqs than the buffers hold, is served from
+the store. A commit in this process on the hub's engine (an acknowledgement through the floor)
+pokes it to read at once, as the table's hub does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+
+import anyio.to_thread
+import structlog
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from ..storage.floor import chain_heads, events_after, floor_tables
+from ..storage.models import EventPublic
+from ..storage.people import PEOPLE_CHAIN
+from ..storage.session import read_snapshot
+
+log = structlog.get_logger()
+
+BUFFER_SIZE = 1024  # events kept per table
+STORE_PAGE = 500
+TABLES_EVERY = 2.0  # seconds between reads of floor_tables
+
+Vector = dict[str, int]  # chain -> the last seq of it read (or sent)
+
+
+def merge(batches: Mapping[str, list[tuple[int, EventPublic]]]) -> list[EventPublic]:
+    """One list of several tables' events, each table's in seq order, by the order they were read."""
+    return [item[1] for item in heapq.merge(*batches.values(), key=lambda item: item[0])]
+
+
+class FloorHub:
+    """Follows every table's chain of the floor and wakes the streams waiting on them."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        poll_interval: float = 0.25,
+        buffer_size: int = BUFFER_SIZE,
+        tables_every: float = TABLES_EVERY,
+    ) -> None:
+        if poll_interval <= 0:
+            raise ValueError("poll_interval must be > 0")
+        self.engine = engine
+        self.poll_interval = poll_interval
+        self.tables_every = tables_every
+        self.buffer_size = buffer_size
+        self.closed = False
+        self.pits: dict[str, str | None] = {}  # the floor's tables -> their pit
+        self.heads: Vector = {}  # each table's last seq read
+        self.since: Vector = {}  # each table's seq when the hub started following it
+        self.people = 0  # the people chain's last seq
+        self._buffers: dict[str, deque[tuple[int, EventPublic]]] = {}
+        self._order = itertools.count()
+        self._tables_read = float("-inf")
+        self._data: dict[tuple[str, int], bytes] = {}  # an event's JSON, made once for every stream
+        self._changed: asyncio.Event | None = None
+        self._poked: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    # -- the poller ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._changed = asyncio.Event()
+        self._poked = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        await anyio.to_thread.run_sync(self._read_tables)
+        event.listen(Session, "after_commit", self._committed)
+        self._task = asyncio.create_task(self._follow(), name="floor-hub")
+
+    def _committed(self, session: Session) -> None:
+        if session.bind is self.engine and self._loop is not None and self._poked is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the poller is gone
+                self._loop.call_soon_threadsafe(self._poked.set)
+
+    async def stop(self) -> None:
+        if event.contains(Session, "after_commit", self._committed):
+            event.remove(Session, "after_commit", self._committed)
+        await self.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def close(self) -> None:
+        """End every stream (the server is shutting down)."""
+        self.closed = True
+        self._notify()
+        if self._poked is not None:
+            self._poked.set()
+
+    def _notify(self) -> None:
+        if self._changed is not None:
+            changed, self._changed = self._changed, asyncio.Event()
+            changed.set()
+
+    def _read_tables(self) -> None:
+        """The floor's tables now; a table new to the hub is followed from its chain's head."""
+        with read_snapshot(self.engine) as session:
+            rows = floor_tables(session)
+            new = [row.table_id for row in rows if row.table_id not in self.heads]
+            heads = chain_heads(session, chains=new if self.heads else [*new, PEOPLE_CHAIN])
+        self.pits = {row.table_id: row.pit for row in rows}
+        for table_id in new:
+            self.heads[table_id] = self.since[table_id] = heads[table_id]
+            self._buffers[table_id] = deque(maxlen=self.buffer_size)
+        if PEOPLE_CHAIN in heads:
+            self.people = heads[PEOPLE_CHAIN]
+        self._tables_read = time.monotonic()
+
+    def read_store(self, after: Mapping[str, int], limit: int = STORE_PAGE) -> list[EventPublic]:
+        """The events after ``after`` (chain -> seq) from the store, each chain's in seq order."""
+        with read_snapshot(self.engine) as session:
+            return events_after(session, after=after, limit=limit)
+
+    def _poll(self) -> list[EventPublic]:
+        if time.monotonic() - self._tables_read >= self.tables_every:
+            self._read_tables()
+        return self.read_store({**self.heads, PEOPLE_CHAIN: self.people})
+
+    async def _follow(self) -> None:
+        assert self._poked is not None
+        while not self.closed:
+            try:
+                new = await anyio.to_thread.run_sync(self._poll)
+            except Exception as error:  # the store is away for a moment: keep the streams waiting
+                log.warning("floor.stream.poll_failed", error=str(error))
+                new = []
+            for found in new:
+                if found.table_id == PEOPLE_CHAIN:
+                    self.people = found.seq
+                else:
+                    self._buffers[found.table_id].append((next(self._order), found))
+                    self.heads[found.table_id] = found.seq
+            if new:
+                self._notify()
+                if len(new) == STORE_PAGE:
+                    continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poked.wait(), self.poll_interval)
+            self._poked.clear()
+
+    # -- the streams --------------------------------------------------------------------------
+
+    def data(self, found: EventPublic, render: Callable[[EventPublic], bytes]) -> bytes:
+        """The event's JSON for the stream, rendered once however many streams send it."""
+        key = (found.table_id, found.seq)
+        made = self._data.get(key)
+        if made is None:
+            made = render(found)
+            if len(self._data) >= 4 * self.buffer_size:
+                self._data.clear()  # bounded: only costs renders again
+            self._data[key] = made
+        return made
+
+    def after(self, last: Mapping[str, int]) -> list[EventPublic] | None:
+        """The buffered events after ``last`` (table -> seq) of those tables, merged in the order
+        the hub read them; [] when nothing is newer yet; None when a buffer does not reach back
+        to a table's seq (read the store)."""
+        batches: dict[str, list[tuple[int, EventPublic]]] = {}
+        for table_id, seq in last.items():
+            head = self.heads.get(table_id, 0)
+            if seq >= head:
+                continue
+            buffer = self._buffers.get(table_id)
+            if not buffer or buffer[0][1].seq > seq + 1:
+                return None
+            # a chain's seqs are consecutive, so the place of ``seq + 1`` in the buffer is arithmetic
+            batches[table_id] = list(itertools.islice(buffer, seq + 1 - buffer[0][1].seq, None))
+        return merge(batches)
+
+    def behind(self, last: Mapping[str, int]) -> bool:
+        return any(seq < self.heads.get(table_id, 0) for table_id, seq in last.items())
+
+    async def wait(self, last: Mapping[str, int], people: int, timeout: float) -> bool:
+        """Wait until an event after ``last`` is known, or the people chain moves past
+        ``people`` (True), or ``timeout`` passes (False)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self.behind(last) and self.people == people and not self.closed:
+            assert self._changed is not None
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                return False
+        return self.behind(last) or self.people != people
+
+
+__all__ = ["FloorHub", "Vector", "merge"]

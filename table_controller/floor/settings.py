@@ -1,0 +1,87 @@
+"""The floor service's settings: one validated object (pydantic-settings), as the table's
+(settings.py) and read the same way (docs/floor.md, "Running the floor").
+
+Where a value comes from, strongest first: a command-line flag, a ``FLOOR_`` environment
+variable (nested with ``__``: ``FLOOR_HTTP__ALLOW_PLAIN_HTTP=true``), the TOML file given with
+``--config``, then the defaults below. Unknown keys and unsafe values are refused at start with
+the field named. ``db_url`` has no default: the floor reads the store its tables write to.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from ..settings import HttpSettings, TableSettings
+
+DEFAULT_PORT = 8090
+
+
+class FloorSettings(BaseSettings):
+    """Everything ``table-controller floor`` needs: the tables' store and how to serve it."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FLOOR_", env_nested_delimiter="__", extra="forbid", frozen=True
+    )
+
+    db_url: str  # the store every table of the floor writes to (PostgreSQL; SQLite for one table)
+    read_db_url: str | None = None  # a read-only replica for the floor's reads (docs/floor.md)
+    host: str = "127.0.0.1"
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)  # 0: any free port (tests)
+    time_zone: str = "UTC"  # IANA zone of the gaming day: "today" on the tables overview
+    log_format: Literal["auto", "json", "console"] = "auto"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    http: HttpSettings = HttpSettings()
+    # a table whose daemon has not refreshed its floor row (seen_at) for this long is shown as
+    # not answering; its daemon's heartbeat is more frequent than this
+    stale_after: float = Field(default=30.0, gt=0, le=3_600)
+    poll_interval: float = Field(default=0.25, gt=0, le=10)  # seconds between the stream's looks at the store
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = settings_cls.model_config.get("toml_file")
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if toml_file:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+        return tuple(sources)
+
+    # The same checks as a table's, one definition (settings.TableSettings).
+    _time_zone = field_validator("time_zone")(TableSettings._time_zone.__func__)  # type: ignore[attr-defined]
+    _db_url = field_validator("db_url", "read_db_url")(TableSettings._db_url.__func__)  # type: ignore[attr-defined]
+
+    @model_validator(mode="after")
+    def _replica_differs(self) -> FloorSettings:
+        if self.read_db_url is not None and self.read_db_url == self.db_url:
+            raise ValueError("read_db_url is the primary itself: leave it out to read the primary")
+        return self
+
+
+def load_floor_settings(config_file: Path | None = None, **overrides: Any) -> FloorSettings:
+    """Settings from flags (``overrides``), the environment and the TOML file, in that order.
+    Raises ``FileNotFoundError`` for a config file that does not exist, pydantic's
+    ``ValidationError`` (a ``ValueError``) naming every bad field."""
+    if config_file is not None and not Path(config_file).is_file():
+        raise FileNotFoundError(f"no config file {config_file}")
+
+    class _FromFile(FloorSettings):
+        model_config = SettingsConfigDict(toml_file=config_file)
+
+    return _FromFile(**{k: v for k, v in overrides.items() if v is not None})
+
+
+__all__ = ["DEFAULT_PORT", "FloorSettings", "load_floor_settings"]

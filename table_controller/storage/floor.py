@@ -1,0 +1,231 @@
+"""The floor's queries: every table of the store at once (docs/floor.md).
+
+The floor shows many tables; each function here answers for all of them in one or two
+indexed SELECTs (``floor_tables``; ``uq_rounds_table_number``; ``ix_events_table_kind_seq``;
+``uq_events_table_seq``), never one query per table. Data functions take the session and
+keyword arguments, as the rest of storage/.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Row, and_, func, not_, or_, select
+from sqlalchemy.sql.expression import ColumnElement
+from sqlmodel import Session, col
+
+from .alerts import ACKNOWLEDGED, RAISED, Acknowledgement, Alert
+from .floor_tables import FloorTable
+from .models import Event, EventPublic, Round
+from .reports import ROUNDS, _count, _settled_only, _theory_columns
+
+# today's sums per table, by name (integer cents; the theoretical win None when no round has one)
+TODAY_FIELDS = ("rounds", "settled", "wagered_cents", "house_result_cents", "theoretical_win_cents")
+
+
+def put_floor_table(
+    session: Session,
+    *,
+    table_id: str,
+    game: str,
+    house_way: str,
+    pit: str | None = None,
+    api_url: str | None = None,
+    now: datetime | None = None,
+) -> FloorTable:
+    """Add the table to the floor, or refresh its row (its configuration, and ``seen_at``: the
+    daemon was heard from ``now``). ``started_at`` is kept from the first call."""
+    moment = now or datetime.now(UTC)
+    row = session.get(FloorTable, table_id)
+    if row is None:
+        row = FloorTable(table_id=table_id, started_at=moment, seen_at=moment, game=game, house_way=house_way)
+    row.pit, row.game, row.house_way, row.api_url, row.seen_at = pit, game, house_way, api_url, moment
+    session.add(row)
+    session.flush()
+    return row
+
+
+def floor_tables(session: Session, *, pit: str | None = None) -> list[Row[Any]]:
+    """The tables of the floor (of one pit when ``pit`` is given), by pit then table id: rows
+    with FloorTable's columns, which outlive the session (the stream's hub keeps them)."""
+    table = FloorTable.__table__  # type: ignore[attr-defined]
+    statement = select(table)
+    if pit is not None:
+        statement = statement.where(table.c.pit == pit)
+    return list(session.execute(statement.order_by(table.c.pit, table.c.table_id)).all())
+
+
+def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, Round]:
+    """Each table's newest round (the highest number), by table id: one SELECT whose correlated
+    ``max(number)`` is read off ``uq_rounds_table_number``."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    inner = ROUNDS.alias("newest")
+    newest = select(func.max(inner.c.number)).where(inner.c.table_id == col(Round.table_id)).scalar_subquery()
+    rounds = select(Round).where(col(Round.table_id).in_(ids), col(Round.number) == newest)
+    return {row.table_id: row for row in session.execute(rounds).scalars()}
+
+
+def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> dict[str, dict[str, Any]]:
+    """The payload of each table's last event of ``kind`` (for ``recorder.TABLE_STATE``: its open
+    faults, hold, open or closed), by table id: one SELECT along ``ix_events_table_kind_seq``."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    inner = Event.__table__.alias("last_of_kind")  # type: ignore[attr-defined]
+    last = (
+        select(func.max(inner.c.seq))
+        .where(inner.c.table_id == col(Event.table_id), inner.c.kind == kind)
+        .scalar_subquery()
+    )
+    rows = session.execute(
+        select(col(Event.table_id), col(Event.payload)).where(
+            col(Event.table_id).in_(ids), col(Event.kind) == kind, col(Event.seq) == last
+        )
+    )
+    return {table_id: json.loads(payload) for table_id, payload in rows}
+
+
+def _acknowledgements(session: Session, ids: list[str]) -> dict[tuple[str, int], Acknowledgement]:
+    """Every acknowledgement of the tables, by (table id, seq of the alert it acknowledges)."""
+    found: dict[tuple[str, int], Acknowledgement] = {}
+    for row in session.execute(
+        select(Event)
+        .where(col(Event.table_id).in_(ids), col(Event.kind) == ACKNOWLEDGED)
+        .order_by(col(Event.table_id), col(Event.seq))
+    ).scalars():
+        data = json.loads(row.payload)
+        found.setdefault(
+            (row.table_id, int(data["alert_seq"])),
+            Acknowledgement(row.seq, row.actor, data.get("note", ""), row.created_at),
+        )
+    return found
+
+
+def _not_acknowledged(acks: Iterable[tuple[str, int]]) -> list[ColumnElement[bool]]:
+    by_table: dict[str, list[int]] = {}
+    for table_id, seq in acks:
+        by_table.setdefault(table_id, []).append(seq)
+    return [
+        not_(and_(col(Event.table_id) == table_id, col(Event.seq).in_(seqs)))
+        for table_id, seqs in by_table.items()
+    ]
+
+
+def open_alert_kinds(session: Session, *, table_ids: Iterable[str]) -> dict[str, list[str]]:
+    """The kinds (``alert`` of the payload) of each table's alerts not yet acknowledged."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    acks = _acknowledgements(session, ids)
+    rows = session.execute(
+        select(col(Event.table_id), col(Event.payload)).where(
+            col(Event.table_id).in_(ids), col(Event.kind) == RAISED, *_not_acknowledged(acks)
+        )
+    )
+    found: dict[str, list[str]] = {}
+    for table_id, payload in rows:
+        found.setdefault(table_id, []).append(str(json.loads(payload).get("alert", "")))
+    return found
+
+
+def floor_alerts(
+    session: Session, *, table_ids: Iterable[str], open_only: bool = False, limit: int = 100
+) -> list[Alert]:
+    """The alerts of every table given, newest first (the time raised, then table and seq), each
+    with its acknowledgement once the pit has seen it (as ``alerts.list_alerts`` for one table)."""
+    ids = list(table_ids)
+    if not ids:
+        return []
+    acks = _acknowledgements(session, ids)
+    statement = select(Event).where(col(Event.table_id).in_(ids), col(Event.kind) == RAISED)
+    if open_only:
+        statement = statement.where(*_not_acknowledged(acks))
+    rows = session.execute(
+        statement.order_by(col(Event.created_at).desc(), col(Event.table_id), col(Event.seq).desc()).limit(
+            limit
+        )
+    ).scalars()
+    return [
+        Alert(EventPublic.model_validate(row, from_attributes=True), acks.get((row.table_id, row.seq)))
+        for row in rows
+    ]
+
+
+def today_sums(
+    session: Session, *, table_ids: Iterable[str], start: datetime, end: datetime
+) -> dict[str, dict[str, Any]]:
+    """Per table, the rounds opened in ``[start, end)`` (``reports.today_bounds``) and, over the
+    settled ones, what was wagered (main and bonus wagers), the house's actual win and its
+    theoretical win: TODAY_FIELDS, in one grouped SELECT along ``ix_rounds_table_opened_at``.
+    The same sums as ``reports.period_sums`` (a voided round returns its wagers: not counted)."""
+    ids = list(table_ids)
+    if not ids:
+        return {}
+    c = ROUNDS.c
+    theory = _theory_columns()
+    rows = session.execute(
+        select(
+            c.table_id,
+            func.count(),
+            _count(c.phase == "closed"),
+            _settled_only(c.wagered_cents + c.bonus_wagered_cents),
+            _settled_only(c.house_result_cents),
+            theory[3],  # the theoretical win: NULL when no settled round carries one
+        )
+        .where(c.table_id.in_(ids), c.opened_at >= start, c.opened_at < end)
+        .group_by(c.table_id)
+    )
+    return {
+        row[0]: dict(
+            zip(TODAY_FIELDS, [None if value is None else int(value) for value in row[1:]], strict=True)
+        )
+        for row in rows
+    }
+
+
+def chain_heads(session: Session, *, chains: Iterable[str]) -> dict[str, int]:
+    """The last seq of each chain (0 for a chain with no event yet): one SELECT of one scalar
+    subquery per chain, each read off the end of ``uq_events_table_seq``."""
+    ids = list(chains)
+    if not ids:
+        return {}
+    heads = [
+        select(func.coalesce(func.max(Event.seq), 0)).where(col(Event.table_id) == chain).scalar_subquery()
+        for chain in ids
+    ]
+    row = session.execute(select(*heads)).one()
+    return {chain: int(seq) for chain, seq in zip(ids, row, strict=True)}
+
+
+def events_after(session: Session, *, after: Mapping[str, int], limit: int) -> list[EventPublic]:
+    """The events of each chain of ``after`` with a seq above the one given for it, in chain
+    order (table, then seq), at most ``limit``: each chain's share is the start of its rest, so
+    whatever a reader takes it can resume from the last seq of each chain."""
+    if not after:
+        return []
+    wanted = or_(
+        *(and_(col(Event.table_id) == chain, col(Event.seq) > seq) for chain, seq in sorted(after.items()))
+    )
+    rows = session.execute(
+        select(Event).where(wanted).order_by(col(Event.table_id), col(Event.seq)).limit(limit)
+    ).scalars()
+    return [EventPublic.model_validate(row, from_attributes=True) for row in rows]
+
+
+__all__ = [
+    "TODAY_FIELDS",
+    "chain_heads",
+    "events_after",
+    "floor_alerts",
+    "floor_tables",
+    "last_payloads",
+    "latest_rounds",
+    "open_alert_kinds",
+    "put_floor_table",
+    "today_sums",
+]
