@@ -244,6 +244,6 @@ def test_a_store_away_while_finding_the_person_is_a_503_not_a_500(table):
         raise OperationalError("SELECT", {}, Exception("database is locked"))
 
     with _client(table, client=LOOPBACK) as client:
-        client.app.state.store.read = away
+        client.app.state.store.read_current = away
         answer = client.get("/api/table", headers={"Authorization": f"Bearer {tokens['pit']}"})
     assert answer.status_code == 503 and answer.json()["error"] == "store-unavailable"

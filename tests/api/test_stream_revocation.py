@@ -127,20 +127,20 @@ def test_a_stream_whose_token_cannot_be_checked_while_the_store_is_away_goes_on(
     """Nobody can change people while the store is away either: the stream is not cut for it."""
     with served_api(tmp_path) as (app, base, api):
         pit = _follow(base, api.tokens["pit"], api)
-        real_read = app.state.store.read
+        real_read = app.state.store.read_current
 
         async def away(*_args, **_kwargs):
             raise OperationalError("SELECT", {}, Exception("database is locked"))
 
         with capture_logs() as logs:
-            app.state.store.read = away
+            app.state.store.read_current = away
             app.state.tokens.clear()  # the next check must ask the store
             deadline = time.monotonic() + 10
             while not any(e["event"] == "stream.token_check_failed" for e in logs):
                 assert time.monotonic() < deadline, "the stream never checked its token"
                 time.sleep(0.05)
         assert pit.is_alive()
-        app.state.store.read = real_read
+        app.state.store.read_current = real_read
         later = _alert(api, "after the store came back")
         deadline = time.monotonic() + 10
         while later not in pit.seqs and time.monotonic() < deadline:
