@@ -5,8 +5,8 @@ Each poll is one SELECT of the events after the hub's head of each chain (``uq_e
 a table's seqs are gap-free and each commits after the one before it (``append_event`` holds
 the table's lock), so reading "after my last seq" per table never skips an event. A global
 order would not do: PostgreSQL serials commit out of order. The tables come from
-``floor_tables`` (read again every ``tables_every`` seconds: a table that starts is followed
-from then on). The ``people`` chain is followed too, not to send it but so that a stream
+``floor_tables``, read again every ``tables_every`` seconds: a table that joins the floor is
+followed from its daemon's start. The ``people`` chain is followed too, not to send it but so that a stream
 re-checks its token at once when a person changes.
 
 The hub keeps each table's newest events in a ring buffer, tagged with the order it read them
@@ -119,13 +119,22 @@ class FloorHub:
             changed.set()
 
     def _read_tables(self) -> None:
-        """The floor's tables now; a table new to the hub is followed from its chain's head."""
+        """The floor's tables now. At start each table is followed from its chain's head; a table
+        that joins later, from its daemon's start (``started_at``), so nothing it wrote since it
+        joined is missed while the hub had not read ``floor_tables`` yet."""
+        first = self._tables_read == float("-inf")  # the hub's first read: at start
         with read_snapshot(self.engine) as session:
             rows = floor_tables(session)
-            new = [row.table_id for row in rows if row.table_id not in self.heads]
-            heads = chain_heads(session, chains=new if self.heads else [*new, PEOPLE_CHAIN])
+            new = [row for row in rows if row.table_id not in self._buffers]
+            chains = [row.table_id for row in new]
+            if first:
+                heads = chain_heads(session, chains=[*chains, PEOPLE_CHAIN])
+            else:
+                heads = chain_heads(
+                    session, chains=chains, before={row.table_id: row.started_at for row in new}
+                )
         self.pits = {row.table_id: row.pit for row in rows}
-        for table_id in new:
+        for table_id in chains:
             self.heads[table_id] = self.since[table_id] = heads[table_id]
             self._buffers[table_id] = deque(maxlen=self.buffer_size)
         if PEOPLE_CHAIN in heads:

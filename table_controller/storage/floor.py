@@ -188,16 +188,21 @@ def today_sums(
     }
 
 
-def chain_heads(session: Session, *, chains: Iterable[str]) -> dict[str, int]:
-    """The last seq of each chain (0 for a chain with no event yet): one SELECT of one scalar
-    subquery per chain, each read off the end of ``uq_events_table_seq``."""
+def chain_heads(
+    session: Session, *, chains: Iterable[str], before: Mapping[str, datetime] | None = None
+) -> dict[str, int]:
+    """The last seq of each chain (0 for a chain with no event yet), or with ``before`` the last
+    seq of each chain it names written before the time given for it: one SELECT of one scalar
+    subquery per chain, each read off ``uq_events_table_seq``."""
     ids = list(chains)
     if not ids:
         return {}
-    heads = [
-        select(func.coalesce(func.max(Event.seq), 0)).where(col(Event.table_id) == chain).scalar_subquery()
-        for chain in ids
-    ]
+    heads = []
+    for chain in ids:
+        last = select(func.coalesce(func.max(Event.seq), 0)).where(col(Event.table_id) == chain)
+        if before is not None and chain in before:
+            last = last.where(col(Event.created_at) < before[chain])
+        heads.append(last.scalar_subquery())
     row = session.execute(select(*heads)).one()
     return {chain: int(seq) for chain, seq in zip(ids, row, strict=True)}
 

@@ -242,7 +242,8 @@ def test_a_tables_history_round_and_replay_answer_as_the_table_itself(floor: Flo
 def test_the_floor_command_refuses_a_bad_config_naming_every_error(tmp_path):
     config = tmp_path / "floor.toml"
     config.write_text(
-        'db_url = "mysql://floor@localhost/tables"\ntime_zone = "Mars/Olympus"\nport = 70000\ncolour = "red"\n'
+        'db_url = "mysql://floor@localhost/tables"\n'
+        'time_zone = "Mars/Olympus"\nport = 70000\ncolour = "red"\n'
     )
     result = CliRunner().invoke(cli, ["floor", "--config", str(config)])
     assert result.exit_code == 2
