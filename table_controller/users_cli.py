@@ -1,23 +1,26 @@
-"""``table-controller users add | list | disable | rotate-key`` (docs/api.md).
+"""``table-controller users add | list | disable | rotate-key | scope`` (docs/api.md).
 
 ``add NAME --role ROLE`` creates a person and prints their bearer token once, on standard
 output (only its SHA-256 is stored; a lost token is replaced, never recovered); ``rotate-key
 NAME`` replaces it the same way (the old one stops at once, open live streams end within a
-second); ``disable NAME`` refuses the person's token from now on; ``list`` shows everyone.
+second); ``disable NAME`` refuses the person's token from now on; ``list`` shows everyone;
+``scope NAME --pit PIT | --table TABLE | --clear`` keeps a pit user to one pit's tables or a
+dealer to one table (``add`` takes ``--pit`` / ``--table`` too; docs/api.md, "Who sees what").
 A key made here is confirmed at once: the console needs the machine itself, so it is the
 second control (docs/api.md, "Two people"); a key an admin makes through the API waits for a
 second admin instead. The actor of each change is ``admin-cli``. The store is the one the daemon
 uses: ``--data-dir`` (SQLite), ``--db-url`` (PostgreSQL), or, with neither, the settings'.
 Each change is an audit event in the table's chain (``user.added``, ``user.disabled``,
-``user.key-rotated``) as well as in the people chain. Exit status: 0 done, 1 refused (name
-taken, not valid, or no such person), 2 usage or store problems.
+``user.key-rotated``, ``user.scope-changed``) as well as in the people chain. Exit status: 0
+done, 1 refused (name taken, not valid, no such person, a scope the role does not take), 2 usage
+or store problems.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from sqlmodel import Session
@@ -27,18 +30,28 @@ from .storage import append_event, redacted, unit_of_work
 from .storage.errors import InvalidFieldError
 from .storage.users import (
     Role,
+    ScopeNotForRoleError,
     UserExistsError,
     UserNotFoundError,
+    UserPublic,
     add_user,
     disable_user,
     list_users,
     rotate_token,
+    set_scope,
 )
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, help="People who use the terminals, and their keys."
 )
 CLI_ACTOR = "admin-cli"
+
+PitOption = Annotated[
+    str | None, typer.Option("--pit", help="a pit user: the pit whose tables they may use, e.g. pit-a")
+]
+TableOption = Annotated[
+    str | None, typer.Option("--table", help="a dealer: the one table they may use, e.g. PG-3")
+]
 
 
 @app.callback()
@@ -50,24 +63,28 @@ def users() -> None:
 def add(
     name: Annotated[str, typer.Argument(help="the person's name as the audit chain shows it, e.g. ann")],
     role: Annotated[Role, typer.Option("--role", help="dealer, pit, surveillance or admin")],
+    pit: PitOption = None,
+    table: TableOption = None,
     data_dir: DataDirOption = None,
     db_url: DbUrlOption = None,
     config: ConfigOption = None,
 ) -> None:
-    """Add a person with a role and print their token once."""
+    """Add a person with a role (a pit user with --pit, a dealer with --table) and print their
+    token once."""
     settings, url, engine = open_command_store(config, data_dir, db_url)
+    scope = {k: v for k, v in (("pit", pit), ("table_id", table)) if v is not None}
     try:
         with unit_of_work(engine) as session:
-            token = add_user(session, name=name, role=role, keyed_by=CLI_ACTOR)
+            token = add_user(session, name=name, role=role, keyed_by=CLI_ACTOR, pit=pit, table_id=table)
             append_event(
                 session,
                 table_id=settings.table_id,
                 round_id=None,
                 kind="user.added",
                 actor=CLI_ACTOR,
-                payload={"name": name, "role": role.value},
+                payload={"name": name, "role": role.value, **scope},
             )
-    except (UserExistsError, InvalidFieldError) as error:
+    except (UserExistsError, InvalidFieldError, ScopeNotForRoleError) as error:
         typer.echo(f"user not added: {error}", err=True)
         raise typer.Exit(1) from None
     finally:
@@ -80,7 +97,8 @@ def add(
 def list_command(
     data_dir: DataDirOption = None, db_url: DbUrlOption = None, config: ConfigOption = None
 ) -> None:
-    """Everyone who may use the terminals: name, role, whether enabled, and whose key it is."""
+    """Everyone who may use the terminals: name, role, whether enabled, whose key it is, and
+    the pit or table a scoped person is kept to (a fifth column only for them)."""
     _, _, engine = open_command_store(config, data_dir, db_url)
     try:
         with unit_of_work(engine) as session:
@@ -90,7 +108,15 @@ def list_command(
     for person in people:
         state = "disabled" if person.disabled else "enabled"
         key = "key confirmed" if person.confirmed else f"key by {person.keyed_by}, waits for a second admin"
-        typer.echo(f"{person.name}\t{person.role}\t{state}\t{key}")
+        scope = _scope_words(person)
+        typer.echo(f"{person.name}\t{person.role}\t{state}\t{key}" + (f"\t{scope}" if scope else ""))
+
+
+def _scope_words(person: UserPublic) -> str:
+    """``pit PIT``, ``table TABLE`` or nothing (unscoped: a single table has no pits)."""
+    if person.pit is not None:
+        return f"pit {person.pit}"
+    return "" if person.table_id is None else f"table {person.table_id}"
 
 
 def _change(
@@ -100,9 +126,10 @@ def _change(
     name: str,
     kind: str,
     change: Callable[[Session], str | None],
+    **payload: Any,
 ) -> str | None:
-    """Run ``change`` on the store and chain ``kind`` naming the person in the table's chain;
-    exit 1 naming a person who does not exist."""
+    """Run ``change`` on the store and chain ``kind`` naming the person (and ``payload``) in the
+    table's chain; exit 1 naming a person who does not exist or a change refused."""
     settings, _, engine = open_command_store(config, data_dir, db_url)
     try:
         with unit_of_work(engine) as session:
@@ -113,11 +140,14 @@ def _change(
                 round_id=None,
                 kind=kind,
                 actor=CLI_ACTOR,
-                payload={"name": name},
+                payload={"name": name, **payload},
             )
             return result
     except UserNotFoundError:
         typer.echo(f"no such person: {name}", err=True)
+        raise typer.Exit(1) from None
+    except (InvalidFieldError, ScopeNotForRoleError) as error:
+        typer.echo(f"not changed: {error}", err=True)
         raise typer.Exit(1) from None
     finally:
         engine.dispose()
@@ -156,6 +186,31 @@ def rotate_key(
     )
     typer.echo(f"new key for {name}; the token is shown this once:", err=True)
     typer.echo(token)
+
+
+ClearOption = Annotated[bool, typer.Option("--clear", help="no scope: every table, as on a single table")]
+
+
+@app.command("scope")
+def scope(
+    name: NameArgument,
+    pit: PitOption = None,
+    table: TableOption = None,
+    clear: ClearOption = False,
+    data_dir: DataDirOption = None,
+    db_url: DbUrlOption = None,
+    config: ConfigOption = None,
+) -> None:
+    """Keep a pit user to one pit's tables (--pit) or a dealer to one table (--table), or clear
+    it (--clear). Each table's API refuses them elsewhere (403 out-of-scope) within seconds."""
+    if [pit is not None, table is not None, clear].count(True) != 1:
+        raise typer.BadParameter("give one of --pit PIT, --table TABLE or --clear")
+
+    def scoped(session: Session) -> None:
+        set_scope(session, name=name, pit=pit, table_id=table, actor=CLI_ACTOR)
+
+    _change(config, data_dir, db_url, name, "user.scope-changed", scoped, pit=pit, table_id=table)
+    typer.echo(f"{name}: {f'pit {pit}' if pit else f'table {table}' if table else 'no scope'}", err=True)
 
 
 __all__ = ["app"]

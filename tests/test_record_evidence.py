@@ -24,7 +24,8 @@ from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import list_events, read_snapshot, unit_of_work
 from table_controller.storage.chain import ChainLink
 from table_controller.storage.checkpoints import CheckpointKeyError, generate_key_file, read_checkpoint_file
-from table_controller.storage.users import Role, add_user, change_role
+from table_controller.storage.people import people_from_events
+from table_controller.storage.users import Role, add_user, change_role, set_scope
 
 from .round.tables import BANKER, POSITION_3, deal
 from .storage.helpers import tamper
@@ -228,6 +229,24 @@ def test_a_users_role_edited_and_a_user_inserted_are_named(engine, tmp_path):
     )
     assert not any(line.startswith("user bob") for line in lines)  # a chained role change is not a finding
     _refuses_to_deal(engine, tmp_path)
+
+
+def test_a_scope_edited_behind_the_stores_back_is_named(engine, tmp_path):
+    _table(engine, tmp_path, rounds=1)
+    with unit_of_work(engine) as session:
+        add_user(session, name="ann", role=Role.DEALER, table_id="t1")
+        add_user(session, name="bob", role=Role.PIT)
+        set_scope(session, name="bob", pit="pit-a", table_id=None, actor="admin-joe")
+    assert _check(engine).ok
+    _sql(engine, "UPDATE users SET table_id = 't2' WHERE name = 'ann'")  # a dealer moved to another table
+    _sql(engine, "UPDATE users SET pit = NULL WHERE name = 'bob'")  # a pit user let loose on every table
+    lines = _lines(_check(engine))
+    assert "user ann: table_id: chained 't1', stored 't2'" in lines
+    assert "user bob: pit: chained 'pit-a', stored None" in lines
+    _refuses_to_deal(engine, tmp_path)
+    # a person last chained before scopes existed (migration 0007) had none: a scope set now is named
+    old = json.dumps({"name": "cy", "role": "pit", "disabled": False, "token_hash": "ab" * 32})
+    assert people_from_events([(1, "user.added", old)])["cy"].fields["pit"] is None
 
 
 # --------------------------------------------------------------------------- rewrites: checkpoints

@@ -12,6 +12,13 @@ with ``Retry-After`` — 1 s, then doubling with each further bad token, up to
 ``bad_token_max_delay`` — without its token being looked at. A 256-bit token cannot be
 guessed; this keeps a misconfigured terminal or a scanner from filling the store's log of
 lookups and the audit logs. Memory only (a restart forgets), bounded.
+
+Scope (docs/api.md, "Who sees what"): at a table's own API a pit user scoped to another pit, or
+a dealer scoped to another table, is answered 403 ``out-of-scope`` on every ``/api`` route but
+``/api/me`` (which tells a terminal who it is, and so where it belongs), here where the person
+is found, so no route can forget it (``floor.scope.may_use_table``). Unscoped people work as on
+a single table. Logged, not chained: like a refusal by role it changes nothing, and a terminal
+of another pit polling every second must not fill the table's chain.
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..settings import HttpSettings
+from ..floor.scope import may_use_table
+from ..settings import HttpSettings, TableSettings
 from ..storage.errors import StorageError
-from ..storage.users import user_for_token
+from ..storage.users import Role, user_for_token
 from .edge import answer
 from .tokens import Principal, TokenCache
 
@@ -38,6 +46,8 @@ log = structlog.get_logger()
 TOKEN_MAX = 200
 MAX_CLIENTS = 10_000
 UNAUTHORIZED_DETAIL = "missing or invalid credentials: give 'Authorization: Bearer <token>'"
+OUT_OF_SCOPE = "out-of-scope"
+ANY_SCOPE_PATHS = frozenset({"/api/me"})  # a scoped person may ask who they are at any table
 
 
 def bearer_token(scope: Scope) -> str | None:
@@ -133,6 +143,29 @@ def _under_api(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
+def this_table(app_state: object) -> TableSettings | None:
+    """The settings of the one table an app serves (its ``service`` and ``settings``, as
+    ``create_app`` sets them), or None for an app that serves no one table."""
+    settings = getattr(app_state, "settings", None)
+    if getattr(app_state, "service", None) is None or not isinstance(settings, TableSettings):
+        return None
+    return settings
+
+
+def out_of_scope(principal: Principal, table: TableSettings) -> str | None:
+    """Why ``principal`` may not use ``table``'s API (their pit or table is another), or None."""
+    if may_use_table(
+        principal.role, principal.pit, principal.table_id, table=table.table_id, table_pit=table.pit
+    ):
+        return None
+    if principal.role is Role.PIT:
+        return (
+            f"{principal.name} is a pit user of pit {principal.pit}: table {table.table_id} is in"
+            f" {'no pit' if table.pit is None else 'pit ' + table.pit}"
+        )
+    return f"{principal.name} is the dealer of table {principal.table_id}, not of table {table.table_id}"
+
+
 class Authentication:
     """401 (or 429 for a client that must wait) before any ``/api`` route reads its request."""
 
@@ -170,8 +203,31 @@ class Authentication:
                 log.warning("api.bad_token", client=address, path=scope["path"], wait_s=delay or None)
             await answer(send, 401, "unauthorized", UNAUTHORIZED_DETAIL, {"WWW-Authenticate": "Bearer"})
             return
+        table = this_table(scope["app"].state)
+        if table is not None and scope["path"] not in ANY_SCOPE_PATHS:
+            refused = out_of_scope(principal, table)
+            if refused is not None:
+                log.warning(
+                    "api.out_of_scope",
+                    user=principal.name,
+                    role=principal.role.value,
+                    pit=principal.pit,
+                    table=principal.table_id,
+                    path=scope["path"],
+                )
+                await answer(send, 403, OUT_OF_SCOPE, refused)
+                return
         scope.setdefault("state", {})["principal"] = principal
         await self.app(scope, receive, send)
 
 
-__all__ = ["Authentication", "BadTokens", "bearer_token", "lookup"]
+__all__ = [
+    "ANY_SCOPE_PATHS",
+    "OUT_OF_SCOPE",
+    "Authentication",
+    "BadTokens",
+    "bearer_token",
+    "lookup",
+    "out_of_scope",
+    "this_table",
+]

@@ -29,6 +29,7 @@ PERSON_KINDS: Final = frozenset(
         "user.enrolled",
         "user.key-rotated",
         "user.role-changed",
+        "user.scope-changed",  # a pit or a table set on the person, or cleared (docs/api.md, "Who sees what")
     }
 )
 
@@ -45,12 +46,16 @@ PERSON_FIELDS: Final = (
     "pit",  # migration 0007: the person's scope on the floor
     "table_id",
 )
+# Fields an event older than migration 0007 does not carry, whose value it implies: nobody had a
+# scope then (the migration added both columns empty), so a scope set behind the store's back on
+# a person last chained before it is still a finding.
+IMPLIED_BEFORE: Final = {"pit": None, "table_id": None}
 
 
 @dataclass(frozen=True, slots=True)
 class PersonRecord:
     """A person as the chain last recorded them: ``fields`` holds PERSON_FIELDS (those an older
-    event did not carry are absent, and not compared)."""
+    event did not carry are absent, and not compared, except the scope: ``IMPLIED_BEFORE``)."""
 
     name: str
     fields: dict[str, Any]
@@ -87,7 +92,13 @@ def people_from_events(events: Iterable[tuple[int, str, str]]) -> dict[str, Pers
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"people chain seq {seq}: not a person's row ({error})") from None
         people[name] = PersonRecord(
-            name=name, fields={key: data[key] for key in PERSON_FIELDS if key in data}, seq=seq
+            name=name,
+            fields={
+                key: data.get(key, IMPLIED_BEFORE.get(key))
+                for key in PERSON_FIELDS
+                if key in data or key in IMPLIED_BEFORE
+            },
+            seq=seq,
         )
     return people
 

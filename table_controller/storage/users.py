@@ -33,8 +33,9 @@ from sqlalchemy import CheckConstraint, Integer, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
 from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
 
-from .chain import TABLE_ID_MAX
+from .chain import TABLE_ID_MAX, check_table_id
 from .errors import InvalidFieldError, StorageError
+from .floor_tables import check_pit
 from .models import UTCDateTime
 from .people import chain_person
 
@@ -61,6 +62,11 @@ class UserExistsError(StorageError, ValueError):
 
 class UserNotFoundError(StorageError, LookupError):
     """No user with that name."""
+
+
+class ScopeNotForRoleError(StorageError, ValueError):
+    """A scope the person's role does not take: a pit is for a pit user, a table for a dealer;
+    surveillance and admin see every table (docs/api.md, "Who sees what")."""
 
 
 class UserConfirmError(StorageError, PermissionError):
@@ -163,15 +169,20 @@ def add_user(
     now: datetime | None = None,
     keyed_by: str | None = None,
     confirmed: bool = True,
+    pit: str | None = None,
+    table_id: str | None = None,
 ) -> str:
     """Create a person and return their bearer token (shown once: only its hash is stored).
-    ``keyed_by`` is who made the key; ``confirmed=False`` leaves it waiting for a second admin.
+    ``keyed_by`` is who made the key; ``confirmed=False`` leaves it waiting for a second admin;
+    ``pit`` (a pit user) or ``table_id`` (a dealer) scopes them (:func:`set_scope`).
     Chained as ``user.added`` (storage/people.py) in the same transaction.
 
     Raises :class:`UserExistsError` if the name is taken, :class:`InvalidFieldError` for a bad
-    name, ``ValueError`` for an unknown role.
+    name, pit or table, :class:`ScopeNotForRoleError` for a scope the role does not take,
+    ``ValueError`` for an unknown role.
     """
     data = UserCreate(name=check_user_name(name), role=Role(role))
+    pit, table_id = check_scope(data.name, data.role, pit=pit, table_id=table_id)
     if data.name in RESERVED_NAMES:
         raise UserExistsError(f"user name {data.name!r} is reserved for the controller's own actors")
     if session.exec(select(User.id).where(User.name == data.name)).first() is not None:
@@ -184,6 +195,8 @@ def add_user(
         created_at=now or datetime.now(UTC),
         keyed_by=keyed_by,
         confirmed=confirmed,
+        pit=pit,
+        table_id=table_id,
     )
     session.add(row)
     session.flush()
@@ -207,6 +220,8 @@ def _public(row: User) -> UserPublic:
         keyed_by=row.keyed_by,
         confirmed=row.confirmed,
         confirmed_by=row.confirmed_by,
+        pit=row.pit,
+        table_id=row.table_id,
     )
 
 
@@ -239,12 +254,71 @@ def disable_user(session: Session, *, name: str, actor: str = "system") -> UserP
 
 
 def change_role(session: Session, *, name: str, role: Role | str, actor: str = "system") -> UserPublic:
-    """Give the person another role. Chained as ``user.role-changed``."""
+    """Give the person another role. Chained as ``user.role-changed``. A scope the new role does
+    not take is cleared with it (a dealer made pit user leaves their table; docs/api.md, "Who
+    sees what"), so nobody keeps a scope their role cannot be checked against."""
     row = _row(session, name)
     row.role = Role(role).value
+    if row.role != Role.PIT.value:
+        row.pit = None
+    if row.role != Role.DEALER.value:
+        row.table_id = None
     session.add(row)
     session.flush()
     chain_person(session, kind="user.role-changed", actor=actor, row=row)
+    return _public(row)
+
+
+_A: Final = {
+    Role.DEALER: "a dealer",
+    Role.PIT: "a pit user",
+    Role.SURVEILLANCE: "a surveillance user",
+    Role.ADMIN: "an admin",
+}
+_TAKES: Final = {  # what each role does take, for a refusal's words
+    Role.DEALER: "a dealer is scoped to one table",
+    Role.PIT: "a pit user is scoped to a pit",
+    Role.SURVEILLANCE: "surveillance sees every table and takes no scope",
+    Role.ADMIN: "an admin sees every table and takes no scope",
+}
+
+
+def check_scope(
+    name: str, role: Role | str, *, pit: str | None, table_id: str | None
+) -> tuple[str | None, str | None]:
+    """The ``(pit, table_id)`` a person of ``role`` may be given (docs/api.md, "Who sees what"):
+    a pit for a pit user, a table for a dealer, one or none. Raises :class:`InvalidFieldError`
+    for a malformed pit or table or both at once, :class:`ScopeNotForRoleError` for a scope the role
+    does not take."""
+    role = Role(role)
+    if pit is not None and table_id is not None:
+        raise InvalidFieldError(f"{name}: give a pit or a table, not both")
+    if pit is not None:
+        check_pit(pit)
+        if role is not Role.PIT:
+            raise ScopeNotForRoleError(f"{name} is {_A[role]}: a pit is for a pit user; {_TAKES[role]}")
+    if table_id is not None:
+        check_table_id(table_id)
+        if role is not Role.DEALER:
+            raise ScopeNotForRoleError(f"{name} is {_A[role]}: a table is for a dealer; {_TAKES[role]}")
+    return pit, table_id
+
+
+def set_scope(
+    session: Session, *, name: str, pit: str | None, table_id: str | None, actor: str = "system"
+) -> UserPublic:
+    """Scope the person to a pit (a pit user) or a table (a dealer), or clear their scope (both
+    None): a scoped person may use only the tables of their pit, or their one table (docs/api.md,
+    "Who sees what"). Chained as ``user.scope-changed`` in the same transaction.
+
+    Raises :class:`UserNotFoundError`, :class:`InvalidFieldError` (a malformed pit or table, or
+    both) and :class:`ScopeNotForRoleError` (a pit for anyone but a pit user, a table for
+    anyone but a dealer)."""
+    row = _row(session, name)
+    row.pit, row.table_id = check_scope(name, row.role, pit=pit, table_id=table_id)
+    session.add(row)
+    session.flush()
+    chain_person(session, kind="user.scope-changed", actor=actor, row=row)
     return _public(row)
 
 
@@ -292,6 +366,7 @@ __all__ = [
     "RESERVED_NAMES",
     "TOKEN_PREFIX",
     "Role",
+    "ScopeNotForRoleError",
     "User",
     "UserBase",
     "UserConfirmError",
@@ -301,6 +376,7 @@ __all__ = [
     "UserPublic",
     "add_user",
     "change_role",
+    "check_scope",
     "check_user_name",
     "confirm_user",
     "disable_user",
@@ -309,5 +385,6 @@ __all__ = [
     "list_users",
     "new_token",
     "rotate_token",
+    "set_scope",
     "user_for_token",
 ]

@@ -55,6 +55,7 @@ MATRIX = {
     ("POST", "/api/users/{name}/disable"): ({A}, {}),
     ("POST", "/api/users/{name}/token"): ({A}, {}),
     ("POST", "/api/users/{name}/confirm"): ({A}, {}),
+    ("POST", "/api/users/{name}/scope"): ({A}, {"json": {}}),
     ("GET", "/api/approvals"): (AUDIT, {}),
     ("POST", "/api/approvals/{seq}/confirm"): ({P}, {}),
     ("POST", "/api/approvals/{seq}/cancel"): ({P}, {"json": {"note": "not needed"}}),

@@ -1,5 +1,7 @@
 """Admin: people and their keys, and the table's configuration (docs/api.md: "admin (configuration,
-user keys)"). Adding, disabling, re-keying and confirming a person are audit events naming the admin.
+user keys)"). Adding, disabling, re-keying, confirming and scoping a person are audit events naming
+the admin. A scope keeps a pit user to one pit's tables or a dealer to one table (docs/api.md, "Who
+sees what").
 
 Two people for a key (docs/api.md, "Two people"): the admin who adds a person or gives them a
 new key receives their token, so that key changes nothing until a second admin confirms it
@@ -10,8 +12,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import structlog
 from fastapi import APIRouter, Path
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlmodel import Session
 
 from ...approvals import refuse
@@ -21,6 +24,7 @@ from ...storage.approvals import TwoPersonRefusedError
 from ...storage.session import unit_of_work
 from ...storage.users import (
     NAME_MAX,
+    ScopeNotForRoleError,
     UserConfirmError,
     UserCreate,
     UserPublic,
@@ -30,9 +34,10 @@ from ...storage.users import (
     get_user,
     list_users,
     rotate_token,
+    set_scope,
 )
 from ..deps import AdminDep, ServiceDep, SettingsDep, StoreDep, TokensDep
-from ..errors import responses
+from ..errors import ApiError, responses
 from ..patterns import NAME_PATTERN
 from ..tokens import Principal
 
@@ -48,13 +53,29 @@ class UserKeyPublic(BaseModel):
     token: str = Field(description="the bearer token; store it now, it cannot be shown again")
 
 
+class ScopeChange(BaseModel):
+    """Where a person may work: a pit (pit users), a table (dealers), or neither (no scope: every
+    table, as on a single table)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pit: str | None = Field(default=None, examples=["pit-a"], description="a pit user's pit")
+    table_id: str | None = Field(default=None, examples=["PG-3"], description="a dealer's table")
+
+    @model_validator(mode="after")
+    def _one(self) -> ScopeChange:
+        if self.pit is not None and self.table_id is not None:
+            raise ValueError("give a pit or a table_id, not both")
+        return self
+
+
 class ConfigPublic(BaseModel):
     """The table's settings as the daemon runs with them (the database password masked)."""
 
     settings: dict[str, Any]
 
 
-def _audit(session: Session, service: TableService, who: Principal, kind: str, **payload: str) -> None:
+def _audit(session: Session, service: TableService, who: Principal, kind: str, **payload: str | None) -> None:
     """The change to people as an audit event naming the admin, in the change's transaction."""
     append_event(
         session, table_id=service.table_id, round_id=None, kind=kind, actor=who.name, payload=payload
@@ -144,6 +165,30 @@ async def confirm(
         return await store.run(confirmed)
     finally:
         tokens.clear()  # the holder's remembered person says "unconfirmed" until forgotten
+
+
+@router.post("/users/{name}/scope", response_model=UserPublic, responses=responses(404, 409, 503))
+async def scope(
+    name: UserName, body: ScopeChange, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+) -> UserPublic:
+    """Keep a pit user to one pit's tables (``pit``) or a dealer to one table (``table_id``), or
+    clear the scope (neither). Each table's API refuses a scoped person outside it (403
+    ``out-of-scope``) from the next request here, within seconds elsewhere. 409
+    ``scope-not-for-role`` for a pit given to anyone but a pit user or a table to anyone but a
+    dealer (surveillance and admin see every table); 422 for a malformed pit or table."""
+
+    def scoped(session: Session) -> UserPublic:
+        user = set_scope(session, name=name, pit=body.pit, table_id=body.table_id, actor=who.name)
+        _audit(session, service, who, "user.scope-changed", name=name, pit=body.pit, table_id=body.table_id)
+        return user
+
+    try:
+        return await store.write(scoped)
+    except ScopeNotForRoleError as error:
+        structlog.get_logger().warning("admin.scope_refused", user=name, actor=who.name, detail=str(error))
+        raise ApiError(409, str(error), "scope-not-for-role") from None
+    finally:
+        tokens.clear()  # the person's remembered scope goes with it
 
 
 @router.get("/config", response_model=ConfigPublic, responses=responses())
