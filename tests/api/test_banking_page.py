@@ -62,7 +62,7 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
     # $15: $12 is $3 short
     wait_for(browser, lambda d: "short by $3.00" in form_error(d, "open-round"))
     submit(browser, "open-round", **{"main-2": "25", "banker": "2", "bank": "15"})
-    wait_for(browser, lambda d: text(d, "#phase") == "open")
+    wait_for(browser, lambda d: text(d, "#phase") == "wagers in, waiting for the dice")
     bank = service.round.opened.bank
     assert (bank.seat, bank.amount, bank.house_share_bp) == (2, 1500, 5000)
     assert text(browser, "#banker") == (

@@ -27,12 +27,82 @@ export function requireToken() {
   }
 }
 
+// A refusal of the API. A malformed request's (422) message is one sentence per problem, naming
+// the field in people's words (problemSentence), never the API's path to it ("body.high.4").
 export class ApiError extends Error {
   constructor(status, body) {
-    super(body && body.detail ? body.detail : `HTTP ${status}`);
+    const problems = body && Array.isArray(body.errors) && body.errors.length ? body.errors : null;
+    super(problems ? problems.map(problemSentence).join(" ")
+      : body && body.detail ? body.detail : `HTTP ${status}`);
     this.status = status;
     this.body = body;
   }
+}
+
+// -- a malformed request in people's words ------------------------------------------------------
+// The names of the fields the forms and filters send (api/models/commands.py, routers/rounds.py).
+const FIELD_WORDS = {
+  high: "High hand", low: "Low hand", reason: "Reason", note: "Note", name: "Name", role: "Role",
+  wagers: "Wagers", main: "main wager", big_hand: "Big Hand wager", joker_bonus: "Joker Bonus wager",
+  bank: "The bank", seat: "seat", amount: "amount", co_bank: "co-banking", card: "Card",
+  position: "Position", outcome: "Outcome", game: "Game", dealer: "Dealer", opened_from: "From",
+  opened_to: "To", high_category: "High hand's rank", low_category: "Low hand's rank",
+  seven_card_category: "Seven cards' rank", voided: "Voided", misdeal: "Misdeal", override: "Override",
+  banker: "Banker", order: "Order", cursor: "Page", limit: "Rows per page",
+};
+const MONEY_FIELDS = new Set(["main", "big_hand", "joker_bonus", "amount"]);
+const WHERE = new Set(["body", "query", "path", "header"]);
+const BOUNDS = { "greater than or equal to": "at least", "greater than": "more than",
+  "less than or equal to": "at most", "less than": "less than" };
+
+// ["body", "high", 4] -> "High hand, card 5"; ["body", "wagers", "3", "main"] -> "Position 3, main wager".
+export function fieldWords(loc) {
+  const parts = (loc || []).filter((part, i) => !(i === 0 && WHERE.has(part)));
+  const words = parts.map((part, i) => {
+    const before = parts[i - 1];
+    if ((before === "high" || before === "low") && /^\d+$/.test(String(part))) return `card ${Number(part) + 1}`;
+    if (before === "wagers" && /^\d+$/.test(String(part))) return `Position ${part}`;
+    return FIELD_WORDS[part] || String(part).replace(/_/g, " ");
+  }).filter((word, i) => !(i === 0 && word === "Wagers" && parts.length > 1));
+  const text = words.join(", ") || "The request";
+  return text[0].toUpperCase() + text.slice(1);
+}
+
+// One problem of a 422 as a sentence: the field in words, then what is wrong; an amount of money
+// is said in dollars and cents, as it was typed, not in the cents the API counts.
+export function problemSentence(problem) {
+  const loc = problem.loc || [];
+  let msg = String(problem.msg || "is not valid");
+  const bound = /^Input should be (greater than or equal to|greater than|less than or equal to|less than) (\d+)$/.exec(msg);
+  if (bound && MONEY_FIELDS.has(loc[loc.length - 1])) msg = `must be ${BOUNDS[bound[1]]} ${money(Number(bound[2]))}`;
+  else if (msg === "Field required") msg = "is missing";
+  return `${fieldWords(loc)}: ${msg}${/[.!?]$/.test(msg) ? "" : "."}`;
+}
+
+// -- a phase in words ------------------------------------------------------------------------------
+// The API gives each phase in words beside its slug (phase_words, from round/phase_words.py):
+// the pages show those words, never the slug; a table with no round yet waits for wagers.
+export const NO_ROUND_WORDS = "no round yet: waiting for wagers";
+export function phaseWords(round) {
+  if (!round) return NO_ROUND_WORDS;
+  return round.phase_words || round.phase;
+}
+
+// -- one table's pages on the floor ----------------------------------------------------------------
+// The floor serves the history and round pages for any table with ?table=ID: their reads then
+// go to /api/floor/tables/ID/rounds..., the same answers as the table's own /api/rounds...
+export const floorTable = new URLSearchParams(location.search).get("table");
+
+export function roundsPath(rest = "") {
+  return floorTable ? `/api/floor/tables/${encodeURIComponent(floorTable)}/rounds${rest}` : `/api/rounds${rest}`;
+}
+
+// A link to another page of the same table: the ?table= given to this page is kept.
+export function pageLink(page, params = {}) {
+  const query = new URLSearchParams(params);
+  if (floorTable) query.set("table", floorTable);
+  const text = query.toString();
+  return text ? `${page}?${text}` : page;
 }
 
 // The controller did not answer at all (connection refused or dropped, a timeout, a gateway's
@@ -153,7 +223,7 @@ export function el(tag, attrs = {}, ...children) {
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (value !== undefined && value !== null) node.setAttribute(key, value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -302,7 +372,7 @@ export function nav(active, who) {
     : [["table.html", "Table"], ...(!who || can(who, "audit")
       ? [["history.html", "History"], ["alerts.html", "Alerts"], ["analysis.html", "Analysis"]] : [])];
   return el("nav", {},
-    links.map(([href, label]) => el("a", { href, class: href === active ? "active" : "" }, label)),
+    links.map(([href, label]) => el("a", { href: pageLink(href), class: href === active ? "active" : "" }, label)),
     who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,
     el("button", { type: "button", id: "sign-out", onclick: signOut }, "Sign out"));
 }

@@ -2,10 +2,16 @@
 //
 // The rows follow the live stream: a round still being played when the page was loaded is
 // read again when one of its events arrives, and rounds opened since are added. Without this
-// a row kept the phase it had at load time ("players-setting") long after the round closed.
-import { api, el, follow, money, nav, me, onConnection, requireToken, showError, when } from "./app.js";
+// a row kept the phase it had at load time ("players' hands to set") long after the round closed.
+//
+// With ?table=ID (the floor serving this page for one of its tables) the rounds are read from
+// the floor's /api/floor/tables/ID/rounds and the links keep the table; the floor has no table
+// stream, so the rows are read on Search and More only.
+import { api, el, floorTable, follow, money, nav, me, onConnection, pageLink, phaseWords, requireToken, roundsPath,
+  showError, when } from "./app.js";
 requireToken();
 document.getElementById("nav").replaceWith(nav("history.html", await me()));
+if (floorTable) document.querySelector("header h1").textContent = `Round history of table ${floorTable}`;
 const form = document.getElementById("filters");
 const table = document.getElementById("rounds");
 const more = document.getElementById("more");
@@ -33,8 +39,8 @@ function rowOf(r) {
   const flags = [r.voided ? (r.misdeal ? "misdeal" : "void") : "", r.override ? "override" : "",
     r.banker_seat ? `seat ${r.banker_seat} banked${r.house_share_bp ? " (co-banked)" : ""}` : ""].filter(Boolean).join(", ");
   return el("tr", { class: "round-row", "data-round": r.round_id },
-    el("td", {}, el("a", { href: `round.html?id=${encodeURIComponent(r.round_id)}` }, r.round_id)),
-    el("td", {}, when(r.opened_at)), el("td", {}, r.dealer), el("td", { class: "round-phase" }, r.phase),
+    el("td", {}, el("a", { href: pageLink("round.html", { id: r.round_id }) }, r.round_id)),
+    el("td", {}, when(r.opened_at)), el("td", {}, r.dealer), el("td", { class: "round-phase", "data-phase": r.phase }, phaseWords(r)),
     el("td", {}, r.dice ? r.dice.join(" ") : ""), el("td", { class: "money" }, money(r.wagered_cents)),
     el("td", { class: "money" }, money(r.commission_cents)), el("td", { class: "money" }, money(r.house_result_cents)),
     el("td", {}, flags));
@@ -59,7 +65,7 @@ async function load(reset) {
   }
   const mine = generation;
   try {
-    const page = await api("/api/rounds", { params: { ...query, cursor: reset ? "" : cursor } });
+    const page = await api(roundsPath(), { params: { ...query, cursor: reset ? "" : cursor } });
     if (mine !== generation) return;
     if (reset) {
       rows.clear();
@@ -78,7 +84,7 @@ async function load(reset) {
 async function reread(roundId) {
   const mine = generation;
   try {
-    const r = await api(`/api/rounds/${encodeURIComponent(roundId)}`);
+    const r = await api(roundsPath(`/${encodeURIComponent(roundId)}`));
     if (mine === generation && rows.has(roundId)) put(r, "bottom");
   } catch (error) {
     showError(error);
@@ -94,12 +100,12 @@ async function newRounds() {
   try {
     if (newestFirst) {
       const top = numbers.length ? Math.max(...numbers) : 0;
-      const page = await api("/api/rounds", { params: { ...query, cursor: "" } });
+      const page = await api(roundsPath(), { params: { ...query, cursor: "" } });
       if (mine !== generation) return;
       for (const r of page.rounds.filter((r) => r.number > top && !rows.has(r.round_id)).reverse()) put(r, "top");
     } else if (cursor === null) {
       const last = numbers.length ? Math.max(...numbers) : 0;
-      const page = await api("/api/rounds", { params: { ...query, cursor: last } });
+      const page = await api(roundsPath(), { params: { ...query, cursor: last } });
       if (mine !== generation || cursor !== null) return;
       for (const r of page.rounds.filter((r) => !rows.has(r.round_id))) put(r, "bottom");
       cursor = page.next_cursor;
@@ -137,7 +143,7 @@ more.addEventListener("click", () => load(false));
 onConnection((down) => { if (!down) catchUp(); });
 window.addEventListener("pageshow", (event) => { if (event.persisted) catchUp(); });  // back from another page
 await load(true);
-follow((event) => {
+if (!floorTable) follow((event) => {
   if (!event.round_id) return;
   if (rows.has(event.round_id)) stale.add(event.round_id);
   else unshown = true;  // a round not shown: new, or it may match the filters now (settled, voided)

@@ -1,9 +1,32 @@
-// One round in full (GET /api/rounds/{id}) and its replay step by step.
-import { api, cards, el, money, nav, me, onConnection, requireToken, showError, when } from "./app.js";
+// One round for surveillance, drawn as cards and steps (GET /api/rounds/{id} and its replay):
+// the round's header, the dice and the seven piles with the position each went to, the banker's
+// hand with the house way's setting and the rule that set it, each position's hand as set with
+// its outcome and money, then every step in order: when, who, what happened in words, and the
+// phase it left the round in. It prints (style.css, @media print). The raw record is behind a
+// disclosure at the bottom, never in the page itself.
+//
+// With ?table=ID (the floor serving this page) the round is read from the floor's
+// /api/floor/tables/ID/rounds/{id}, the same answers (app.js roundsPath).
+import { api, cards, el, floorTable, money, nav, me, onConnection, pageLink, phaseWords, requireToken, roundsPath,
+  showError, when } from "./app.js";
 requireToken();
 document.getElementById("nav").replaceWith(nav("", await me()));
 const id = new URLSearchParams(location.search).get("id");
 const fill = (name, ...children) => document.getElementById(name).replaceChildren(...children);
+document.getElementById("back").href = pageLink("history.html");
+document.getElementById("print").addEventListener("click", () => window.print());
+
+const words = (slug) => (slug ? String(slug).replace(/-/g, " ") : "");
+const signed = (cents) => (cents > 0 ? `+${money(cents)}` : money(cents));
+const rule = (ruleId) => el("code", { class: "rule-id" }, ruleId);
+const setting = (high, low) => el("span", { class: "setting" }, "high ", cards(high), " low ", cards(low));
+const DIE_FACES = ["\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
+const dice = (faces) => el("span", { class: "dice" }, faces.map((face) => el("span", { class: "die", title: String(face) }, DIE_FACES[face - 1])));
+
+// The table of a round: its id is the table id, a dash and the round's number (api/patterns.py).
+function tableOf(r) {
+  return floorTable || r.round_id.slice(0, r.round_id.length - `-${r.number}`.length);
+}
 
 // Who banked (docs/settlement.md, 8): the house, or a seat with its bank and its result.
 function bankerText(r) {
@@ -22,56 +45,185 @@ function rulesVersion(pins) {
     el("span", {}, `${name} `, el("code", { class: "hash", title: pins[name] }, pins[name].slice(0, 12)), " ")));
 }
 
-function render(r) {
+function header(r) {
   document.getElementById("title").textContent = `Round ${r.round_id}`;
-  fill("summary", el("div", {}, `${r.game}, opened by ${r.dealer} at ${when(r.opened_at)}; phase `,
-    el("span", { class: "phase", id: "phase" }, r.phase),
-    r.voided ? ` — voided: ${r.void_reason}` : "", r.override ? " — override" : ""),
-    el("div", {}, `wagered ${money(r.wagered_cents)}, commission ${money(r.commission_cents)}, bonuses paid ${money(r.bonuses_paid_cents)}, house result ${money(r.house_result_cents)}`),
-    el("div", { id: "banker" }, bankerText(r)));
-  fill("dice", r.dice_rolled ? `${r.dice_rolled.faces.join(" + ")} (${r.dice_rolled.source}) → position ${r.start_position}` : "no dice");
-  fill("piles", ...r.piles.map((p) => el("div", { class: "pile" }, el("h3", {}, `Pile ${p.pile}${p.position ? ` → position ${p.position}` : ""}`), cards(p.cards))));
+  document.title = `Round ${r.round_id}`;
+  const fact = (label, ...value) => [el("dt", {}, label), el("dd", {}, ...value)];
+  fill("facts",
+    ...fact("Table", el("span", { id: "table-id" }, tableOf(r))),
+    ...fact("Round", `${r.round_id} (number ${r.number}), ${words(r.game)}`),
+    ...fact("Dealer", `${r.dealer}, who opened it`),
+    ...fact("Opened", when(r.opened_at)),
+    ...fact("Closed", r.closed_at ? when(r.closed_at) : "not yet"),
+    ...fact("Phase", el("span", { class: "phase", id: "phase", "data-phase": r.phase }, phaseWords(r)),
+      r.voided ? ` — ${r.misdeal ? "misdeal" : "voided"}: ${r.void_reason}` : "",
+      r.override ? " — the pit let a dealer's deviation stand" : ""),
+    ...fact("Money", `wagered ${money(r.wagered_cents)}`, r.bonus_wagered_cents ? ` (bonus wagers ${money(r.bonus_wagered_cents)})` : "",
+      `, commission ${money(r.commission_cents)}, bonuses paid ${money(r.bonuses_paid_cents)}, the house's result ${signed(r.house_result_cents)}`));
+  fill("banker", bankerText(r));
+  fill("rules-version", rulesVersion(r.rules_version || {}));
+}
+
+function deal(r) {
+  const rolled = r.dice_rolled;
+  fill("dice", rolled ? el("span", {}, dice(rolled.faces),
+    ` ${rolled.faces.join(" + ")} = ${rolled.faces.reduce((a, b) => a + b, 0)}, by the ${rolled.source === "rng" ? "random number generator" : "shaker"}`,
+    r.start_position ? `: the first pile goes to position ${r.start_position}, counting ${r.dice_direction}` : "") : "No dice were rolled.");
+  const played = new Set(r.positions.map((p) => p.position));
+  fill("piles", ...r.piles.map((p) => el("div", { class: "pile", "data-pile": String(p.pile), "data-position": p.position ? String(p.position) : "" },
+    el("h3", {}, `Pile ${p.pile}`, p.position ? ` → position ${p.position}${p.position === 1 ? " (the banker)" : played.has(p.position) ? "" : " (no wager: set aside)"}` : ""),
+    cards(p.cards))));
   fill("unused", cards(r.unused));
-  fill("house-way", r.house_way ? el("div", {}, `Rule ${r.house_way.rule_id}: ${r.house_way.rule_words} `,
-    cards(r.house_way.setting.high), " | ", cards(r.house_way.setting.low)) : "",
-    el("div", { id: "rules-version" }, rulesVersion(r.rules_version || {})));
-  fill("positions", el("tr", {}, ["Position", "Cards", "High | low", "Outcome", "Wager", "Commission", "Bonus paid", "Net"].map((h) => el("th", {}, h))),
-    ...r.positions.map((p) => el("tr", { class: "position-row" }, el("td", {}, p.position === 1 ? "1 (banker)" : p.house_hand ? `${p.position} (the house)` : String(p.position)),
-      el("td", {}, cards(p.cards)), el("td", {}, p.high ? [cards(p.high), " | ", cards(p.low)] : ""),
-      el("td", {}, p.outcome || (p.fouled ? "foul" : "")), el("td", { class: "money" }, money(p.wager_cents)),
+}
+
+function houseWay(r) {
+  const banker = r.positions.find((p) => p.position === 1);
+  const way = r.house_way;
+  if (!way || !banker) {
+    fill("house-way", r.voided ? "The round was void before the banker's hand was set." : "The banker's hand is not set yet.");
+    return;
+  }
+  const free = r.banker_seat && !r.house_share_bp;  // a player-banker not co-banking sets freely (004)
+  const made = banker.high ? [el("div", { id: "banker-setting" }, "Set as ", setting(banker.high, banker.low),
+    r.override ? " — a deviation the pit let stand (override)" : free ? " — set freely by the player-banker" : " — as the house way requires")] : [];
+  fill("house-way",
+    el("div", {}, "The banker's seven cards: ", cards(banker.cards)),
+    el("div", { id: "required" }, `The house way (${way.way}) requires `, setting(way.setting.high, way.setting.low)),
+    el("div", {}, "by rule ", el("code", { id: "rule-id", class: "rule-id" }, way.rule_id), el("span", { id: "rule-words" }, `: ${way.rule_words}`)),
+    ...made);
+}
+
+function positionLabel(p, r) {
+  if (p.position === 1) return r.banker_seat ? `1 (the banker: seat ${r.banker_seat})` : "1 (the banker)";
+  return p.house_hand ? `${p.position} (the house's hand)` : String(p.position);
+}
+
+function hand(codes, category) {
+  return codes ? [cards(codes), category ? el("span", { class: "category" }, ` ${words(category)}`) : ""] : "";
+}
+
+function positions(r) {
+  const heads = ["Position", "Seven cards", "High hand (five)", "Low hand (two)", "Outcome", "Wager", "Commission", "Bonus paid", "Net"];
+  fill("positions", el("tr", {}, heads.map((h) => el("th", {}, h))),
+    ...r.positions.map((p) => el("tr", { class: `position-row${p.fouled ? " fouled" : ""}`, "data-position": String(p.position) },
+      el("td", {}, positionLabel(p, r)), el("td", {}, cards(p.cards)),
+      el("td", {}, hand(p.high, p.high_category)), el("td", {}, hand(p.low, p.low_category)),
+      el("td", { class: "outcome" }, p.position === 1 ? "" : [p.outcome || "", p.fouled ? el("span", { class: "foul-mark" }, " FOUL") : ""]),
+      el("td", { class: "money" }, p.position === 1 ? "" : money(p.wager_cents)),
       el("td", { class: "money" }, money(p.commission_cents)), el("td", { class: "money" }, money(p.bonus_paid_cents)),
-      el("td", { class: "money" }, money(p.net_cents)))));
+      el("td", { class: "money" }, p.position === 1 ? "" : signed(p.net_cents)))));
+}
+
+// -- the steps, in words --------------------------------------------------------------------------
+
+function wagersText(wagers) {
+  return Object.entries(wagers || {}).sort(([a], [b]) => a - b).map(([position, w]) => `position ${position} ${money(w.main)}`
+    + (w.big_hand ? ` + Big Hand ${money(w.big_hand)}` : "") + (w.joker_bonus ? ` + Joker Bonus ${money(w.joker_bonus)}` : "")).join(", ");
+}
+
+function settledText(state, r) {
+  const results = state && state.settlement ? state.settlement.positions : [];
+  return [`settled: `, results.map((p) => `position ${p.position} ${p.outcome} ${signed(p.net)}`).join(", "),
+    `; the house's result ${signed(r.house_result_cents)}`];
+}
+
+// What an event of the round did, in words (the kinds of round/events.py and the notes the
+// table chains beside them: refusals and alerts). ``state`` is the round after it (the replay).
+function stepWords(e, state, r) {
+  const p = e.payload || {};
+  const way = r.house_way;
+  const byRule = way ? [" (rule ", rule(way.rule_id), ")"] : [];
+  switch (e.kind) {
+    case "round.opened":
+      return [`opened the round: ${wagersText(p.wagers)}`, p.bank ? `; seat ${p.bank.seat} banks ${money(p.bank.amount)}` : ""];
+    case "dice.rolled": {
+      const total = p.faces.reduce((a, b) => a + b, 0);
+      return ["rolled the dice: ", dice(p.faces), ` = ${total}`, state && state.start_position ? `, the first pile to position ${state.start_position}` : ""];
+    }
+    case "piles.dealt": {
+      if (p.interrupted) return [`the deal was interrupted (${p.interrupted}): a misdeal`];
+      const required = state && state.house_way;
+      return [`dealt the seven piles and ${p.unused.length} unused cards`,
+        state && state.phase === "void" ? `: a misdeal, ${r.void_reason || "the deck was not whole"}` : "",
+        required ? ["; the house way requires the banker's hand as ", setting(required.setting.high, required.setting.low),
+          " (rule ", rule(required.rule_id), ")"] : ""];
+    }
+    case "player.set": {
+      const made = r.positions.find((x) => x.position === p.position);
+      return [`set position ${p.position}: `, setting(p.high, p.low), made && made.fouled ? " — a foul" : ""];
+    }
+    case "dealer.set":
+      return ["set the banker's hand: ", setting(p.high, p.low),
+        r.banker_seat && !r.house_share_bp ? " (set freely by the player-banker)" : [" as the house way requires", ...byRule]];
+    case "round.refused": {
+      const tried = p.event || {};
+      if (tried.kind === "dealer.set" && way) {
+        return ["deviation refused: the dealer set ", setting(tried.high, tried.low), "; the house way requires ",
+          setting(way.setting.high, way.setting.low), ...byRule];
+      }
+      return [`${words(tried.kind || "a command")} refused: ${p.reason || ""}`];
+    }
+    case "dealer.override":
+      return ["override: let the dealer's setting stand, ", setting(p.high, p.low), ", instead of the house way's", ...byRule,
+        `, because: “${p.reason}”`];
+    case "round.voided":
+      return [`voided the round: “${p.reason}”; the wagers are returned`];
+    case "round.settled":
+      return settledText(state, r);
+    case "alert.raised":
+      return [`alert, ${words(p.alert)}: ${p.detail || ""}`];
+    default:
+      return [words(e.kind.replace(/\./g, " "))];
+  }
+}
+
+function steps(r, replay) {
+  const after = new Map(replay.map((step) => [step.seq, step.state]));
+  let phase = null;
+  fill("steps", ...r.events.map((e) => {
+    const state = after.get(e.seq);
+    const moved = state && state.phase !== phase;
+    if (state) phase = state.phase;
+    return el("li", { class: "step", "data-seq": String(e.seq), "data-kind": e.kind },
+      el("span", { class: "step-time" }, when(e.created_at)), " ",
+      el("span", { class: "step-actor" }, e.actor), " ",
+      el("span", { class: "step-words" }, stepWords(e, state, r)),
+      moved ? el("span", { class: "step-phase", "data-phase": state.phase }, ` → ${phaseWords(state)}`) : "");
+  }));
+}
+
+function record(r, replay) {
   fill("events", el("tr", {}, ["Seq", "Time", "Kind", "Actor", "Hash"].map((h) => el("th", {}, h))),
     ...r.events.map((e) => el("tr", { class: "event-row" }, el("td", {}, String(e.seq)), el("td", {}, when(e.created_at)),
       el("td", {}, e.kind), el("td", {}, e.actor), el("td", {}, el("code", { class: "hash", title: e.hash }, e.hash.slice(0, 16))))));
+  fill("raw", JSON.stringify({ round: r, replay }, null, 1));
 }
 
-let steps = [];
-let at = 0;
-function show() {
-  if (!steps.length) return;
-  const step = steps[at];
-  fill("step", `step ${at + 1} of ${steps.length}: #${step.seq} ${step.kind} by ${step.actor}`);
-  fill("replay-phase", step.state.phase);
-  fill("replay-state", JSON.stringify(step.state, null, 1));
-}
-const move = (to) => { at = Math.max(0, Math.min(steps.length - 1, to)); show(); };
-document.getElementById("first").addEventListener("click", () => move(0));
-document.getElementById("back").addEventListener("click", () => move(at - 1));
-document.getElementById("next").addEventListener("click", () => move(at + 1));
-document.getElementById("last").addEventListener("click", () => move(steps.length - 1));
-
-// Read the round (again after the controller comes back: it may have moved on meanwhile),
-// keeping the replay step shown.
-async function load(first) {
+// Read the round (again after the controller comes back: it may have moved on meanwhile). A
+// replay the store refuses (its rules no longer trusted: 409) still shows the round and its
+// steps, without the phase each left it in, and says why.
+async function load() {
+  let r;
   try {
-    render(await api(`/api/rounds/${encodeURIComponent(id)}`));
-    steps = (await api(`/api/rounds/${encodeURIComponent(id)}/replay`)).steps;
-    move(first ? 0 : at);
-    showError(null);
+    r = await api(roundsPath(`/${encodeURIComponent(id)}`));
   } catch (error) {
     showError(error);
+    return;
   }
+  let replay = [];
+  let refused = null;
+  try {
+    replay = (await api(roundsPath(`/${encodeURIComponent(id)}/replay`))).steps;
+  } catch (error) {
+    refused = error;
+  }
+  header(r);
+  deal(r);
+  houseWay(r);
+  positions(r);
+  steps(r, replay);
+  record(r, replay);
+  showError(refused);
 }
-onConnection((down) => { if (!down) load(false); });
-await load(true);
+onConnection((down) => { if (!down) load(); });
+await load();

@@ -1,7 +1,7 @@
 // The live table: the round now with its cards drawn, the house way, alerts and devices,
 // following the live stream; and the command forms the signed-in role may use (commands.js).
-import { api, can, cards, clock, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, requireToken,
-  showError, when } from "./app.js";
+import { api, can, cards, clock, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, phaseWords,
+  requireToken, showError, when } from "./app.js";
 import { commands } from "./commands.js";
 
 requireToken();
@@ -31,7 +31,8 @@ function render(state) {
   document.getElementById("title").textContent = `Table ${state.table_id} (${state.game}, ${state.house_way})`;
   fill("table-open", state.table_open ? "table open" : "TABLE CLOSED");
   const round = state.round;
-  fill("phase", round ? round.phase : "no round");
+  fill("phase", phaseWords(round));
+  document.getElementById("phase").dataset.phase = round ? round.phase : "";
   fill("round-id", round ? round.round_id : "");
   fill("banker", bankerText(round));
   const rows = [el("tr", {}, ["Position", "Wager", "Hand", "Setting (high | low)", "Outcome", "Net"].map((h) => el("th", {}, h)))];
@@ -159,6 +160,32 @@ function linkText(d) {
   return parts.join(" · ");
 }
 
+// The rules new rounds open under, beside the forms (GET /api/table/rules): limits, the house
+// way and its file's hash, the foul rule, the commission and the bonus pay tables. Read when the
+// page opens and when the controller answers again (a way file edited meanwhile is a new version).
+const words = (slug) => slug.replace(/-/g, " ");
+async function renderRules() {
+  try {
+    const r = await api("/api/table/rules");
+    const item = (id, label, ...value) => [el("dt", {}, label), el("dd", { id }, ...value)];
+    const limits = r.limits;
+    fill("rules-list",
+      ...item("rules-game", "Game", words(r.game)),
+      ...item("rules-limits", "Limits", `main wager ${money(limits.min_main_cents)} to ${money(limits.max_main_cents)} per position`,
+        r.paytables.length ? `; each bonus wager up to ${money(limits.max_bonus_cents)}` : ""),
+      ...item("rules-house-way", "House way", `${r.house_way.title} (${r.house_way.name}) `,
+        el("code", { class: "hash", title: r.house_way.sha256 }, r.house_way.sha256.slice(0, 12))),
+      ...item("rules-foul", "Foul", r.foul_rule_words, r.foul_forfeits_bonuses ? "; its bonus wagers lose too" : ""),
+      ...item("rules-commission", "Commission", r.commission.words),
+      ...(r.overqualifier ? item("rules-premium", "Overqualifier", `on: a premium pays ${r.premium_multiple} times the main wager (003)`) : []));
+    fill("rules-paytables", ...r.paytables.map((table) => el("table", { class: "paytable", "data-bonus": table.bonus },
+      el("caption", {}, `${words(table.bonus)} (${table.source})`),
+      ...table.lines.map((line) => el("tr", {}, el("td", {}, words(line.line)), el("td", { class: "money" }, line.words))))));
+  } catch (error) {
+    showError(error);
+  }
+}
+
 let pending = null;
 let shown = null;  // the table state on the page
 async function refresh() {
@@ -180,8 +207,10 @@ onConnection((down) => {
     if (shown) renderDevices(shown.devices);
   } else {
     refresh();
+    renderRules();
   }
 });
+renderRules();
 if (can(who, "audit")) {
   // The table is read once the stream is connected, and again whenever it reconnects: a stream
   // that had not yet received an event resumes from now, so what happened while it was away
