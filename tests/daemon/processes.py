@@ -1,10 +1,19 @@
 """The daemon and the simulators as real processes, for the tests that kill them
 (test_sigkill.py, test_sigkill_table_state.py): the daemon's JSON log lines read as they come,
-the simulators' operator commands on their standard input, and the store read by the test."""
+the simulators' operator commands on their standard input, and the store read by the test.
+
+The daemon is ``table-controller run``'s own entry point in a process of its own, forked from
+a server that has already imported the controller (``multiprocessing``'s forkserver, one per
+test worker), so each of the chains' two dozen starts does not pay the imports again (about a
+second of CPU each). The process is as real as a spawned one: its own PID, killed by SIGKILL,
+nothing shared with the test but the store it writes; it does not inherit the test's state
+because the server forked for it never ran a test.
+"""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import queue
 import signal
@@ -77,6 +86,33 @@ class Simulators:
                     stream.close()
 
 
+# what the forkserver imports once: the command line and everything ``run`` imports on its way
+PRELOAD = ["table_controller.cli", "table_controller.daemon", "table_controller.api.app", "alembic.command"]
+
+
+def _forkserver() -> multiprocessing.context.ForkServerContext:
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def _run_cli(argv: list[str], env: dict[str, str], cwd: str, stderr_path: str) -> None:
+    """The forked child: the environment, the working folder and the standard streams a spawned
+    ``python -m table_controller ...`` would have, then the command line's own ``main``."""
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    null = os.open(os.devnull, os.O_RDWR)
+    err = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.dup2(err, 2)
+    sys.argv = ["table-controller", *argv]
+    from table_controller.cli import main
+
+    main()
+
+
 class Daemon:
     """``table-controller run`` as a process whose JSON log lines the test reads as they come."""
 
@@ -87,39 +123,43 @@ class Daemon:
             "TABLE_DICE__URL": ports["dice"],
             "TABLE_LOG_FORMAT": "json",
         }
+        argv = ["run", "--rounds", str(rounds), "--auto-dealer", "--seed", "9", "--step-delay", STEP_DELAY]
         self.log_path = log_path
-        self.process = python(
-            "-m",
-            "table_controller",
-            "run",
-            "--rounds",
-            str(rounds),
-            "--auto-dealer",
-            "--seed",
-            "9",
-            "--step-delay",
-            STEP_DELAY,
-            *store,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+        self._stderr = log_path.with_suffix(".stderr")
+        self._stderr.touch()
+        self.process = _forkserver().Process(
+            target=_run_cli, args=([*argv, *store], env, str(REPO), str(self._stderr)), name="daemon"
         )
+        self.process.start()
         self.lines: list[dict] = []
         self._queue: queue.Queue[dict | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, name="daemon-log", daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        with self.log_path.open("a") as log:
-            for raw in self.process.stderr:
-                log.write(raw)
-                if raw.startswith("{"):
-                    line = json.loads(raw)
-                    self.lines.append(line)
-                    self._queue.put(line)
+        """Follow the daemon's standard error as it writes it, until it has exited."""
+        with self._stderr.open() as stderr, self.log_path.open("a") as log:
+            partial = ""
+            while True:
+                exited = not self.process.is_alive()
+                chunk = stderr.read()
+                partial += chunk
+                *whole, partial = partial.split("\n")
+                for raw in whole:
+                    log.write(raw + "\n")
+                    if raw.startswith("{"):
+                        line = json.loads(raw)
+                        self.lines.append(line)
+                        self._queue.put(line)
+                if exited and not chunk:
+                    break
+                if not chunk:
+                    time.sleep(0.01)
         self._queue.put(None)
+
+    def _exit_code(self, timeout: float) -> int | None:
+        self.process.join(timeout)
+        return self.process.exitcode
 
     def wait_for(self, wanted: Callable[[dict], bool], timeout: float = 30) -> dict:
         deadline = time.monotonic() + timeout
@@ -129,21 +169,23 @@ class Daemon:
             except queue.Empty:
                 break
             if line is None:
-                raise AssertionError(f"the daemon exited ({self.process.wait()}) first; see {self.log_path}")
+                raise AssertionError(f"the daemon exited ({self._exit_code(10)}) first; see {self.log_path}")
             if wanted(line):
                 return line
         raise AssertionError(f"no such log line within {timeout} s; see {self.log_path}")
 
     def kill(self) -> None:
+        assert self.process.pid is not None
         os.kill(self.process.pid, signal.SIGKILL)
-        assert self.process.wait(10) == -signal.SIGKILL
+        assert self._exit_code(10) == -signal.SIGKILL
         self._reader.join(5)
-        self.process.stderr.close()
+        self.process.close()
 
     def finish(self, timeout: float = 60) -> int:
-        code = self.process.wait(timeout)
+        code = self._exit_code(timeout)
+        assert code is not None, f"the daemon is still running after {timeout} s; see {self.log_path}"
         self._reader.join(5)
-        self.process.stderr.close()
+        self.process.close()
         return code
 
 
