@@ -199,6 +199,33 @@ def test_the_pages_given_a_table_read_the_floors_paths_and_keep_the_table_in_the
     assert table_paths == []  # the round page asked the table's own paths for nothing
 
 
+# The 422 problems of the forms and filters (loc, msg as the API gives them) and the sentence
+# the pages show for each: the field in people's words, an amount in dollars and cents.
+PROBLEMS_AND_SENTENCES = [
+    (["body", "low", 0], "'1x' is not a card code", "Low hand, card 1: '1x' is not a card code."),
+    (
+        ["body", "wagers", "4", "big_hand"],
+        "Input should be less than or equal to 2500",
+        "Position 4, Big Hand wager: must be at most $25.00.",
+    ),
+    (
+        ["body", "bank", "amount"],
+        "Input should be greater than 0",
+        "The bank, amount: must be more than $0.00.",
+    ),
+    (["body", "reason"], "Field required", "Reason: is missing."),
+    (["query", "opened_from"], "Input should be a valid datetime", "From: Input should be a valid datetime."),
+    (
+        ["body", "wagers"],
+        "Dictionary should have at least 1 item",
+        "Wagers: Dictionary should have at least 1 item.",
+    ),
+    (["body"], "JSON decode error", "The request: JSON decode error."),
+]
+PROBLEMS = [(loc, msg) for loc, msg, _ in PROBLEMS_AND_SENTENCES]
+SENTENCES = [sentence for _, _, sentence in PROBLEMS_AND_SENTENCES]
+
+
 def test_the_table_page_shows_its_rules_the_phase_in_words_and_a_bad_setting_as_a_sentence(site, browser):  # noqa: F811
     base, api = site
     assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
@@ -218,6 +245,13 @@ def test_the_table_page_shows_its_rules_the_phase_in_words_and_a_bad_setting_as_
     said = form_error(browser, "player-setting")
     assert said.startswith("High hand, card 5: 'Xx' is not a card code: rank then suit"), said
     assert "e.g. As, Td, 10h." in said and "body." not in said
+    sentences = browser.execute_async_script(
+        """
+        const [cases, done] = arguments;
+        import("./app.js").then((app) => done(cases.map((problem) => app.problemSentence(problem))));""",
+        [{"loc": loc, "msg": msg} for loc, msg in PROBLEMS],
+    )
+    assert sentences == SENTENCES
     submit(browser, "player-setting", position="3", high="As Ah 9c 8c 2c", low="Kd Kh")
     wait_for(
         browser,

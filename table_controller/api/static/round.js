@@ -18,6 +18,8 @@ document.getElementById("print").addEventListener("click", () => window.print())
 
 const words = (slug) => (slug ? String(slug).replace(/-/g, " ") : "");
 const signed = (cents) => (cents > 0 ? `+${money(cents)}` : money(cents));
+// Why a round was void, without the "misdeal: " the store's reason starts with (the page says it).
+const whyVoid = (r) => String(r.void_reason || "").replace(/^misdeal: /, "");
 const rule = (ruleId) => el("code", { class: "rule-id" }, ruleId);
 const setting = (high, low) => el("span", { class: "setting" }, "high ", cards(high), " low ", cards(low));
 const DIE_FACES = ["\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
@@ -56,7 +58,7 @@ function header(r) {
     ...fact("Opened", when(r.opened_at)),
     ...fact("Closed", r.closed_at ? when(r.closed_at) : "not yet"),
     ...fact("Phase", el("span", { class: "phase", id: "phase", "data-phase": r.phase }, phaseWords(r)),
-      r.voided ? ` — ${r.misdeal ? "misdeal" : "voided"}: ${r.void_reason}` : "",
+      r.voided ? ` — ${r.misdeal ? "a misdeal" : "voided"}: ${whyVoid(r)}` : "",
       r.override ? " — the pit let a dealer's deviation stand" : ""),
     ...fact("Money", `wagered ${money(r.wagered_cents)}`, r.bonus_wagered_cents ? ` (bonus wagers ${money(r.bonus_wagered_cents)})` : "",
       `, commission ${money(r.commission_cents)}, bonuses paid ${money(r.bonuses_paid_cents)}, the house's result ${signed(r.house_result_cents)}`));
@@ -144,7 +146,7 @@ function stepWords(e, state, r) {
       if (p.interrupted) return [`the deal was interrupted (${p.interrupted}): a misdeal`];
       const required = state && state.house_way;
       return [`dealt the seven piles and ${p.unused.length} unused cards`,
-        state && state.phase === "void" ? `: a misdeal, ${r.void_reason || "the deck was not whole"}` : "",
+        state && state.phase === "void" ? `: a misdeal, ${whyVoid(r) || "the deck was not whole"}` : "",
         required ? ["; the house way requires the banker's hand as ", setting(required.setting.high, required.setting.low),
           " (rule ", rule(required.rule_id), ")"] : ""];
     }
