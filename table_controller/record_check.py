@@ -36,6 +36,7 @@ from .storage.checkpoints import Checkpoint, chained_checkpoints, check_checkpoi
 from .storage.models import Event, Round, RoundPosition
 from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
 from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, Evidence, sha256_hex
+from .storage.shifts import FLOOR_CHAIN
 from .storage.users import User
 
 _EVENTS = Event.__table__  # type: ignore[attr-defined]  # typed columns for the queries
@@ -408,8 +409,8 @@ def check_record(
 ) -> RecordReport:
     """Every check of the module docstring, in one read snapshot (``session``).
 
-    ``table_id`` limits the chains and rounds to one table (the people and evidence chains are
-    always checked); ``last_rounds`` re-derives only the table's newest rounds (the daemon's
+    ``table_id`` limits the chains and rounds to one table (the people, evidence and floor
+    chains are always checked); ``last_rounds`` re-derives only the table's newest rounds (the daemon's
     check while it plays); ``checkpoints`` with ``public_key`` proves the chain reaches each;
     ``chain`` is the links' report when the caller checked them itself (a window at a time)."""
     not_checked: list[str] = []
@@ -418,7 +419,8 @@ def check_record(
     elif table_id is None:
         chain = verify_chain(session)
     else:
-        parts = [verify_chain(session, table_id=name) for name in (table_id, PEOPLE_CHAIN, EVIDENCE_CHAIN)]
+        chains = (table_id, PEOPLE_CHAIN, EVIDENCE_CHAIN, FLOOR_CHAIN)  # the table's and the store's own
+        parts = [verify_chain(session, table_id=name) for name in chains]
         chain = ChainReport(
             events_checked=sum(p.events_checked for p in parts),
             tables_checked=sum(p.tables_checked for p in parts),

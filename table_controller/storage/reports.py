@@ -44,7 +44,8 @@ THEORY_FIELDS = (
     "theoretical_win_cents",
     "theoretical_variance",
 )  # the last two None when no round has one
-DEALER_FIELDS = ("dealer", *GAME_FIELDS[1:])
+SUM_FIELDS = GAME_FIELDS[1:]  # the counts and money of any group of rounds (``sum_columns``)
+DEALER_FIELDS = ("dealer", *SUM_FIELDS)
 Z_95 = Decimal("1.96")
 POSITION_FIELDS = (
     "position",
@@ -109,10 +110,29 @@ def _theory_columns() -> tuple[ColumnElement[Any], ...]:
     )
 
 
-def _theory(values: tuple[Any, ...]) -> dict[str, Any]:
+def theory_of(values: tuple[Any, ...]) -> dict[str, Any]:
+    """THEORY_FIELDS by name from the values of ``_theory_columns`` (the nullable sums kept None)."""
     return {
         name: None if value is None else int(value) for name, value in zip(THEORY_FIELDS, values, strict=True)
     }
+
+
+def sum_columns() -> tuple[ColumnElement[Any], ...]:
+    """SUM_FIELDS then THEORY_FIELDS of the rounds a SELECT groups (the table's reports and the
+    floor's, one definition): money of settled rounds only, counts of all."""
+    c = ROUNDS.c
+    return (
+        func.count(),
+        _count(c.phase == "closed"),
+        _count(c.voided),
+        _count(c.closed_at.is_(None)),
+        _settled_only(c.wagered_cents),
+        _settled_only(c.bonus_wagered_cents),
+        _settled_only(c.commission_cents),
+        _settled_only(c.bonuses_paid_cents),
+        _settled_only(c.house_result_cents),
+        *_theory_columns(),
+    )
 
 
 def _grouped(
@@ -123,25 +143,10 @@ def _grouped(
     width = len(fields)
     lines = []
     for row in session.execute(
-        select(
-            key,
-            func.count(),
-            _count(c.phase == "closed"),
-            _count(c.voided),
-            _count(c.closed_at.is_(None)),
-            _settled_only(c.wagered_cents),
-            _settled_only(c.bonus_wagered_cents),
-            _settled_only(c.commission_cents),
-            _settled_only(c.bonuses_paid_cents),
-            _settled_only(c.house_result_cents),
-            *_theory_columns(),
-        )
-        .where(*in_period)
-        .group_by(key)
-        .order_by(key)
+        select(key, *sum_columns()).where(*in_period).group_by(key).order_by(key)
     ).all():
         line = dict(zip(fields, (row[0], *map(int, row[1:width])), strict=True))
-        line.update(_theory(tuple(row[width:])))
+        line.update(theory_of(tuple(row[width:])))
         lines.append(line)
     outcomes = {
         name: {"wins": int(w), "pushes": int(pu), "losses": int(lo)}
@@ -263,7 +268,7 @@ def band_in(session: Session, *, table_id: str, start: datetime, end: datetime) 
             c.table_id == table_id, c.opened_at >= start, c.opened_at < end
         )
     ).one()
-    return band_of(_theory(tuple(row[1:])))
+    return band_of(theory_of(tuple(row[1:])))
 
 
 def today_bounds(zone: tzinfo, now: datetime | None = None) -> tuple[datetime, datetime]:
@@ -283,4 +288,17 @@ def band_check(session: Session, *, table_id: str, zone: tzinfo, now: datetime |
     return band_in(session, table_id=table_id, start=start, end=end)
 
 
-__all__ = ["Band", "PeriodSums", "band", "band_check", "band_in", "band_of", "period_sums", "today_bounds"]
+__all__ = [
+    "SUM_FIELDS",
+    "THEORY_FIELDS",
+    "Band",
+    "PeriodSums",
+    "band",
+    "band_check",
+    "band_in",
+    "band_of",
+    "period_sums",
+    "sum_columns",
+    "theory_of",
+    "today_bounds",
+]
