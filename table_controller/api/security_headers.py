@@ -8,6 +8,8 @@ message, so streamed answers (the live stream, ``/api/stream``) still go out as 
   post here only. The pages keep all their code in ``static/*.js`` and ``static/*.css``. The
   API documentation pages (``/docs``, ``/redoc``) may also have inline styles, ``blob:`` images
   and a ``blob:`` worker, which their renderers make at run time; never an inline script.
+- An answer that carries its own ``Content-Security-Policy`` keeps it: a self-contained
+  printable page (floor/report_page.py) allows its one inline style by its hash, and nothing else.
 - ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer``, ``X-Frame-Options: DENY``.
 - ``Cache-Control: no-store`` on ``/api/`` answers: table state, rounds and new tokens are not
   to be kept by a browser or a proxy (it replaces the stream's ``no-cache``, which is weaker).
@@ -70,10 +72,13 @@ class SecurityHeaders:
         async def send_with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
+                own = headers.get("Content-Security-Policy")  # a document's own, for its inline style
                 for name, value in HEADERS.items():
                     headers[name] = value
                 if docs:
                     headers["Content-Security-Policy"] = DOCS_CONTENT_SECURITY_POLICY
+                if own is not None:
+                    headers["Content-Security-Policy"] = own
                 if api:
                     headers["Cache-Control"] = "no-store"
             await send(message)

@@ -1,0 +1,245 @@
+"""The floor report as a printable page and as a PDF (docs/floor-reports.md, "The printed page").
+
+One self-contained HTML document (no script, no link, no image: its stylesheet is inline) whose
+print stylesheet lays it on A4 or Letter, landscape: the page size from ``paper``, margins, the
+page number in the margin, each table's header repeated on every page it runs over, no row cut
+by a page break. Money in dollars with cents. A shift's page names its people and ends with a
+signature line for each person who signed off. The PDF is WeasyPrint's rendering of that same
+page, so the printed page and the PDF never differ.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterable
+from datetime import datetime
+from html import escape
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from .reports import FloorReportLine, FloorReportPublic
+
+Paper = Literal["a4", "letter"]
+PAGE_SIZES: dict[str, str] = {"a4": "A4 landscape", "letter": "letter landscape"}
+# the narrower printable width of the two, so one layout fits both: Letter landscape is
+# 279.4 mm wide, A4 landscape 297 mm; less 2 x 12 mm of margin
+CONTENT_WIDTH_MM = 255
+
+_STYLE = """
+@page {{
+  size: {size};
+  margin: 12mm 12mm 14mm 12mm;
+  @bottom-left {{ content: "{footer}"; font: 7pt sans-serif; color: #444; }}
+  @bottom-right {{ content: "page " counter(page) " of " counter(pages); font: 7pt sans-serif; color: #444; }}
+}}
+html {{ font: 8pt/1.3 "DejaVu Sans", Arial, sans-serif; color: #000; background: #fff; }}
+body {{ margin: 0 auto; max-width: {width}mm; }}
+h1 {{ font-size: 13pt; margin: 0 0 2mm; }}
+h2 {{ font-size: 10pt; margin: 5mm 0 1.5mm; break-after: avoid; page-break-after: avoid; }}
+dl.period {{ display: grid; grid-template-columns: max-content 1fr; gap: 0.5mm 4mm; margin: 0; }}
+dl.period dt {{ font-weight: bold; }}
+dl.period dd {{ margin: 0; }}
+table {{ width: 100%; border-collapse: collapse; table-layout: auto; }}
+thead {{ display: table-header-group; }}
+tfoot {{ display: table-footer-group; }}
+tr {{ break-inside: avoid; page-break-inside: avoid; }}
+th, td {{ border: 0.3mm solid #777; padding: 0.6mm 1mm; vertical-align: top; }}
+th {{ background: #e8e8e8; font-weight: bold; text-align: center; }}
+tbody th, tbody td:first-child {{ text-align: left; white-space: nowrap; }}
+td.num {{ text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }}
+tr.total td {{ font-weight: bold; border-top: 0.6mm solid #000; }}
+.signatures {{ break-inside: avoid; page-break-inside: avoid; margin-top: 8mm; }}
+.signature {{ display: inline-block; width: 75mm; margin: 8mm 8mm 0 0; }}
+.signature .line {{ border-bottom: 0.3mm solid #000; height: 10mm; }}
+.signature .name {{ font-size: 8pt; margin-top: 1mm; }}
+.note {{ white-space: pre-wrap; border: 0.3mm solid #777; padding: 1.5mm; }}
+@media screen {{
+  body {{ padding: 8mm; }}
+}}
+@media print {{
+  th {{ -webkit-print-color-adjust: exact; print-color-adjust: exact; }}
+}}
+"""
+
+# (heading, the line's value) of each column of the report's tables, after the line's name
+_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Rounds", "rounds"),
+    ("Settled", "settled"),
+    ("Voids", "voids"),
+    ("Misdeals", "misdeals"),
+    ("Wagered", "wagered_cents"),
+    ("Bonus wagered", "bonus_wagered_cents"),
+    ("Commission", "commission_cents"),
+    ("Bonuses paid", "bonuses_paid_cents"),
+    ("Actual win", "house_result_cents"),
+    ("Hold %", "hold_percent"),
+    ("Theoretical win", "theoretical_win_cents"),
+    ("Theor. hold %", "theoretical_hold_percent"),
+    ("House-way deviations", "deviations"),
+    ("Overrides", "overrides"),
+    ("Device faults", "device_faults"),
+)
+_SECTIONS = (("table", "Per table"), ("pit", "Per pit"), ("dealer", "Per dealer"))
+
+
+def dollars(cents: int | None) -> str:
+    """Integer cents as dollars with cents: ``-123456`` -> ``-$1,234.56``; None -> an em dash."""
+    if cents is None:
+        return "\u2014"
+    sign = "-" if cents < 0 else ""
+    whole, part = divmod(abs(cents), 100)
+    return f"{sign}${whole:,}.{part:02d}"
+
+
+def _css_string(text: str) -> str:
+    """``text`` for inside a CSS string: every character but letters, digits, space and
+    ``:.-`` as a CSS escape, so a name can neither end the string nor the style element."""
+    return "".join(
+        ch if ch.isascii() and (ch.isalnum() or ch in " :.-") else f"\\{ord(ch):x} " for ch in text
+    )
+
+
+def _cell(line: FloorReportLine, name: str) -> str:
+    value = getattr(line, name)
+    if name.endswith("_cents"):
+        return dollars(value)
+    if value is None:
+        return "\u2014"
+    return f"{value}%" if name.endswith("_percent") else str(value)
+
+
+def _when(moment: datetime | None, zone: ZoneInfo) -> str:
+    if moment is None:
+        return "\u2014"
+    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def _name_of(line: FloorReportLine) -> str:
+    if line.scope == "table":
+        return f"{line.table_id}" + (f" (pit {line.pit})" if line.pit else "")
+    if line.scope == "pit":
+        return line.pit or "no pit"
+    if line.scope == "dealer":
+        return line.dealer or "between rounds"
+    return "Total"
+
+
+def _table(first: str, lines: Iterable[FloorReportLine], total: FloorReportLine | None) -> str:
+    head = "".join(f"<th scope='col'>{escape(title)}</th>" for title, _ in _COLUMNS)
+    rows = []
+    for line in lines:
+        cells = "".join(f"<td class='num'>{escape(_cell(line, name))}</td>" for _, name in _COLUMNS)
+        rows.append(f"<tr><th scope='row'>{escape(_name_of(line))}</th>{cells}</tr>")
+    foot = ""
+    if total is not None:
+        cells = "".join(f"<td class='num'>{escape(_cell(total, name))}</td>" for _, name in _COLUMNS)
+        foot = f"<tr class='total'><td>Total</td>{cells}</tr>"
+    return (
+        f"<table><thead><tr><th scope='col'>{escape(first)}</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}{foot}</tbody></table>"
+    )
+
+
+def _title(found: FloorReportPublic) -> str:
+    where = f"pit {found.pit}" if found.pit else "the floor"
+    if found.table_id:
+        where = f"table {found.table_id}"
+    if found.kind == "shift" and found.shift is not None:
+        shift_where = f"pit {found.shift.pit}" if found.shift.pit else "the whole floor"
+        return f"Shift report {found.shift.id}: {shift_where}"
+    return f"Day report {found.day}: {where}"
+
+
+def _people(found: FloorReportPublic, zone: ZoneInfo) -> tuple[str, str]:
+    """The shift's people (the period block) and the signature block."""
+    shift = found.shift
+    if shift is None:
+        signatures = "".join(
+            f"<div class='signature'><div class='line'></div><div class='name'>{what}</div></div>"
+            for what in ("Prepared by (name, signature)", "Checked by (name, signature)")
+        )
+        return "", f"<section class='signatures'><h2>Sign-off</h2>{signatures}</section>"
+    rows = [
+        ("Opened", f"{_when(shift.opened_at, zone)} by {shift.opened_by}"),
+        ("On duty", ", ".join(shift.on_duty)),
+        (
+            "Closed",
+            f"{_when(shift.closed_at, zone)} by {shift.closed_by}" if not shift.open else "still open",
+        ),
+    ]
+    if not shift.open:
+        rows.append(("Signed off", ", ".join(shift.signed_off)))
+    block = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in rows)
+    note = f"<h2>Note</h2><p class='note'>{escape(shift.note)}</p>" if shift.note else ""
+    if shift.open:
+        signed = "<p>The shift is still open: nobody has signed it off yet.</p>"
+    else:
+        signed = "".join(
+            f"<div class='signature'><div class='line'></div><div class='name'>{escape(name)}</div></div>"
+            for name in shift.signed_off
+        )
+    return block, f"{note}<section class='signatures'><h2>Signed off</h2>{signed}</section>"
+
+
+def report_page(found: FloorReportPublic, *, paper: Paper = "a4") -> str:
+    """The report as a self-contained, printable HTML document."""
+    zone = ZoneInfo(found.time_zone)
+    title = _title(found)
+    people, signatures = _people(found, zone)
+    period = [
+        ("Period", f"{_when(found.start, zone)} to {_when(found.end, zone)}"),
+        ("Time zone", found.time_zone),
+        ("Tables", ", ".join(found.tables) or "none"),
+        ("Printed", _when(found.generated_at, zone)),
+    ]
+    period_block = "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in period) + people
+    sections = []
+    for scope, heading in _SECTIONS:
+        lines = [line for line in found.lines if line.scope == scope]
+        if lines or found.by == scope:
+            first = {"table": "Table", "pit": "Pit", "dealer": "Dealer"}[scope]
+            sections.append(f"<section><h2>{heading}</h2>{_table(first, lines, found.total)}</section>")
+    if not sections:
+        sections.append(f"<section><h2>Total</h2>{_table('', [], found.total)}</section>")
+    style = _STYLE.format(
+        size=PAGE_SIZES[paper],
+        width=CONTENT_WIDTH_MM,
+        footer=_css_string(title),
+    )
+    return (
+        "<!DOCTYPE html>\n"
+        f"<html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
+        f"<style>{style}</style></head><body>"
+        f"<header><h1>{escape(title)}</h1><dl class='period'>{period_block}</dl></header>"
+        f"<main>{''.join(sections)}{signatures}</main>"
+        "</body></html>\n"
+    )
+
+
+def page_policy(page: str) -> str:
+    """The Content-Security-Policy of ``page``: its one inline style, by its SHA-256, and nothing
+    else (no script, no fetch, no frame), so a browser shows and prints it as WeasyPrint does."""
+    start = page.index("<style>") + len("<style>")
+    style = page[start : page.index("</style>", start)]
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
+    return (
+        f"default-src 'none'; style-src 'sha256-{digest}'; frame-ancestors 'none'; base-uri 'none';"
+        " form-action 'none'"
+    )
+
+
+def report_pdf(found: FloorReportPublic, *, paper: Paper = "a4") -> bytes:
+    """The printable page rendered by WeasyPrint (imported here: it is only needed for a PDF).
+    Nothing outside the page is fetched: it is self-contained, and the fetcher allows no URL."""
+    from weasyprint import HTML  # type: ignore[import-untyped]
+    from weasyprint.urls import URLFetcher  # type: ignore[import-untyped]
+
+    pdf = HTML(
+        string=report_page(found, paper=paper), url_fetcher=URLFetcher(allowed_protocols=[])
+    ).write_pdf()
+    assert pdf is not None  # no target: the bytes are returned
+    return bytes(pdf)
+
+
+__all__ = ["PAGE_SIZES", "Paper", "dollars", "page_policy", "report_page", "report_pdf"]
