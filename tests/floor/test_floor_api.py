@@ -252,3 +252,22 @@ def test_the_floor_command_refuses_a_bad_config_naming_every_error(tmp_path):
     missing = CliRunner().invoke(cli, ["floor", "--config", str(tmp_path / "none.toml")])
     assert missing.exit_code == 2
     assert "no config file" in missing.stderr
+
+
+# -- the app's conventions -----------------------------------------------------------------------
+
+
+def test_the_floor_serves_its_pages_the_tables_pages_and_its_documented_api(floor: Floor):
+    page = floor.client.get("/ui/")
+    assert page.status_code == 200 and "floor-signin.js" in page.text  # the floor's own sign-in
+    assert "Content-Security-Policy" in page.headers
+    assert 'src="floor.js"' in floor.client.get("/ui/floor.html").text
+    assert 'src="history.js"' in floor.client.get("/ui/history.html").text  # the table's page
+    assert floor.client.get("/ui/app.js").status_code == 200
+    assert floor.client.get("/docs").status_code == 200
+    schema = floor.client.get("/openapi.json").json()
+    tables = schema["paths"]["/api/floor/tables"]["get"]
+    assert tables["x-roles"] == ["dealer", "pit", "surveillance"]
+    acknowledge = schema["paths"]["/api/floor/tables/{table_id}/alerts/{seq}/acknowledge"]["post"]
+    assert acknowledge["x-roles"] == ["pit"]
+    assert floor.get("/api/floor/tables").headers["Cache-Control"] == "no-store"
