@@ -65,6 +65,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import queue
 import random
 import shutil
 import socket
@@ -366,7 +367,7 @@ class Figures:
         self.requests: dict[str, list[float]] = defaultdict(list)  # endpoint -> seconds
         self.errors: dict[str, int] = defaultdict(int)
         self.first_errors: list[str] = []
-        self.delivery = np.zeros(HISTOGRAM_MS * 10 + 1, dtype=np.int64)  # 0.1 ms bins; last: beyond
+        self.delivery: dict[str, np.ndarray] = {}  # stream kind -> counts in 0.1 ms bins; last: beyond
         self.received: dict[tuple[int, str, str], list[int]] = defaultdict(list)  # (terminal, kind, table)
         self.lost = 0
         self.doubled = 0
@@ -431,8 +432,10 @@ async def _follow(
                 figures.received[(terminal, kind, table_id)].append(int(data["seq"]))
                 created = datetime.fromisoformat(data["created_at"]).timestamp()
                 if created >= since:
-                    bin_ = min(int((now - created) * 10_000), len(figures.delivery) - 1)
-                    figures.delivery[max(bin_, 0)] += 1
+                    histogram = figures.delivery.get(kind)
+                    if histogram is None:
+                        histogram = figures.delivery[kind] = np.zeros(HISTOGRAM_MS * 10 + 1, dtype=np.int64)
+                    histogram[max(0, min(int((now - created) * 10_000), len(histogram) - 1))] += 1
                 with counter.get_lock():
                     counter.value += 1
                 if done.is_set() and all(
@@ -657,9 +660,22 @@ def _histogram_percentiles_ms(histogram: np.ndarray) -> tuple[float, float, int]
     return p50 / 10, p99 / 10, total
 
 
-def _get(answers: Any, kind: str, timeout: float) -> tuple[Any, ...]:
-    """The next answer of ``kind`` (an answer of another kind is an error in the run)."""
-    answer = answers.get(timeout=timeout)
+def _get(answers: Any, kind: str, timeout: float, processes: list[Any]) -> tuple[Any, ...]:
+    """The next answer of ``kind`` (an answer of another kind is an error in the run); a child
+    process that died stops the run at once rather than at the timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            answer = answers.get(timeout=1.0)
+            break
+        except queue.Empty:
+            dead = [p.name for p in processes if p.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(
+                    f"waiting for {kind!r}: process(es) {dead} died (their stderr is above)"
+                ) from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"no {kind!r} in {timeout:.0f} s") from None
     if answer[0] != kind:
         raise RuntimeError(f"expected {kind!r}, got {answer[0]!r}")
     return tuple(answer)
@@ -737,7 +753,7 @@ def run(args: argparse.Namespace) -> int:
         bases: dict[str, str] = {}
         host_pids: dict[int, str] = {}
         for _ in groups:
-            _, pid, found = _get(answers, "ready", 600)
+            _, pid, found = _get(answers, "ready", 600, processes)
             bases.update(found)
             host_pids[pid] = ",".join(found)
         say(f"{args.tables} tables serving in {len(groups)} processes")
@@ -750,14 +766,13 @@ def run(args: argparse.Namespace) -> int:
             process.start()
             processes.append(process)
             stack.callback(lambda: floor_commands.put(("exit",)))
-            _, floor_pid, floor_url = _get(answers, "floor", 120)
+            _, floor_pid, floor_url = _get(answers, "floor", 120, processes)
             say(f"floor serving at {floor_url}")
 
         # the probe table alone: nothing else deals, no terminal
         hosts[0].put(("alone", args.alone_rounds))
-        alone = _get(answers, "alone", 60 + (30 + args.round_seconds) * (args.alone_rounds + WARM_UP_ROUNDS))[
-            1
-        ]
+        alone_wait = 60 + (30 + args.round_seconds) * (args.alone_rounds + WARM_UP_ROUNDS)
+        alone = _get(answers, "alone", alone_wait, processes)[1]
         say(f"{PROBE} alone: {len(alone)} rounds, median commit {np.median(alone) * 1e3:.1f} ms per round")
 
         # the terminals: streams first (from seq 0 of every table), then polling and dealing
@@ -795,7 +810,7 @@ def run(args: argparse.Namespace) -> int:
             process.start()
             processes.append(process)
             terminal_commands.append(commands)
-        streams = sum(_get(answers, "connected", 300)[1] for _ in terminal_commands)
+        streams = sum(_get(answers, "connected", 300, processes)[1] for _ in terminal_commands)
         say(f"{args.terminals} terminals in {args.terminal_procs} processes, {streams} streams held")
 
         pids = {**{pid: f"tables {names}" for pid, names in host_pids.items()}}
@@ -825,13 +840,13 @@ def run(args: argparse.Namespace) -> int:
             commands.put(("stop",))
         results: dict[str, tuple[int, list[float], list[str]]] = {}
         for _ in hosts:
-            results.update(_get(answers, "done", 300)[1])
+            results.update(_get(answers, "done", 300, processes)[1])
         settled_load = _settled_now(url) - settled_before
         say("dealing stopped; streams draining")
         rounds, chained, twice, heads = _store_counts(url)
         for commands in terminal_commands:
             commands.put(("finish", {t: heads.get(t, 0) for t in table_ids}))
-        figures = [_get(answers, "figures", 300)[1] for _ in terminal_commands]
+        figures = [_get(answers, "figures", 300, processes)[1] for _ in terminal_commands]
 
     report(
         args,
@@ -928,9 +943,13 @@ def report(
         for line in f.first_errors:
             print(f"  error: {line}")
 
-    histogram = sum((f.delivery for f in figures), np.zeros_like(figures[0].delivery))
-    p50, p99, count = _histogram_percentiles_ms(histogram)
-    print(f"{'stream delivery (live events)':30} {count:8} {'':7} {p50:8.1f} {p99:8.1f}")
+    for kind in sorted({kind for f in figures for kind in f.delivery}):
+        histogram = np.sum([f.delivery[kind] for f in figures if kind in f.delivery], axis=0)
+        p50, p99, count = _histogram_percentiles_ms(histogram)
+        print(
+            f"{kind + ' stream delivery':30} {count:8} {'':7} {p50:8.1f} {p99:8.1f}"
+            "  (event appended -> received)"
+        )
 
     under_load = results.get(PROBE, (0, [], []))[1]
     if alone and under_load:
