@@ -49,10 +49,10 @@ def _registrations(engine: Engine) -> list[dict]:
 
 
 def _started(engine: Engine, **more: object) -> TableService:
-    """A start of the daemon's table service, as run_table makes it: the record, then the floor."""
+    """A start of the daemon's table service, as run_table makes it (less the code's hash, which
+    registration does not read): the record, then the floor."""
     service = TableService(_settings(**more), engine)
     service.resume()
-    service.record_start()
     service.register_on_floor()
     return service
 
