@@ -681,12 +681,12 @@ class TableService:
         heartbeat registers it once the store answers."""
         self._floor_started = datetime.now(UTC)
         try:
-            self._register(self._floor_started)
+            self._register(self._floor_started, self._floor_started)
         except Exception as error:
             self._floor_failing = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
             log.error("floor.register_failed", error=self._floor_failing)
 
-    def _register(self, now: datetime) -> None:
+    def _register(self, now: datetime, started_at: datetime) -> None:
         settings = self.settings
         registration = Registration(
             pit=settings.pit, game=settings.game.value, house_way=settings.house_way, api_url=settings.api_url
@@ -706,7 +706,9 @@ class TableService:
                 previous_game=None if chained is None else chained.game,
             )
         with unit_of_work(engine) as session:
-            register_table(session, table_id=self.table_id, now=now, **asdict(registration))
+            register_table(
+                session, table_id=self.table_id, now=now, started_at=started_at, **asdict(registration)
+            )
         log.info("floor.registered", pit=registration.pit, api_url=registration.api_url)
 
     def floor_heartbeat(self, now: datetime | None = None) -> bool:
@@ -719,7 +721,7 @@ class TableService:
             with unit_of_work(self.recorder.engine) as session:
                 found = heartbeat(session, self.table_id, now)
             if not found:
-                self._register(self._floor_started or now)
+                self._register(now, self._floor_started or now)
         except Exception as error:
             failing = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
             if self._floor_failing is None:

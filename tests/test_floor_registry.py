@@ -105,6 +105,7 @@ def test_the_heartbeat_refreshes_seen_at_and_a_row_deleted_is_registered_again(e
     row = _row(engine)
     assert row is not None and row.pit == "pit-a"
     assert row.started_at == started  # still this start's, not the beat's
+    assert row.seen_at == START + timedelta(seconds=5)  # alive as of the beat
     assert len(_registrations(engine)) == 1  # the chain already said where the table is
 
 

@@ -87,17 +87,18 @@ def register_table(
     house_way: str,
     api_url: str | None,
     now: datetime,
+    started_at: datetime | None = None,
 ) -> FloorTable:
     """Add the table to the floor or replace its row (one statement, an upsert: two starts of
-    the same table never collide): its configuration, ``started_at`` and ``seen_at`` both
-    ``now`` (a start)."""
+    the same table never collide): its configuration, ``seen_at`` ``now`` and ``started_at``
+    the daemon's start (``now`` unless given: a row registered again after the start)."""
     values = {
         "table_id": check_table_id(table_id),
         "pit": None if pit is None else check_pit(pit),
         "game": game,
         "house_way": house_way,
         "api_url": api_url,
-        "started_at": now,
+        "started_at": now if started_at is None else started_at,
         "seen_at": now,
     }
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
