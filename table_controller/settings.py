@@ -198,6 +198,9 @@ class TableSettings(BaseSettings):
     # a read-only copy of the store (a PostgreSQL streaming replica) the API's reads use; commands
     # and who a token belongs to stay on db_url (docs/floor.md, "Reads off the primary")
     read_db_url: str | None = None
+    # a read from read_db_url more than this far behind the primary says so in the answer
+    # (docs/floor-replica.md, "How lag is shown")
+    read_lag_warn_seconds: float = Field(default=5.0, gt=0)
     pit: str | None = Field(
         default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _.-]*$"
     )

@@ -34,6 +34,7 @@ from .auth import Authentication, BadTokens
 from .deps import Store, route_permission
 from .edge import HttpEdge
 from .errors import install_error_handlers
+from .read_lag import install_read_lag
 from .roles import roles_for
 from .routers import (
     admin,
@@ -158,6 +159,7 @@ def create_app(
     def _home() -> RedirectResponse:
         return RedirectResponse("/ui/")
 
+    install_read_lag(app, engine, read_engine, warn_seconds=settings.read_lag_warn_seconds)
     install_edge(app, settings.http)
     return app
 

@@ -322,6 +322,24 @@ class TableRulesPublic(BaseModel):
     )
 
 
+class ReadLagPublic(BaseModel):
+    """How far behind the replica that served a read is (docs/floor-replica.md, "How lag is shown")."""
+
+    read_from: Literal["replica"] = "replica"
+    lag_seconds: float | None = Field(
+        description="seconds behind the primary: 0 when caught up; null when unknown (shown as behind)"
+    )
+    lag_bytes: int | None = Field(
+        None, description="WAL written on the primary and not yet replayed on the replica, bytes"
+    )
+    paused: bool = Field(description="the replica's replay is paused")
+    behind: bool = Field(
+        description="further behind than the table's read_lag_warn_seconds, or not known to be within them"
+    )
+    warn_seconds: float = Field(description="the table's read_lag_warn_seconds")
+    words: str = Field(description="the lag in words, for a banner")
+
+
 class TableStatePublic(BaseModel):
     table_id: str
     game: str
@@ -336,6 +354,11 @@ class TableStatePublic(BaseModel):
     open_alerts: list[AlertPublic]
     devices: list[DeviceHealthPublic]
     banking: BankingPublic | None = None
+    read_lag: ReadLagPublic | None = Field(
+        None,
+        description="set when the alerts shown were read from a replica (read_db_url): how far behind it "
+        "is; null when read from the primary",
+    )
 
 
 def _setting(setting: Any) -> SettingPublic | None:

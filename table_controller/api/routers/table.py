@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import structlog
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from ...game.house_way.errors import HouseWayError
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
@@ -23,6 +23,7 @@ from ..models.table import (
     TableRulesPublic,
     TableStatePublic,
 )
+from ..read_lag import LagSampler
 from ..views import table_state
 from .round import command
 
@@ -31,11 +32,18 @@ log = structlog.get_logger()
 
 
 @router.get("", response_model=TableStatePublic, responses=responses())
-async def get_table(_: ReadTableDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
+async def get_table(
+    _: ReadTableDep, service: ServiceDep, store: StoreDep, request: Request
+) -> TableStatePublic:
     """The table now: open or closed, the round's phase, positions and wagers, the dice and the
     start position, the piles once dealt and the unused cards, the house-way setting of the
-    banker's hand with its rule id, the settings made, open alerts, device health."""
-    return await store.read(lambda session: table_state(service, session))
+    banker's hand with its rule id, the settings made, open alerts, device health; with a
+    replica (``read_db_url``), how far behind it is in ``read_lag`` (docs/floor-replica.md)."""
+    state = await store.read(lambda session: table_state(service, session))
+    sampler: LagSampler | None = request.app.state.read_lag
+    if sampler is None:
+        return state
+    return state.model_copy(update={"read_lag": sampler.public(await sampler.status())})
 
 
 FOUL_RULE_WORDS = {
