@@ -59,34 +59,42 @@ def floor_tables(session: Session, *, pit: str | None = None) -> list[Row[Any]]:
 
 
 def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, Round]:
-    """Each table's newest round (the highest number), by table id: one SELECT whose correlated
-    ``max(number)`` is read off ``uq_rounds_table_number``."""
+    """Each table's newest round (the highest number), by table id: one SELECT of one equality
+    lookup per table on ``uq_rounds_table_number``, each table's ``max(number)`` an uncorrelated
+    subquery read off the end of that index (never a scan of a table's rounds)."""
     ids = list(table_ids)
     if not ids:
         return {}
-    inner = ROUNDS.alias("newest")
-    newest = select(func.max(inner.c.number)).where(inner.c.table_id == col(Round.table_id)).scalar_subquery()
-    rounds = select(Round).where(col(Round.table_id).in_(ids), col(Round.number) == newest)
-    return {row.table_id: row for row in session.execute(rounds).scalars()}
+    c = ROUNDS.c
+    newest = [
+        and_(
+            col(Round.table_id) == table_id,
+            col(Round.number) == select(func.max(c.number)).where(c.table_id == table_id).scalar_subquery(),
+        )
+        for table_id in ids
+    ]
+    return {row.table_id: row for row in session.execute(select(Round).where(or_(*newest))).scalars()}
 
 
 def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> dict[str, dict[str, Any]]:
     """The payload of each table's last event of ``kind`` (for ``recorder.TABLE_STATE``: its open
-    faults, hold, open or closed), by table id: one SELECT along ``ix_events_table_kind_seq``."""
+    faults, hold, open or closed), by table id: one SELECT of one lookup per table, each table's
+    last seq of ``kind`` read off the end of ``ix_events_table_kind_seq``."""
     ids = list(table_ids)
     if not ids:
         return {}
     inner = Event.__table__.alias("last_of_kind")  # type: ignore[attr-defined]
-    last = (
-        select(func.max(inner.c.seq))
-        .where(inner.c.table_id == col(Event.table_id), inner.c.kind == kind)
-        .scalar_subquery()
-    )
-    rows = session.execute(
-        select(col(Event.table_id), col(Event.payload)).where(
-            col(Event.table_id).in_(ids), col(Event.kind) == kind, col(Event.seq) == last
+    last = [
+        and_(
+            col(Event.table_id) == table_id,
+            col(Event.seq)
+            == select(func.max(inner.c.seq))
+            .where(inner.c.table_id == table_id, inner.c.kind == kind)
+            .scalar_subquery(),
         )
-    )
+        for table_id in ids
+    ]
+    rows = session.execute(select(col(Event.table_id), col(Event.payload)).where(or_(*last)))
     return {table_id: json.loads(payload) for table_id, payload in rows}
 
 
