@@ -165,7 +165,10 @@ def install_read_lag(
     app: FastAPI, engine: Engine, read_engine: Engine | None, *, warn_seconds: float
 ) -> None:
     """Lag headers on ``app``'s answers read from ``read_engine`` (when it is a replica, not
-    ``engine`` itself), and the sampler on ``app.state.read_lag`` (None without a replica)."""
+    ``engine`` itself), and the sampler on ``app.state.read_lag`` (None without a replica).
+    Once per app: a second call changes nothing."""
+    if getattr(app.state, "read_lag", None) is not None:
+        return
     if read_engine is None or read_engine is engine:
         app.state.read_lag = None
         return
