@@ -5,7 +5,6 @@ from __future__ import annotations
 import structlog
 from fastapi import APIRouter, Request
 
-from ...game.house_way.errors import HouseWayError
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
 from ...game.paytables import Bonus
 from ...game.table_rules import FoulRule
@@ -83,8 +82,8 @@ def table_rules_view(settings: TableSettings) -> TableRulesPublic:
     now (``pinned_rules.current_rules``: the same contents and hashes a new round pins)."""
     try:
         version = current_rules(settings.table_rules(), settings.house_way)
-    except (HouseWayError, OSError) as error:  # the way file edited or removed since the start
-        raise ApiError(409, f"the house way file no longer loads: {error}", "rules-not-loaded") from None
+    except (ValueError, OSError) as error:  # a way or pay table file edited or removed since the start
+        raise ApiError(409, f"the table's rules files no longer load: {error}", "rules-not-loaded") from None
     table, way = version.rules.table, version.rules.way
     limits = settings.limits
     paytables = [
@@ -125,7 +124,7 @@ def table_rules_view(settings: TableSettings) -> TableRulesPublic:
 async def get_rules(_: ReadTableDep, service: ServiceDep) -> TableRulesPublic:
     """The rules new rounds open under: the limits (cents), the game, the house way and the
     SHA-256 of its file, the foul rule, the commission, the bonus pay tables, and the hashes a
-    new round pins. 409 when the house way file was edited into one that no longer loads."""
+    new round pins. 409 when a way or pay table file was edited into one that no longer loads."""
     return table_rules_view(service.settings)
 
 
