@@ -111,6 +111,11 @@ def test_interleaved_tables_in_one_stream_each_in_chain_order(served: Served):
     assert {table for table, _, _ in pit.received} == {"t1", "t2"}
     assert pit.last_id == "t1:3,t2:2"
 
+    one_pit = Terminal(served.base, served.tokens["cy"], "?pit=pit-b&after=t3:0")  # surveillance, one pit
+    one_pit.read(2)
+    assert one_pit.received == [("t3", 1, "test.note"), ("t3", 2, "test.note")]
+    assert one_pit.last_id == "t3:2"
+
 
 def test_a_reconnect_gets_exactly_the_rest_across_tables(served: Served):
     write(served.engine, "t1", 3)
