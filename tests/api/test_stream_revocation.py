@@ -83,13 +83,15 @@ def _ends_and_hears_nothing_after(follower: Follower, api, changed_at: float, ch
     assert all(seq < change_seq for seq in follower.seqs)
 
 
-@pytest.mark.parametrize("change", ["disable", "token"])
+@pytest.mark.parametrize("change", ["disable", "token", "scope"])
 def test_disabling_a_person_or_rotating_their_key_ends_their_stream(tmp_path: Path, change: str):
+    """Also a new scope: bob kept to another pit may no longer read this table."""
+    body = {"json": {"pit": "pit-b"}} if change == "scope" else {}
     with served_api(tmp_path) as (_, base, api):
         pit = _follow(base, api.tokens["pit"], api)
         watcher = _follow(base, api.tokens["surveillance"], api)  # someone else's stream goes on
         changed_at = time.monotonic()
-        assert api.post(f"/api/users/bob/{change}", "admin").status_code == 200
+        assert api.post(f"/api/users/bob/{change}", "admin", **body).status_code == 200
         _ends_and_hears_nothing_after(pit, api, changed_at, _last_people_change(api))
         assert watcher.is_alive()
         last = _alert(api, "the watcher still hears")

@@ -109,7 +109,14 @@ def token_check(request: Request, who: Principal) -> Valid:
         except Exception as error:  # the store is away: nobody can change people meanwhile either
             log.warning("stream.token_check_failed", user=who.name, error=str(error))
             return True
-        return now is not None and now.name == who.name and now.role is who.role
+        # a new role or a new scope (docs/floor.md, "Who sees what") ends the stream: what it
+        # was allowed to carry was decided for the old one
+        return (
+            now is not None
+            and now.name == who.name
+            and now.role is who.role
+            and (now.pit, now.table_id) == (who.pit, who.table_id)
+        )
 
     return still_valid
 
