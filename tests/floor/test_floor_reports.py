@@ -8,14 +8,14 @@ import base64
 import csv
 import hashlib
 import io
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import pypdf
 import pytest
 from sqlalchemy.engine import Engine
 
-from table_controller.floor.report_page import dollars
-from table_controller.floor.reports import CSV_COLUMNS, floor_report
+from table_controller.floor.report_page import dollars, report_pdf
+from table_controller.floor.reports import CSV_COLUMNS, FloorReportLine, FloorReportPublic, floor_report
 from table_controller.round.machine import HouseWayDeviation
 from table_controller.storage import read_snapshot, unit_of_work
 from table_controller.storage.shifts import close_shift, open_shift
@@ -301,8 +301,6 @@ def test_shift_report_names_its_people_and_prints_as_a_pdf(floor: Floor):
     assert f"Shift report {shift_id}: pit pit-a" in text
     assert "Signed off pia, paul" in text and "On duty pia, paul, dan" in text
     assert "$150.00" in text and "-$10.00" in text
-    a4 = pypdf.PdfReader(io.BytesIO(floor.get(f"/api/floor/reports/shift/{shift_id}.pdf", "cy").content))
-    assert (round(float(a4.pages[0].mediabox.width)), round(float(a4.pages[0].mediabox.height))) == (842, 595)
 
 
 @SQLITE_ONLY
@@ -346,3 +344,34 @@ def test_rounds_played_through_a_table_service_count_their_real_alerts(floor: Fl
     )
     # position 3 wins $25 less 5% commission (002), position 5 pushes: the house lost $23.75
     assert (t1["wagered_cents"], t1["commission_cents"], t1["house_result_cents"]) == (3_500, 125, -2_375)
+
+
+def test_a_long_report_prints_its_header_on_every_a4_page_and_cuts_no_row():
+    """50 tables: several A4 pages, each starting with the table's header, each row whole on one."""
+    lines = [FloorReportLine(**{**T1, "table_id": f"t{n:02d}", "wagered_cents": 100 * n}) for n in range(50)]
+    found = FloorReportPublic(
+        kind="day",
+        day=date(2026, 3, 10),
+        time_zone=ZONE,
+        start=DAY_START,
+        end=DAY_END,
+        pit=None,
+        table_id=None,
+        by="table",
+        tables=[line.table_id for line in lines],
+        total=FloorReportLine(**TOTAL),
+        lines=lines,
+        generated_at=DAY_END,
+    )
+    reader = pypdf.PdfReader(io.BytesIO(report_pdf(found)))
+    assert len(reader.pages) >= 2
+    width, height = float(reader.pages[0].mediabox.width), float(reader.pages[0].mediabox.height)
+    assert (round(width), round(height)) == (842, 595)  # A4 landscape: 297 x 210 mm at 72 pt per inch
+    pages = [page.extract_text() for page in reader.pages]
+    continued = [text for text in pages[1:] if "(pit pit-a)" in text]  # the table runs on
+    assert continued
+    for text in continued:
+        assert text.startswith("Table Rounds Settled Voids Misdeals Wagered"), text[:80]
+    for n in range(50):
+        row = f"t{n:02d} (pit pit-a) 2 2 0 0 {dollars(100 * n)} $5.00 $4.75 $25.00 -$10.00"
+        assert sum(row in " ".join(text.split()) for text in pages) == 1, row

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
+import structlog
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from sqlmodel import Session
@@ -22,6 +23,7 @@ from ..report_page import Paper, page_policy, report_page, report_pdf
 from ..reports import By, FloorReportPublic, floor_report, floor_report_csv
 from ..scope import Scope
 
+log = structlog.get_logger()
 router = APIRouter(prefix="/api/floor/reports", tags=["floor reports"])
 
 Format = Literal["json", "csv", "html", "pdf"]
@@ -141,7 +143,11 @@ async def _answer(
         body = report_page(found, paper=paper)
         headers["Content-Security-Policy"] = page_policy(body)  # its inline style, nothing else
     else:
-        body = await store.run(report_pdf, found, paper=paper)  # WeasyPrint: off the event loop
+        try:
+            body = await store.run(report_pdf, found, paper=paper)  # WeasyPrint: off the event loop
+        except (ImportError, OSError) as error:  # WeasyPrint, or the Pango library it loads, missing
+            log.error("floor.pdf_unavailable", error=str(error))
+            raise ApiError(503, f"the PDF cannot be made on this host: {error}", "pdf-unavailable") from None
     return Response(body, media_type=_MEDIA[fmt], headers=headers)
 
 
