@@ -199,6 +199,19 @@ def test_the_lag_is_sampled_at_most_once_a_second(replicated: Replicated):
         _scalar(replicated.replica, "SELECT pg_wal_replay_resume()::text")
 
 
+def test_a_replica_that_does_not_answer_is_shown_behind_never_current(engine: Engine):
+    gone = make_engine("postgresql+psycopg://postgres@127.0.0.1:1/test?connect_timeout=2")  # nothing listens
+    try:
+        sampler = LagSampler(gone, engine, warn_seconds=5.0)
+        status = sampler.sample()
+        assert status.lag_seconds is None and status.behind(5.0)
+        headers = sampler.headers(status)
+        assert headers == {READ_FROM: "replica", READ_LAG_SECONDS: "unknown", READ_BEHIND: "true"}
+        assert sampler.public(status).behind is True
+    finally:
+        gone.dispose()
+
+
 # -- the API: reads from the replica, saying so; commands and tokens on the primary ---------------
 
 
