@@ -247,3 +247,13 @@ def test_a_key_waiting_for_a_second_admin_opens_no_shift(floor: Floor):
     assert refused.status_code == 403 and refused.json()["error"] == "unconfirmed-key"
     with read_snapshot(floor.engine) as session:
         assert list_shifts(session) == []
+
+
+@SQLITE_ONLY
+def test_the_openapi_document_lists_who_may_call_each_shift_and_report_operation(floor: Floor):
+    paths = floor.client.get("/openapi.json").json()["paths"]
+    assert paths["/api/floor/shifts"]["post"]["x-roles"] == ["admin", "pit"]
+    assert paths["/api/floor/shifts/{shift_id}/close"]["post"]["x-roles"] == ["admin", "pit"]
+    assert paths["/api/floor/shifts"]["get"]["x-roles"] == ["admin", "pit", "surveillance"]
+    for path in ("/api/floor/reports/day", "/api/floor/reports/shift/{shift_id}.pdf"):
+        assert paths[path]["get"]["x-roles"] == ["pit", "surveillance"]

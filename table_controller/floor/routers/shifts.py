@@ -125,7 +125,14 @@ def _close(session: Session, principal: Principal, shift_id: int, body: ShiftClo
         raise ApiError(422, str(error)) from None
 
 
-@router.post("", response_model=ShiftPublic, status_code=201, responses=responses(409))
+# the roles as the OpenAPI document lists them (the rule is may_run_shift, not one permission)
+_RUNNERS = {"x-roles": ["admin", "pit"]}
+_READERS = {"x-roles": ["admin", "pit", "surveillance"]}
+
+
+@router.post(
+    "", response_model=ShiftPublic, status_code=201, responses=responses(409), openapi_extra=_RUNNERS
+)
 async def open_a_shift(principal: RoleDep, store: StoreDep, body: ShiftOpen) -> ShiftPublic:
     """Open the shift of a pit (or of the whole floor) with the people on duty; 409 while that
     pit has an open shift. Roles: a pit user of that pit, or admin."""
@@ -135,7 +142,9 @@ async def open_a_shift(principal: RoleDep, store: StoreDep, body: ShiftOpen) -> 
     return shift_public(found)
 
 
-@router.post("/{shift_id}/close", response_model=ShiftPublic, responses=responses(404, 409))
+@router.post(
+    "/{shift_id}/close", response_model=ShiftPublic, responses=responses(404, 409), openapi_extra=_RUNNERS
+)
 async def close_a_shift(principal: RoleDep, store: StoreDep, shift_id: int, body: ShiftClose) -> ShiftPublic:
     """Close a shift with the people who sign its report off, and a note; 409 when it is closed
     already. Roles: a pit user of the shift's pit, or admin."""
@@ -149,7 +158,7 @@ def _list(session: Session, scope: Scope, open_only: bool, limit: int) -> list[S
     return list_shifts(session, pits=pits, open_only=open_only, limit=limit)
 
 
-@router.get("", response_model=list[ShiftPublic], responses=responses())
+@router.get("", response_model=list[ShiftPublic], responses=responses(), openapi_extra=_READERS)
 async def list_of_shifts(
     principal: RoleDep,
     scope: ScopeDep,
@@ -173,7 +182,7 @@ def _one(session: Session, scope: Scope, shift_id: int) -> ShiftRecord:
     return found
 
 
-@router.get("/{shift_id}", response_model=ShiftPublic, responses=responses(404))
+@router.get("/{shift_id}", response_model=ShiftPublic, responses=responses(404), openapi_extra=_READERS)
 async def one_shift(principal: RoleDep, scope: ScopeDep, store: StoreDep, shift_id: int) -> ShiftPublic:
     """One shift and its people."""
     _check_reader(principal)
