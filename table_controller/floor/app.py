@@ -5,6 +5,7 @@ conventions as one table's (api/app.py): the same middlewares in front (``instal
 security headers, proxy headers, access log, HTTP edge, authentication and its slow-down of bad
 tokens), the same error answers, roles and tokens, ``/api/me``, offline interactive docs. The
 lifespan starts the floor's event hub (one poller of every table's chain for all streams).
+Answers read from a replica say how far behind it is (``api/read_lag.py``), as a table's do.
 
 Pages under ``/ui/``: the floor's own (``floor/static``) first, then the table's
 (``api/static``), so the floor serves the table's history and round pages and its shared
@@ -27,6 +28,7 @@ from ..api.api_docs import mount_api_docs
 from ..api.app import API_VERSION, STATIC_DIR, document_roles, install_edge
 from ..api.deps import Store
 from ..api.errors import install_error_handlers
+from ..api.read_lag import install_read_lag
 from ..api.routers import me
 from ..api.tokens import DEFAULT_TTL_SECONDS, TokenCache
 from .hub import FloorHub
@@ -116,6 +118,7 @@ def create_floor_app(
     def _home() -> RedirectResponse:
         return RedirectResponse("/ui/")
 
+    install_read_lag(app, engine, read_engine, warn_seconds=settings.read_lag_warn_seconds)
     install_edge(app, settings.http)
     return app
 

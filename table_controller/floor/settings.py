@@ -34,6 +34,9 @@ class FloorSettings(BaseSettings):
 
     db_url: str  # the store every table of the floor writes to (PostgreSQL; SQLite for one table)
     read_db_url: str | None = None  # a read-only replica for the floor's reads (docs/floor.md)
+    # a read from read_db_url more than this far behind the primary says so in the answer
+    # (docs/floor-replica.md, "How lag is shown"), as at a table
+    read_lag_warn_seconds: float = Field(default=5.0, gt=0)
     host: str = "127.0.0.1"
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)  # 0: any free port (tests)
     time_zone: str = "UTC"  # IANA zone of the gaming day: "today" on the tables overview
