@@ -410,8 +410,15 @@ class Terminal:
 
     def get(self, path: str, params: dict[str, Any] | None = None) -> bytes:
         url = path if not params else f"{path}?{httpx.QueryParams(params)}"
-        self.connection.request("GET", url, headers=self.headers)
-        answer = self.connection.getresponse()
+        try:
+            self.connection.request("GET", url, headers=self.headers)
+            answer = self.connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # the server closed the idle keep-alive connection (uvicorn: after 5 s, as while a slow
+            # query was timed through the function): connect again, as a terminal does
+            self.connection.close()
+            self.connection.request("GET", url, headers=self.headers)
+            answer = self.connection.getresponse()
         body = answer.read()
         if answer.status != 200:
             raise RuntimeError(f"GET {url}: {answer.status} {body[:300]!r}")
