@@ -33,7 +33,7 @@ allow_replication=0
 remove=0
 hba_line="host replication all 127.0.0.1/32 trust"
 
-usage() { sed -n '5,7p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '6,8p' "$0" | sed 's/^# *//' >&2; exit 2; }
 say() { echo "start-replica: $*" >&2; }
 
 while [ $# -gt 0 ]; do
@@ -96,7 +96,7 @@ case "$action" in
     stop)
         stop_replica
         if [ "$remove" = 1 ] && [ -f "$data_dir/.table-replica" ]; then
-            rm -rf "$data_dir"
+            rm -rf "$data_dir" "/tmp/table-replica-$port.lock"
         fi
         exit 0
         ;;
@@ -151,6 +151,7 @@ if ! refusal="$(replication_refusal)"; then
         exit 1
     fi
     say "adding '$hba_line' to $hba_file and reloading the primary (--allow-replication)"
+    [ -n "$(tail -c 1 "$hba_file")" ] && echo >>"$hba_file"  # the file's last line, ended
     printf '# streaming replica of this machine (scripts/start-replica.sh --allow-replication)\n%s\n' \
         "$hba_line" >>"$hba_file"
     query p 'SELECT pg_reload_conf()' >/dev/null
@@ -199,6 +200,9 @@ hba_file = '$data_dir/pg_hba.conf'
 hot_standby = on
 hot_standby_feedback = on
 shared_buffers = 32MB
+# restart points often: a restart replays the WAL since the last one (a test host's primary
+# writes a lot of it)
+checkpoint_timeout = 1min
 cluster_name = 'table-replica-$port'
 $limits
 EOF
