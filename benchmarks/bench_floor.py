@@ -7,7 +7,9 @@ poll them and hold live streams (docs/floor.md).
 A quick try: ``--tables 5 --terminals 20 --minutes 1 --alone-rounds 8``. It runs unattended and
 prints a progress line every ``--progress`` seconds (30), then one table of figures with the
 goals beside them: p99 of every terminal request under 50 ms, and a round's commit under load
-at most 2x the same table's commit alone.
+at most 2x the same table's commit alone. The pace: each table starts a round every
+``--round-seconds`` (10: six times a real table's pace; 50 tables, 300 rounds a minute), a
+round's steps back to back.
 
 What is real and what is simulated
 ----------------------------------
