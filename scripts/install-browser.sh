@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
-# Install the headless browser the web-page tests drive (tests/api/test_pages_browser.py):
-# Debian's chromium and its chromedriver. Idempotent; the test setup runs it when
-# /usr/bin/chromium or /usr/bin/chromedriver is missing. Needs root (apt-get).
+# Install what the web-page tests and the printed reports need from the host: Debian's
+# chromium and its chromedriver (the headless browser of tests/api/test_pages_browser.py), and
+# Pango, which WeasyPrint renders the floor's PDF reports with (tests/floor/test_floor_reports.py;
+# docs/floor-reports.md). Idempotent; scripts/setup-test-host.sh runs it. Needs root (apt-get).
 set -euo pipefail
 
-if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+packages=()
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    packages+=(chromium chromium-driver)
+fi
+if ! ldconfig -p | grep -q 'libpangoft2-1.0.so.0'; then
+    packages+=(libpango-1.0-0 libpangoft2-1.0-0)
+fi
+if [ "${#packages[@]}" -eq 0 ]; then
     exit 0
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "install-browser: apt-get not found; install chromium and chromium-driver by hand" >&2
+    echo "install-browser: apt-get not found; install ${packages[*]} by hand" >&2
     exit 1
 fi
 sudo_cmd=""
@@ -17,6 +25,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $sudo_cmd apt-get update -q
-$sudo_cmd apt-get install -y -q --no-install-recommends chromium chromium-driver
+$sudo_cmd apt-get install -y -q --no-install-recommends "${packages[@]}"
 /usr/bin/chromium --version
 /usr/bin/chromedriver --version
