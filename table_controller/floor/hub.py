@@ -24,6 +24,7 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 import anyio.to_thread
 import structlog
@@ -43,6 +44,15 @@ STORE_PAGE = 500
 TABLES_EVERY = 2.0  # seconds between reads of floor_tables
 
 Vector = dict[str, int]  # chain -> the last seq of it read (or sent)
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """What one read of ``floor_tables`` found: every table's pit, and where to follow each new
+    chain from (the people chain's head too, at start)."""
+
+    pits: dict[str, str | None]
+    heads: Vector
 
 
 def merge(batches: Mapping[str, list[tuple[int, EventPublic]]]) -> list[EventPublic]:
@@ -87,7 +97,7 @@ class FloorHub:
         self._changed = asyncio.Event()
         self._poked = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        await anyio.to_thread.run_sync(self._read_tables)
+        self._apply(await anyio.to_thread.run_sync(self._read_tables, frozenset(), True))
         event.listen(Session, "after_commit", self._committed)
         self._task = asyncio.create_task(self._follow(), name="floor-hub")
 
@@ -118,14 +128,14 @@ class FloorHub:
             changed, self._changed = self._changed, asyncio.Event()
             changed.set()
 
-    def _read_tables(self) -> None:
-        """The floor's tables now. At start each table is followed from its chain's head; a table
-        that joins later, from its daemon's start (``started_at``), so nothing it wrote since it
-        joined is missed while the hub had not read ``floor_tables`` yet."""
-        first = self._tables_read == float("-inf")  # the hub's first read: at start
+    def _read_tables(self, known: frozenset[str], first: bool) -> _Tables:
+        """The floor's tables now (in a worker thread; applied on the loop by ``_apply``). At
+        start each table is followed from its chain's head; a table that joins later, from its
+        daemon's start (``started_at``), so nothing it wrote since it joined is missed while the
+        hub had not read ``floor_tables`` yet."""
         with read_snapshot(self.engine) as session:
             rows = floor_tables(session)
-            new = [row for row in rows if row.table_id not in self._buffers]
+            new = [row for row in rows if row.table_id not in known]
             chains = [row.table_id for row in new]
             if first:
                 heads = chain_heads(session, chains=[*chains, PEOPLE_CHAIN])
@@ -133,12 +143,16 @@ class FloorHub:
                 heads = chain_heads(
                     session, chains=chains, before={row.table_id: row.started_at for row in new}
                 )
-        self.pits = {row.table_id: row.pit for row in rows}
-        for table_id in chains:
-            self.heads[table_id] = self.since[table_id] = heads[table_id]
-            self._buffers[table_id] = deque(maxlen=self.buffer_size)
-        if PEOPLE_CHAIN in heads:
-            self.people = heads[PEOPLE_CHAIN]
+        return _Tables({row.table_id: row.pit for row in rows}, heads)
+
+    def _apply(self, tables: _Tables) -> None:
+        self.pits = tables.pits
+        for table_id, seq in tables.heads.items():
+            if table_id == PEOPLE_CHAIN:
+                self.people = seq
+            else:
+                self.heads[table_id] = self.since[table_id] = seq
+                self._buffers[table_id] = deque(maxlen=self.buffer_size)
         self._tables_read = time.monotonic()
 
     def read_store(self, after: Mapping[str, int], limit: int = STORE_PAGE) -> list[EventPublic]:
@@ -146,19 +160,25 @@ class FloorHub:
         with read_snapshot(self.engine) as session:
             return events_after(session, after=after, limit=limit)
 
-    def _poll(self) -> list[EventPublic]:
-        if time.monotonic() - self._tables_read >= self.tables_every:
-            self._read_tables()
-        return self.read_store({**self.heads, PEOPLE_CHAIN: self.people})
+    def _poll(self, tables_due: bool, heads: Vector) -> tuple[_Tables | None, list[EventPublic]]:
+        """In a worker thread: the tables when due, and the events after ``heads``. The hub's
+        own state is changed on the event loop only (``_follow``)."""
+        tables = self._read_tables(frozenset(heads), first=False) if tables_due else None
+        if tables is not None:
+            heads = {**heads, **tables.heads}
+        return tables, self.read_store({**heads, PEOPLE_CHAIN: self.people})
 
     async def _follow(self) -> None:
         assert self._poked is not None
         while not self.closed:
+            tables_due = time.monotonic() - self._tables_read >= self.tables_every
             try:
-                new = await anyio.to_thread.run_sync(self._poll)
+                tables, new = await anyio.to_thread.run_sync(self._poll, tables_due, dict(self.heads))
             except Exception as error:  # the store is away for a moment: keep the streams waiting
                 log.warning("floor.stream.poll_failed", error=str(error))
-                new = []
+                tables, new = None, []
+            if tables is not None:
+                self._apply(tables)
             for found in new:
                 if found.table_id == PEOPLE_CHAIN:
                     self.people = found.seq

@@ -98,7 +98,12 @@ async def _events(
     still_valid: Valid,
 ) -> AsyncIterator[bytes]:
     quiet_since = time.monotonic()
+    # The token is checked against the store once the people chain's head is noted: a change to
+    # people made before then (in any process) is seen now, any later one moves the head.
     people = hub.people
+    if not await still_valid(True):
+        yield b": credentials revoked\n\n"
+        return
     while not hub.closed:
         if not await still_valid(False):
             yield b": credentials revoked\n\n"
