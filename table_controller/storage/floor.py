@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, and_, func, not_, or_, select
@@ -24,28 +24,6 @@ from .reports import ROUNDS, _count, _settled_only, _theory_columns
 
 # today's sums per table, by name (integer cents; the theoretical win None when no round has one)
 TODAY_FIELDS = ("rounds", "settled", "wagered_cents", "house_result_cents", "theoretical_win_cents")
-
-
-def put_floor_table(
-    session: Session,
-    *,
-    table_id: str,
-    game: str,
-    house_way: str,
-    pit: str | None = None,
-    api_url: str | None = None,
-    now: datetime | None = None,
-) -> FloorTable:
-    """Add the table to the floor, or refresh its row (its configuration, and ``seen_at``: the
-    daemon was heard from ``now``). ``started_at`` is kept from the first call."""
-    moment = now or datetime.now(UTC)
-    row = session.get(FloorTable, table_id)
-    if row is None:
-        row = FloorTable(table_id=table_id, started_at=moment, seen_at=moment, game=game, house_way=house_way)
-    row.pit, row.game, row.house_way, row.api_url, row.seen_at = pit, game, house_way, api_url, moment
-    session.add(row)
-    session.flush()
-    return row
 
 
 def floor_tables(session: Session, *, pit: str | None = None) -> list[Row[Any]]:
@@ -239,6 +217,5 @@ __all__ = [
     "last_payloads",
     "latest_rounds",
     "open_alert_kinds",
-    "put_floor_table",
     "today_sums",
 ]

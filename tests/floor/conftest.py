@@ -19,7 +19,7 @@ from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, unit_of_work
-from table_controller.storage.floor import put_floor_table
+from table_controller.storage.floor_tables import register_table
 from table_controller.storage.users import User
 
 from ..api.conftest import HOUSE_WAY, LOOPBACK
@@ -57,7 +57,7 @@ def put_tables(engine: Engine, *, now: datetime | None = None, stale: tuple[str,
     moment = now or datetime.now(UTC)
     with unit_of_work(engine) as session:
         for table_id, pit in TABLES.items():
-            put_floor_table(
+            register_table(
                 session,
                 table_id=table_id,
                 pit=pit,

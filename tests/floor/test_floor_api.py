@@ -15,7 +15,7 @@ from table_controller.cli import app as cli
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, read_snapshot, unit_of_work
 from table_controller.storage.alerts import list_alerts
-from table_controller.storage.floor import put_floor_table
+from table_controller.storage.floor_tables import register_table
 from table_controller.storage.users import User
 
 from ..api.conftest import LOOPBACK
@@ -78,12 +78,13 @@ def test_the_overview_of_a_small_floor_worked_out_by_hand(floor: Floor):
     floor.services["t2"].device_fault("shuffler", "jam", "card jam in the elevator")
     floor.services["t3"].open_round(WAGERS, "pete")
     with unit_of_work(floor.engine) as session:
-        put_floor_table(
+        register_table(
             session,
             table_id="t3",
             pit="pit-b",
             game="standard",
             house_way="house-way-002",
+            api_url=None,
             now=datetime.now(UTC) - timedelta(hours=1),
         )
 

@@ -9,6 +9,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -18,7 +19,7 @@ from table_controller.api.server import serving
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.storage import append_event, list_events, read_snapshot, unit_of_work
-from table_controller.storage.floor import put_floor_table
+from table_controller.storage.floor_tables import register_table
 from table_controller.storage.users import disable_user
 
 from .conftest import add_people, put_tables
@@ -167,7 +168,15 @@ def test_a_table_that_joins_the_floor_is_followed(served: Served):
     terminal = Terminal(served.base, served.tokens["cy"], "?after=t1:0,t2:0,t3:0")
     write(served.engine, "t9")  # before its daemon started on this floor: not the floor's
     with unit_of_work(served.engine) as session:
-        put_floor_table(session, table_id="t9", pit="pit-b", game="standard", house_way="house-way-002")
+        register_table(
+            session,
+            table_id="t9",
+            pit="pit-b",
+            game="standard",
+            house_way="house-way-002",
+            api_url=None,
+            now=datetime.now(UTC),
+        )
     write(served.engine, "t1")
     terminal.read(1)
     write(served.engine, "t9")
