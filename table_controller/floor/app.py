@@ -3,9 +3,9 @@
 The pit and surveillance terminals for every table of the floor, through the same API
 conventions as one table's (api/app.py): the same middlewares in front (``install_edge``:
 security headers, proxy headers, access log, HTTP edge, authentication and its slow-down of bad
-tokens), the same error answers, roles and tokens, ``/api/me``, offline interactive docs. The
-lifespan starts the floor's event hub (one poller of every table's chain for all streams).
-Answers read from a replica say how far behind it is (``api/read_lag.py``), as a table's do.
+tokens), the same error answers, roles and tokens, ``/api/me``, offline interactive docs; the
+floor's reports and shifts besides (docs/floor-reports.md). The lifespan starts the floor's
+event hub (one poller of every table's chain for all streams). Answers read from a replica say how far behind it is (``api/read_lag.py``), as a table's do.
 
 Pages under ``/ui/``: the floor's own (``floor/static``) first, then the table's
 (``api/static``), so the floor serves the table's history and round pages and its shared
@@ -14,12 +14,11 @@ Pages under ``/ui/``: the floor's own (``floor/static``) first, then the table's
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
@@ -32,14 +31,11 @@ from ..api.read_lag import install_read_lag
 from ..api.routers import me
 from ..api.tokens import DEFAULT_TTL_SECONDS, TokenCache
 from .hub import FloorHub
-from .routers import alerts, stream, tables
+from .routers import alerts, reports, shifts, stream, tables
 from .settings import FloorSettings
 
 FLOOR_STATIC_DIR = Path(__file__).resolve().parent / "static"
 TABLE_PAGES_PACKAGE = "table_controller.api"  # whose static/ (api/app.py STATIC_DIR) the floor also serves
-# Routers of this package another part of the floor adds (each module exposing ``router``):
-# included when present.
-OPTIONAL_ROUTERS = ("reports", "shifts")
 
 DESCRIPTION = """\
 The pit and surveillance terminals of every table of the floor, on the store the tables write to.
@@ -56,18 +52,14 @@ never a 500.
 """
 
 
-def floor_routers() -> list[APIRouter]:
-    """The floor's routers, with those of OPTIONAL_ROUTERS that exist."""
-    found = [tables.router, alerts.router, stream.router, me.router]
-    for name in OPTIONAL_ROUTERS:
-        try:
-            module = importlib.import_module(f"{__package__}.routers.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"{__package__}.routers.{name}":
-                raise  # the module exists but something it imports does not
-            continue
-        found.append(module.router)
-    return found
+ROUTERS = (
+    tables.router,
+    alerts.router,
+    stream.router,
+    reports.router,
+    shifts.router,
+    me.router,
+)
 
 
 def create_floor_app(
@@ -104,7 +96,7 @@ def create_floor_app(
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub  # ApiServer closes the streams at shutdown (api/server.py)
     install_error_handlers(app)
-    for router in floor_routers():
+    for router in ROUTERS:
         document_roles(router)
         app.include_router(router)
     # the floor's own pages first, then the table's (api/static)
@@ -123,4 +115,4 @@ def create_floor_app(
     return app
 
 
-__all__ = ["FLOOR_STATIC_DIR", "create_floor_app", "floor_routers"]
+__all__ = ["FLOOR_STATIC_DIR", "ROUTERS", "create_floor_app"]
