@@ -5,7 +5,8 @@ conventions as one table's (api/app.py): the same middlewares in front (``instal
 security headers, proxy headers, access log, HTTP edge, authentication and its slow-down of bad
 tokens), the same error answers, roles and tokens, ``/api/me``, offline interactive docs; the
 floor's reports and shifts besides (docs/floor-reports.md). The lifespan starts the floor's
-event hub (one poller of every table's chain for all streams). Answers read from a replica say how far behind it is (``api/read_lag.py``), as a table's do.
+event hub (one poller of every table's chain for all streams). Answers read from a replica say
+how far behind it is (``api/read_lag.py``), as a table's do.
 
 Pages under ``/ui/``: the floor's own (``floor/static``) first, then the table's
 (``api/static``), so the floor serves the table's history and round pages and its shared
@@ -31,6 +32,7 @@ from ..api.read_lag import install_read_lag
 from ..api.routers import me
 from ..api.tokens import DEFAULT_TTL_SECONDS, TokenCache
 from .hub import FloorHub
+from .open_alerts import OpenAlerts
 from .routers import alerts, reports, shifts, stream, tables
 from .settings import FloorSettings
 
@@ -95,6 +97,7 @@ def create_floor_app(
     app.state.store = Store(engine, read_engine)
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub  # ApiServer closes the streams at shutdown (api/server.py)
+    app.state.open_alerts = OpenAlerts()
     install_error_handlers(app)
     for router in ROUTERS:
         document_roles(router)

@@ -21,11 +21,11 @@ from ..recorder import TABLE_STATE
 from ..round.phase_words import phase_words
 from ..storage.alerts import Alert
 from ..storage.floor import (
+    alerts_by_seq,
     floor_alerts,
     floor_tables,
     last_payloads,
     latest_rounds,
-    open_alert_kinds,
     today_sums,
 )
 from ..storage.floor_tables import FloorTable
@@ -33,6 +33,7 @@ from ..storage.models import Round
 from ..storage.reports import today_bounds
 from ..table_state import TableHold
 from .models import DevicesPublic, FloorAlertPublic, FloorTablePublic, TodayPublic
+from .open_alerts import OpenAlerts
 from .scope import Scope
 from .severity import Severity, severity_of
 
@@ -86,7 +87,14 @@ def _round_fields(row: Round | None) -> dict[str, Any]:
 
 
 def tables_overview(
-    session: Session, scope: Scope, *, pit: str | None, now: datetime, stale_after: float, time_zone: str
+    session: Session,
+    scope: Scope,
+    *,
+    pit: str | None,
+    now: datetime,
+    stale_after: float,
+    time_zone: str,
+    open_alerts: OpenAlerts,
 ) -> list[FloorTablePublic]:
     """Each visible table: its newest round, open alerts by severity, device health, whether it
     answers, and today's money (five SELECTs for all tables)."""
@@ -94,14 +102,14 @@ def tables_overview(
     ids = [row.table_id for row in tables]
     rounds = latest_rounds(session, table_ids=ids)
     states = last_payloads(session, table_ids=ids, kind=TABLE_STATE)
-    alerts = open_alert_kinds(session, table_ids=ids)
+    alerts = open_alerts.read(session, ids)
     start, end = today_bounds(ZoneInfo(time_zone), now)
     sums = today_sums(session, table_ids=ids, start=start, end=end)
     stale_before = now - timedelta(seconds=stale_after)
     answer = []
     for row in tables:
         counts = dict.fromkeys(Severity, 0)
-        for kind in alerts.get(row.table_id, []):
+        for kind in alerts[row.table_id].values():
             counts[severity_of(kind)] += 1
         today = sums.get(row.table_id) or {
             "rounds": 0,
@@ -144,14 +152,16 @@ def floor_alert_view(alert: Alert) -> FloorAlertPublic:
 
 
 def alerts_of(
-    session: Session, scope: Scope, *, pit: str | None, open_only: bool, limit: int
+    session: Session, scope: Scope, *, pit: str | None, open_only: bool, limit: int, open_alerts: OpenAlerts
 ) -> list[FloorAlertPublic]:
-    """The alerts of every visible table in one list, newest first."""
+    """The alerts of every visible table in one list, newest first (only those not yet
+    acknowledged, looked up by their seqs, with ``open_only``)."""
     ids = [row.table_id for row in visible_tables(session, scope, pit)]
-    return [
-        floor_alert_view(alert)
-        for alert in floor_alerts(session, table_ids=ids, open_only=open_only, limit=limit)
-    ]
+    if open_only:
+        found = alerts_by_seq(session, seqs=open_alerts.read(session, ids), limit=limit)
+    else:
+        found = floor_alerts(session, table_ids=ids, limit=limit)
+    return [floor_alert_view(alert) for alert in found]
 
 
 __all__ = [

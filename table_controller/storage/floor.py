@@ -13,8 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, func, not_, or_, select
-from sqlalchemy.sql.expression import ColumnElement
+from sqlalchemy import Row, and_, func, or_, select
 from sqlmodel import Session, col
 
 from .alerts import ACKNOWLEDGED, RAISED, Acknowledgement, Alert
@@ -76,12 +75,36 @@ def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> d
     return {table_id: json.loads(payload) for table_id, payload in rows}
 
 
-def _acknowledgements(session: Session, ids: list[str]) -> dict[tuple[str, int], Acknowledgement]:
-    """Every acknowledgement of the tables, by (table id, seq of the alert it acknowledges)."""
+def alert_events_after(
+    session: Session, *, after: Mapping[str, int]
+) -> list[tuple[str, int, str, dict[str, Any]]]:
+    """Each table's ``alert.raised`` and ``alert.acknowledged`` events after the seq given for it,
+    as (table id, seq, kind, payload), in chain order (table, then seq): two index ranges per
+    table on ``ix_events_table_kind_seq``. From 0 once, then from the last seen, it keeps a
+    table's open alerts current reading only what is new (floor/open_alerts.py)."""
+    if not after:
+        return []
+    wanted = or_(
+        *(and_(col(Event.table_id) == chain, col(Event.seq) > seq) for chain, seq in sorted(after.items()))
+    )
+    rows = session.execute(
+        select(col(Event.table_id), col(Event.seq), col(Event.kind), col(Event.payload))
+        .where(col(Event.kind).in_((RAISED, ACKNOWLEDGED)), wanted)
+        .order_by(col(Event.table_id), col(Event.seq))
+    )
+    return [(table_id, int(seq), kind, json.loads(payload)) for table_id, seq, kind, payload in rows]
+
+
+def _acknowledgements(session: Session, after: Mapping[str, int]) -> dict[tuple[str, int], Acknowledgement]:
+    """The acknowledgements written after the seq given for each table, by (table id, seq of the
+    alert it acknowledges): an acknowledgement always comes after its alert in the chain."""
     found: dict[tuple[str, int], Acknowledgement] = {}
+    if not after:
+        return found
+    wanted = or_(*(and_(col(Event.table_id) == chain, col(Event.seq) > seq) for chain, seq in after.items()))
     for row in session.execute(
         select(Event)
-        .where(col(Event.table_id).in_(ids), col(Event.kind) == ACKNOWLEDGED)
+        .where(col(Event.kind) == ACKNOWLEDGED, wanted)
         .order_by(col(Event.table_id), col(Event.seq))
     ).scalars():
         data = json.loads(row.payload)
@@ -92,54 +115,50 @@ def _acknowledgements(session: Session, ids: list[str]) -> dict[tuple[str, int],
     return found
 
 
-def _not_acknowledged(acks: Iterable[tuple[str, int]]) -> list[ColumnElement[bool]]:
-    by_table: dict[str, list[int]] = {}
-    for table_id, seq in acks:
-        by_table.setdefault(table_id, []).append(seq)
-    return [
-        not_(and_(col(Event.table_id) == table_id, col(Event.seq).in_(seqs)))
-        for table_id, seqs in by_table.items()
-    ]
-
-
-def open_alert_kinds(session: Session, *, table_ids: Iterable[str]) -> dict[str, list[str]]:
-    """The kinds (``alert`` of the payload) of each table's alerts not yet acknowledged."""
-    ids = list(table_ids)
-    if not ids:
-        return {}
-    acks = _acknowledgements(session, ids)
-    rows = session.execute(
-        select(col(Event.table_id), col(Event.payload)).where(
-            col(Event.table_id).in_(ids), col(Event.kind) == RAISED, *_not_acknowledged(acks)
-        )
-    )
-    found: dict[str, list[str]] = {}
-    for table_id, payload in rows:
-        found.setdefault(table_id, []).append(str(json.loads(payload).get("alert", "")))
-    return found
-
-
-def floor_alerts(
-    session: Session, *, table_ids: Iterable[str], open_only: bool = False, limit: int = 100
-) -> list[Alert]:
-    """The alerts of every table given, newest first (the time raised, then table and seq), each
-    with its acknowledgement once the pit has seen it (as ``alerts.list_alerts`` for one table)."""
-    ids = list(table_ids)
-    if not ids:
-        return []
-    acks = _acknowledgements(session, ids)
-    statement = select(Event).where(col(Event.table_id).in_(ids), col(Event.kind) == RAISED)
-    if open_only:
-        statement = statement.where(*_not_acknowledged(acks))
-    rows = session.execute(
-        statement.order_by(col(Event.created_at).desc(), col(Event.table_id), col(Event.seq).desc()).limit(
-            limit
-        )
-    ).scalars()
+def _with_acknowledgements(session: Session, rows: list[Event]) -> list[Alert]:
+    oldest: dict[str, int] = {}
+    for row in rows:
+        oldest[row.table_id] = min(row.seq, oldest.get(row.table_id, row.seq))
+    acks = _acknowledgements(session, oldest)
     return [
         Alert(EventPublic.model_validate(row, from_attributes=True), acks.get((row.table_id, row.seq)))
         for row in rows
     ]
+
+
+_NEWEST_FIRST = (col(Event.created_at).desc(), col(Event.table_id), col(Event.seq).desc())
+
+
+def floor_alerts(session: Session, *, table_ids: Iterable[str], limit: int = 100) -> list[Alert]:
+    """The newest ``limit`` alerts of every table given, newest first (the time raised, then table
+    and seq), each with its acknowledgement once the pit has seen it (as ``alerts.list_alerts``
+    for one table): the acknowledgements read are those after the oldest alert listed."""
+    ids = list(table_ids)
+    if not ids:
+        return []
+    rows = session.execute(
+        select(Event)
+        .where(col(Event.table_id).in_(ids), col(Event.kind) == RAISED)
+        .order_by(*_NEWEST_FIRST)
+        .limit(limit)
+    ).scalars()
+    return _with_acknowledgements(session, list(rows))
+
+
+def alerts_by_seq(session: Session, *, seqs: Mapping[str, Iterable[int]], limit: int = 100) -> list[Alert]:
+    """The alerts of each table with the seqs given for it (open ones, known to be), newest first,
+    at most ``limit``: lookups on ``uq_events_table_seq``."""
+    wanted = [
+        and_(col(Event.table_id) == chain, col(Event.seq).in_(list(found)))
+        for chain, found in seqs.items()
+        if found
+    ]
+    if not wanted:
+        return []
+    rows = session.execute(
+        select(Event).where(col(Event.kind) == RAISED, or_(*wanted)).order_by(*_NEWEST_FIRST).limit(limit)
+    ).scalars()
+    return _with_acknowledgements(session, list(rows))
 
 
 def today_sums(
@@ -210,12 +229,13 @@ def events_after(session: Session, *, after: Mapping[str, int], limit: int) -> l
 
 __all__ = [
     "TODAY_FIELDS",
+    "alert_events_after",
+    "alerts_by_seq",
     "chain_heads",
     "events_after",
     "floor_alerts",
     "floor_tables",
     "last_payloads",
     "latest_rounds",
-    "open_alert_kinds",
     "today_sums",
 ]

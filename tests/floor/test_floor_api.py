@@ -158,6 +158,13 @@ def test_alerts_of_every_table_newest_first_and_acknowledged_by_a_second_pit_use
         ("t1", "void", "info"),
     ]
     void = alerts[2]
+    assert [a["alert"] for a in floor.get("/api/floor/alerts?open=true").json()] == [
+        "device-fault",
+        "override",
+        "void",
+    ]
+    before = floor.get("/api/floor/tables").json()[0]  # the open alerts read once, then kept up
+    assert before["open_alerts"] == {"critical": 0, "warning": 0, "info": 1}
     assert floor.get("/api/floor/alerts?pit=pit-b").json() == []
     assert [a["alert"] for a in floor.get("/api/floor/alerts", "pete").json()] == []
 
@@ -188,6 +195,12 @@ def test_alerts_of_every_table_newest_first_and_acknowledged_by_a_second_pit_use
     with read_snapshot(floor.engine) as session:  # the table's own list has it acknowledged
         [alert] = list_alerts(session, table_id="t1")
     assert alert.acknowledged is not None and alert.acknowledged.actor == "paul"
+    all_alerts = floor.get("/api/floor/alerts").json()
+    assert [(a["alert"], a["acknowledged_by"]) for a in all_alerts] == [
+        ("device-fault", None),
+        ("override", None),
+        ("void", "paul"),
+    ]
     still_open = floor.get("/api/floor/alerts?open=true").json()
     assert [(a["table_id"], a["alert"]) for a in still_open] == [("t2", "device-fault"), ("t2", "override")]
     t1 = floor.get("/api/floor/tables").json()[0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Request
 
 from ...api.deps import AuditDep, StoreDep
 from ...api.errors import responses
@@ -30,6 +30,7 @@ MAX_ALERTS = 500
 
 @router.get("/alerts", response_model=list[FloorAlertPublic], responses=responses())
 async def get_alerts(
+    request: Request,
     _: AuditDep,
     scope: ScopeDep,
     store: StoreDep,
@@ -39,7 +40,9 @@ async def get_alerts(
 ) -> list[FloorAlertPublic]:
     """The alerts of every table the person may see, newest first, each with its table, its
     severity and its acknowledgement once the pit has seen it."""
-    return await store.read(alerts_of, scope, pit=pit, open_only=open_only, limit=limit)
+    return await store.read(
+        alerts_of, scope, pit=pit, open_only=open_only, limit=limit, open_alerts=request.app.state.open_alerts
+    )
 
 
 @router.post(

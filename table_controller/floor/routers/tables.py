@@ -67,6 +67,7 @@ async def get_tables(
         now=datetime.now(UTC),
         stale_after=settings.stale_after,
         time_zone=settings.time_zone,
+        open_alerts=request.app.state.open_alerts,
     )
 
 
