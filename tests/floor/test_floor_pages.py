@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from selenium.webdriver.common.by import By
 
+from table_controller.api.read_lag import READ_BEHIND, READ_FROM, READ_LAG_SECONDS
 from table_controller.api.server import serving
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
@@ -21,6 +22,8 @@ from .conftest import Floor, add_people, play, put_tables, services
 
 __all__ = ["browser", "browser_installed", "chromium"]  # the browser fixtures, used here
 
+LAGGING: set[str] = set()  # not empty: the floor's answers say they were read off a replica behind
+
 
 @pytest.fixture
 def site(tmp_path) -> Iterator[tuple[str, Floor]]:
@@ -31,6 +34,14 @@ def site(tmp_path) -> Iterator[tuple[str, Floor]]:
         put_tables(engine)
         floor = Floor(None, engine, tokens, services(engine))  # type: ignore[arg-type]
         app = create_floor_app(FloorSettings(db_url="sqlite://", poll_interval=0.05), engine)
+
+        @app.middleware("http")
+        async def replica_behind(request, call_next):  # as api/read_lag.py marks a lagging replica's answers
+            answer = await call_next(request)
+            if LAGGING:
+                answer.headers.update({READ_FROM: "replica", READ_BEHIND: "true", READ_LAG_SECONDS: "12.5"})
+            return answer
+
         with serving(app) as base:
             yield base, floor
     finally:
@@ -75,3 +86,16 @@ def test_the_pits_tables_and_a_new_alert_highlighted_then_acknowledged(site, bro
     assert fault.acknowledged is not None
     assert (fault.acknowledged.actor, fault.acknowledged.note) == ("paul", "shuffler cleared")
     assert browser.find_element(By.ID, "alerts-new").get_attribute("hidden") is not None
+
+    # read off a replica that is behind (docs/floor-replica.md): the page says so, and stops
+    # saying so once the answers are current again
+    LAGGING.add("yes")
+    try:
+        browser.refresh()
+        wait_for(browser, lambda d: d.find_elements(By.ID, "read-lag-banner"))
+        wait_for(browser, lambda d: "behind (by 12.5 s)" in text(d, "#read-lag-banner"))
+    finally:
+        LAGGING.clear()
+    browser.refresh()
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".table-card")) == 2)
+    assert browser.find_elements(By.ID, "read-lag-banner") == []

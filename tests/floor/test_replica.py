@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy.engine import Engine
 
-from table_controller.api.read_lag import READ_BEHIND, READ_FROM, READ_LAG_SECONDS, install_read_lag
+from table_controller.api.read_lag import READ_BEHIND, READ_FROM, READ_LAG_SECONDS
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.storage import unit_of_work
@@ -40,10 +40,9 @@ def floor_on_replica(replicated: Replicated) -> Iterator[Floor]:
         db_url=engine.url.render_as_string(hide_password=False),
         read_db_url=replicated.replica.url.render_as_string(hide_password=False),
         poll_interval=0.02,
+        read_lag_warn_seconds=WARN_SECONDS,
     )
     app = create_floor_app(settings, engine, replicated.replica, token_ttl=0)
-    # what create_floor_app is to do itself, as api/app.py does (a no-op once it does)
-    install_read_lag(app, engine, replicated.replica, warn_seconds=WARN_SECONDS)
     app.state.read_lag.every = 0.1  # sampled ten times a second here: the waits end sooner
     with TestClient(app, client=LOOPBACK) as client:
         yield Floor(client, engine, tokens, services(engine))

@@ -170,6 +170,27 @@ function noAnswer() {
   for (const fn of connection.listeners) fn(true, connection.lastHeard);
 }
 
+// Read from a replica (docs/floor-replica.md): every answer read off it says how far behind it
+// is (X-Read-Behind, X-Read-Lag-Seconds); behind its threshold, a banner says what is shown may
+// be late, so nothing behind is taken as current without saying so.
+function readLag(answer) {
+  if (answer.headers.get("x-read-from") !== "replica") return;
+  let box = document.getElementById("read-lag-banner");
+  const behind = answer.headers.get("x-read-behind") === "true";
+  if (!box) {
+    if (!behind) return;
+    box = el("div", { id: "read-lag-banner", class: "banner read-lag", role: "status", hidden: "" });
+    document.body.prepend(box);
+  }
+  if (behind) {
+    const lag = answer.headers.get("x-read-lag-seconds");
+    box.replaceChildren(el("strong", {}, "Reading from a replica that is behind"),
+      lag === "unknown" ? " (by an unknown time)." : ` (by ${lag} s).`,
+      " What this page shows may be late; commands still go to the table.");
+  }
+  box.hidden = !behind;
+}
+
 function isNoAnswer(error) {
   return error instanceof TypeError || (error && (error.name === "AbortError" || error.name === "TimeoutError"));
 }
@@ -209,6 +230,7 @@ export async function api(path, { method = "GET", body, params, signOutOn401 = t
     throw new NoAnswerError(error);
   }
   heard();
+  readLag(answer);
   if (!answer.ok) {
     if (answer.status === 401 && signOutOn401) signOut();
     throw new ApiError(answer.status, data);
