@@ -197,7 +197,8 @@ def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         403: (
             ErrorBody,
             "The person's role may not do this, a two-person rule refuses this person (`two-person-rule`,"
-            " with its `rule`), or plain HTTP off the loopback (`https-required`).",
+            " with its `rule`), the person is scoped to another pit or table (`out-of-scope`) or has"
+            " no place on the floor (`no-scope`), or plain HTTP off the loopback (`https-required`).",
         ),
         404: (ErrorBody, "No such round, alert, request or user."),
         409: (RefusalBody, "The table or the round refuses the command now; nothing was changed."),
