@@ -371,7 +371,10 @@ class Figures:
         self.first_errors: list[str] = []
         self.delivery: dict[str, np.ndarray] = {}  # stream kind -> counts in 0.1 ms bins; last: beyond
         self.received: dict[tuple[int, str, str], list[int]] = defaultdict(list)  # (terminal, kind, table)
-        self.lost = 0
+        self.retried: dict[str, int] = defaultdict(int)  # a GET sent again on a connection closed under it
+        self.resumed = 0  # streams resumed from their last id after a drop
+        self.lost = 0  # gaps: events before the last one received that never arrived
+        self.late = 0  # events after the last one received, not arrived by the end of the drain
         self.doubled = 0
         self.streams_checked = 0
         self.lost_examples: list[str] = []
@@ -385,11 +388,17 @@ class Figures:
 async def _poll(
     client: Any, figures: Figures, name: str, url: str, every: float, stop: asyncio.Event, counter: Any
 ) -> None:
+    import httpx
+
     await asyncio.sleep(random.uniform(0, every))
     while not stop.is_set():
         began = time.perf_counter()
         try:
-            answer = await client.get(url)
+            try:
+                answer = await client.get(url)
+            except httpx.RemoteProtocolError:  # the server closed the idle connection as we sent: again
+                figures.retried[name] += 1
+                answer = await client.get(url)
             elapsed = time.perf_counter() - began
             if answer.status_code == 200:
                 figures.requests[name].append(elapsed)
@@ -415,38 +424,51 @@ async def _follow(
     counter: Any,
 ) -> None:
     """Hold a stream; note each event's table and seq, and its delivery latency when it was
-    written after the stream connected. Ends when every table's final head has arrived."""
+    written after the stream connected. A stream that drops is resumed from its last id
+    (``Last-Event-ID``), as a terminal does: that is the protocol by which nothing is lost.
+    Ends when every table's final head has arrived (or when cancelled)."""
     terminal, kind = key
     since = time.time()
-    try:
-        async with client.stream("GET", url) as answer:
-            if answer.status_code != 200:
-                figures.error(f"{kind} stream", f"{answer.status_code}")
-                connected.set()
-                return
-            connected.set()
-            async for line in answer.aiter_lines():
-                if not line.startswith("data: "):
-                    continue
-                now = time.time()
-                data = json.loads(line[6:])
-                table_id = data.get("table_id") or next(iter(tables))
-                figures.received[(terminal, kind, table_id)].append(int(data["seq"]))
-                created = datetime.fromisoformat(data["created_at"]).timestamp()
-                if created >= since:
-                    histogram = figures.delivery.get(kind)
-                    if histogram is None:
-                        histogram = figures.delivery[kind] = np.zeros(HISTOGRAM_MS * 10 + 1, dtype=np.int64)
-                    histogram[max(0, min(int((now - created) * 10_000), len(histogram) - 1))] += 1
-                with counter.get_lock():
-                    counter.value += 1
-                if done.is_set() and all(
-                    (figures.received.get((terminal, kind, t)) or [0])[-1] >= heads.get(t, 0) for t in tables
-                ):
+    last_id: str | None = None
+    while True:
+        headers = {} if last_id is None else {"Last-Event-ID": last_id}
+        try:
+            async with client.stream("GET", url, headers=headers) as answer:
+                if answer.status_code != 200:
+                    figures.error(f"{kind} stream", f"{answer.status_code}")
+                    connected.set()
                     return
-    except Exception as error:
+                connected.set()
+                async for line in answer.aiter_lines():
+                    if line.startswith("id: "):
+                        last_id = line[4:]
+                        continue
+                    if not line.startswith("data: "):
+                        continue
+                    now = time.time()
+                    data = json.loads(line[6:])
+                    table_id = data.get("table_id") or next(iter(tables))
+                    figures.received[(terminal, kind, table_id)].append(int(data["seq"]))
+                    created = datetime.fromisoformat(data["created_at"]).timestamp()
+                    if created >= since:
+                        histogram = figures.delivery.get(kind)
+                        if histogram is None:
+                            histogram = figures.delivery[kind] = np.zeros(
+                                HISTOGRAM_MS * 10 + 1, dtype=np.int64
+                            )
+                        histogram[max(0, min(int((now - created) * 10_000), len(histogram) - 1))] += 1
+                    with counter.get_lock():
+                        counter.value += 1
+                    if done.is_set() and all(
+                        (figures.received.get((terminal, kind, t)) or [0])[-1] >= heads.get(t, 0)
+                        for t in tables
+                    ):
+                        return
+        except Exception as error:  # dropped: counted, then resumed from the last id
+            figures.error(f"{kind} stream dropped", f"{type(error).__name__}: {error}")
         connected.set()
-        figures.error(f"{kind} stream", f"{type(error).__name__}: {error}")
+        figures.resumed += 1
+        await asyncio.sleep(0.5)
 
 
 async def _terminals(
@@ -568,15 +590,17 @@ async def _terminals(
             for table_id in tables:
                 got = figures.received.pop((spec["terminal"], kind, table_id), [])
                 figures.streams_checked += 1
-                wanted = set(range(1, heads.get(table_id, 0) + 1))
+                last = max(got, default=0)
+                wanted = set(range(1, min(last, heads.get(table_id, 0)) + 1))
                 missing = wanted - set(got)
                 figures.lost += len(missing)
+                figures.late += max(0, heads.get(table_id, 0) - last)
                 figures.doubled += len(got) - len(set(got))
                 if missing and len(figures.lost_examples) < 5:
                     figures.lost_examples.append(
                         f"terminal {spec['terminal']} {kind} stream, table {table_id}: {len(missing)}"
                         f" of {len(wanted)} missing (first {min(missing)}),"
-                        f" last received {max(got, default=0)}"
+                        f" last received {last}"
                     )
     return figures
 
@@ -798,7 +822,7 @@ def run(args: argparse.Namespace) -> int:
             "poll": args.poll_seconds,
             "history": args.history_seconds,
             "floor": args.floor_seconds,
-            "drain": 60.0,
+            "drain": args.drain_seconds,
         }
         counters = (context.Value("q", 0), context.Value("q", 0))
         terminal_commands = []
@@ -907,12 +931,21 @@ def report(
 
     lost = sum(f.lost for f in figures)
     doubled = sum(f.doubled for f in figures)
+    late = sum(f.late for f in figures)
     checked = sum(f.streams_checked for f in figures)
     print(
         f"streams: {checked} (terminal, table) streams checked against the store's heads:"
         f" {lost} events lost, {doubled} doubled"
-        f" ({'none lost or doubled' if not lost and not doubled else 'NOT OK'})"
+        f" ({'none lost or doubled' if not lost and not doubled else 'NOT OK'});"
+        f" {late} not yet delivered when the drain ended (behind, not lost);"
+        f" {sum(f.resumed for f in figures)} streams resumed after a drop"
     )
+    refused = {name: n for f in figures for name, n in f.errors.items() if "stream" in name}
+    if refused:
+        print(f"stream errors (each resumed from its last id unless refused): {refused}")
+    retried = {name: sum(f.retried.get(name, 0) for f in figures) for f in figures for name in f.retried}
+    if retried:
+        print(f"requests sent again on a connection the server had closed: {retried}")
     for f in figures:
         for line in f.lost_examples:
             print(f"  {line}")
@@ -935,7 +968,7 @@ def report(
         for name, count in f.errors.items():
             errors[name] += count
     worst = 0.0
-    for name in sorted(set(requests) | set(errors)):
+    for name in sorted(set(requests) | {e for e in errors if "stream" not in e}):  # streams: above
         samples = requests.get(name, [])
         p50, p99 = _percentiles_ms(samples) if samples else (float("nan"), float("nan"))
         worst = max(worst, p99) if samples else worst
@@ -992,6 +1025,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables-per-host", type=int, default=5, help="tables per process (the probe's: 1)")
     parser.add_argument("--terminal-procs", type=int, default=2)
     parser.add_argument("--progress", type=float, default=30.0, help="seconds between progress lines")
+    parser.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=120.0,
+        help="after dealing stops, how long streams may catch up",
+    )
     parser.add_argument("--postgres-url", help="an existing server (default: one of the benchmark's own)")
     args = parser.parse_args(argv)
     if args.tables < 1 or args.terminals < 1 or args.pits < 1 or args.tables_per_host < 1:
