@@ -70,9 +70,11 @@ def _pinned(session: Session, opened: RoundOpened) -> Any:
     try:
         return PinnedRules().load(session, opened)
     except (EvidenceError, HouseWayFileError) as error:
-        raise ApiError(
-            409, f"round {opened.round_id}: its rules are not trusted: {error}", "rules-not-trusted"
-        ) from None
+        raise _not_trusted(opened.round_id, error) from None
+
+
+def _not_trusted(round_id: str, error: Exception) -> ApiError:
+    return ApiError(409, f"round {round_id}: its rules are not trusted: {error}", "rules-not-trusted")
 
 
 def _house_way(
@@ -144,9 +146,23 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         else _house_way(session, stored_required, payloads.get("round.opened"), banker["cards"]),
         positions=positions,
         events=events,
-        rules_version=dict((payloads.get("round.opened") or {}).get("evidence") or {}),
+        rules_version=_trusted(session, round_id, payloads.get("round.opened")),
     )
     return RoundDetailPublic.model_validate(detail)
+
+
+def _trusted(session: Session, round_id: str, opened: dict[str, Any] | None) -> dict[str, str]:
+    """The rules the round's opening pinned, by hash, each checked against its stored content
+    (one SELECT): a round whose rules were edited behind the store's back is 409
+    ``rules-not-trusted``, never shown as if they stood (docs/audit-chain.md)."""
+    from ..storage.rules_store import EvidenceError, check_evidence
+
+    pins = dict((opened or {}).get("evidence") or {})
+    try:
+        check_evidence(session, pins.values())
+    except EvidenceError as error:
+        raise _not_trusted(round_id, error) from None
+    return pins
 
 
 def round_replay(session: Session, table_id: str, round_id: str) -> ReplayPublic:

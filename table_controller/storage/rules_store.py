@@ -13,6 +13,7 @@ is named by verify.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -108,13 +109,35 @@ def load_evidence(session: Session, *, sha256: str) -> StoredEvidence:
     row = session.get(Evidence, sha256)
     if row is None:
         raise EvidenceMissingError(f"no stored rules content with sha256 {sha256}")
-    content = bytes(row.content)
+    content = _unedited(sha256, row.kind, row.name, bytes(row.content))
+    return StoredEvidence(sha256=sha256, kind=row.kind, name=row.name, content=content)
+
+
+def _unedited(sha256: str, kind: str, name: str, content: bytes) -> bytes:
     found = sha256_hex(content)
     if found != sha256:
         raise EvidenceMismatchError(
-            f"stored {row.kind} {row.name!r} under sha256 {sha256} now hashes to {found}: edited"
+            f"stored {kind} {name!r} under sha256 {sha256} now hashes to {found}: edited"
         )
-    return StoredEvidence(sha256=sha256, kind=row.kind, name=row.name, content=content)
+    return content
+
+
+def check_evidence(session: Session, hashes: Iterable[str]) -> None:
+    """Refuse unless every content named by ``hashes`` is stored and still hashes to its key:
+    one SELECT for all of them (a round's pins: its house way, pay tables and table rules)."""
+    wanted = {check_hash("sha256", sha256) for sha256 in hashes}
+    if not wanted:
+        return
+    rows = session.exec(
+        select(Evidence.sha256, Evidence.kind, Evidence.name, Evidence.content).where(
+            col(Evidence.sha256).in_(sorted(wanted))
+        )
+    ).all()
+    for sha256, kind, name, content in rows:
+        _unedited(sha256, kind, name, bytes(content))
+    missing = wanted - {row[0] for row in rows}
+    if missing:
+        raise EvidenceMissingError(f"no stored rules content with sha256 {min(missing)}")
 
 
 def list_evidence(session: Session) -> list[tuple[str, str, str, int]]:
@@ -135,6 +158,7 @@ __all__ = [
     "EvidenceMismatchError",
     "EvidenceMissingError",
     "StoredEvidence",
+    "check_evidence",
     "keep_evidence",
     "list_evidence",
     "load_evidence",
