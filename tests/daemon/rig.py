@@ -34,13 +34,13 @@ from table_controller.settings import AutoDealerSettings, TableSettings
 from table_controller.storage import list_events, read_snapshot
 
 TABLE = "t1"
-# Fast timings, except that a link is lost only after 1 s of silence: a journal commit that
+# Fast timings, except that a link is lost only after 2 s of silence: a journal commit that
 # takes longer than a few heartbeats on a loaded machine (fsync) must not look like a pulled cable.
 # The host no longer counts its own commit as silence and keeps sending heartbeats meanwhile
 # (link.md 6); the margin stays for a loaded machine, where a thread may wait long for the GIL.
 HOST_LINK = LinkConfig(
     heartbeat_interval=0.05,
-    loss_after_heartbeats=20,
+    loss_after_heartbeats=40,
     ack_timeout=0.25,
     hello_timeout=0.1,
     backoff_initial=0.02,
@@ -48,7 +48,7 @@ HOST_LINK = LinkConfig(
     poll_interval=0.005,
     stale_frame_after=0.1,
 )
-DEVICE_LINK = DeviceLinkConfig(ack_timeout=0.25, loss_after_heartbeats=20, stale_frame_after=0.1)
+DEVICE_LINK = DeviceLinkConfig(ack_timeout=0.25, loss_after_heartbeats=40, stale_frame_after=0.1)
 
 
 @dataclass
