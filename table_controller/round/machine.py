@@ -43,6 +43,7 @@ from .events import (
     RoundVoided,
     Wager,
 )
+from .phase_words import EVENT_WORDS, phase_words
 from .phases import Phase
 
 
@@ -50,7 +51,9 @@ class TransitionRefused(ValueError):
     """An event the round cannot take now; the round is unchanged."""
 
     def __init__(self, phase: Phase, kind: str, reason: str) -> None:
-        super().__init__(f"{kind} refused in phase {phase.value}: {reason}")
+        # in people's words (the pages show it as it is): what was refused, where the round is
+        what = EVENT_WORDS.get(kind, kind)
+        super().__init__(f"{what[0].upper()}{what[1:]} refused ({phase_words(phase)}): {reason}")
         self.phase = phase
         self.kind = kind
         self.reason = reason

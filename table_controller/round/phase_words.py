@@ -25,6 +25,21 @@ PHASE_WORDS: Final[Mapping[Phase, str]] = MappingProxyType(
 )
 
 
+# what each round event is, in the words a refusal names it with (machine.TransitionRefused)
+EVENT_WORDS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "round.opened": "opening a round",
+        "dice.rolled": "a roll of the dice",
+        "piles.dealt": "a deal",
+        "player.set": "a player's setting",
+        "dealer.set": "the dealer's setting",
+        "dealer.override": "an override",
+        "round.settled": "settlement",
+        "round.voided": "a void",
+    }
+)
+
+
 def phase_words(phase: Phase | str) -> str:
     """The words for ``phase`` (a Phase or its slug); an unknown slug is shown as it is."""
     try:
@@ -33,4 +48,4 @@ def phase_words(phase: Phase | str) -> str:
         return str(phase)
 
 
-__all__ = ["PHASE_WORDS", "phase_words"]
+__all__ = ["EVENT_WORDS", "PHASE_WORDS", "phase_words"]

@@ -135,7 +135,7 @@ def test_void_is_for_the_pit_with_a_reason(api):
     again = api.post("/api/round/void", "pit", json={"reason": "wrong wagers"})
     assert again.status_code == 409
     assert again.json()["error"] == "round-refused"
-    assert "round.voided refused in phase void: not allowed in this phase" in again.json()["detail"]
+    assert "A void refused (void, wagers returned): not allowed in this phase" in again.json()["detail"]
 
 
 def test_refusals_name_the_reason_and_store_nothing(api):

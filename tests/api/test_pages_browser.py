@@ -327,7 +327,7 @@ def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviati
         browser,
         lambda d: (
             form_error(d, "player-setting")
-            == "player.set refused in phase players-setting: setting is not position 3's seven cards"
+            == "A player's setting refused (players' hands to set): setting is not position 3's seven cards"
         ),
     )
     submit(browser, "player-setting", position="3", high="As Ah 9c 8c 2c", low="Kd Kh")
@@ -350,7 +350,7 @@ def test_a_dealer_plays_a_round_from_the_forms_and_the_pit_overrides_the_deviati
     )
     assert text(browser, "#deviation-rule") == "high-card.second-and-fourth"
     assert form_error(browser, "dealer-setting").startswith(
-        "dealer.set refused in phase dealer-setting: setting deviates"
+        "The dealer's setting refused (dealer's hand to set): setting deviates"
     )
     assert api.service.round.phase == "dealer-setting" and shown(browser) == {"dealer-setting"}
 
