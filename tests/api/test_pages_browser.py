@@ -260,16 +260,21 @@ def shown(driver) -> set[str]:
 
 
 def submit(driver, form_id: str, **values: str) -> None:
-    """Fill a form's fields by name and press its button."""
-    form = driver.find_element(By.ID, form_id)
-    for name, value in values.items():
-        field = form.find_element(By.NAME, name)
-        if field.tag_name == "select":
-            Select(field).select_by_value(value)
-        else:
-            field.clear()
-            field.send_keys(value)
-    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    """Fill a form's fields by name and press its button; all of it again when the page redrew
+    the form meanwhile (a stale element is refused before it is typed into or clicked)."""
+
+    def once() -> None:
+        form = driver.find_element(By.ID, form_id)
+        for name, value in values.items():
+            field = form.find_element(By.NAME, name)
+            if field.tag_name == "select":
+                Select(field).select_by_value(value)
+            else:
+                field.clear()
+                field.send_keys(value)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+
+    fresh(once)
 
 
 def form_error(driver, form_id: str) -> str:
