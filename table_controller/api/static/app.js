@@ -286,12 +286,12 @@ export function showError(error) {
   if (box) box.textContent = error ? String(error.message || error) : "";
 }
 
-// Follow /api/stream: each event goes to onEvent; on a drop, reconnect with Last-Event-ID so
+// Follow /api/stream (or the floor's, ``path``): each event goes to onEvent; on a drop, reconnect with Last-Event-ID so
 // that nothing is missed and nothing comes twice. fetch() is used (not EventSource) so the
 // token travels in the Authorization header, never in the URL. onOpen() is called each time the
 // stream is connected. A 403 (the role may not read the stream) will not change by retrying:
 // it is said once and the stream is not asked again.
-export function follow(onEvent, { after, onOpen } = {}) {
+export function follow(onEvent, { after, onOpen, path = "/api/stream" } = {}) {
   let lastId = after === undefined ? null : String(after);
   let stopped = false;
   const controller = { stop() { stopped = true; } };
@@ -329,7 +329,7 @@ export function follow(onEvent, { after, onOpen } = {}) {
         if (lastId !== null) headers["Last-Event-ID"] = lastId;
         let answer;
         try {
-          answer = await fetch("/api/stream", { headers });
+          answer = await fetch(path, { headers });
         } catch (error) {
           if (isNoAnswer(error)) noAnswer();
           throw error;

@@ -6,7 +6,7 @@
 // arrive and the alerts list when an alert is raised or acknowledged; a new alert is
 // highlighted and beeps. The cards are read again every few seconds too: a table whose daemon
 // stops answering sends no event to say so.
-import { ApiError, api, can, command, el, me, money, requireToken, showError, signOut, token, when } from "./app.js";
+import { api, can, command, el, follow, me, money, requireToken, showError, signOut, when } from "./app.js";
 requireToken();
 
 const pit = new URLSearchParams(location.search).get("pit") || "";
@@ -200,62 +200,16 @@ async function loadAlerts() {
 }
 
 // -- the floor's stream -------------------------------------------------------------------------
-// As app.js's follow(), on the floor's stream: fetch() (the token in a header, never the URL),
-// and on a drop a reconnection with Last-Event-ID, the position in every table at once, so
-// nothing is missed and nothing comes twice.
-function followFloor(onEvent, onOpen) {
-  let lastId = null;
-  const path = `/api/floor/stream${pit ? `?pit=${encodeURIComponent(pit)}` : ""}`;
-  (async function loop() {
-    for (;;) {
-      try {
-        const headers = { Authorization: `Bearer ${token()}` };
-        if (lastId !== null) headers["Last-Event-ID"] = lastId;
-        const answer = await fetch(path, { headers });
-        if (answer.status === 401) return signOut();
-        if (answer.status === 403) {
-          showError(new ApiError(403, await answer.json().catch(() => ({}))));
-          return;
-        }
-        if (!answer.ok) throw new Error(`stream: HTTP ${answer.status}`);
-        onOpen();
-        const reader = answer.body.getReader();
-        const decoder = new TextDecoder();
-        let buffer = "";
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let end;
-          while ((end = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let id = null;
-            let data = "";
-            for (const line of block.split("\n")) {
-              if (line.startsWith("id:")) id = line.slice(3).trim();
-              else if (line.startsWith("data:")) data += line.slice(5).trim();
-            }
-            if (data) {
-              lastId = id;
-              onEvent(JSON.parse(data));
-            }
-          }
-        }
-      } catch {
-        // a dropped connection: try again
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  })();
-}
+// app.js's follow() on the floor's stream: its Last-Event-ID is the position in every table at
+// once, so a reconnection misses nothing and repeats nothing.
+const streamPath = `/api/floor/stream${pit ? `?pit=${encodeURIComponent(pit)}` : ""}`;
 
 if (can(who, "audit")) {
   openOnly.addEventListener("change", loadAlerts);
-  followFloor((event) => {
+  follow((event) => {
     if (event.kind.startsWith("alert.")) loadAlerts();
     reloadTablesSoon();
-  }, () => { loadTables(); loadAlerts(); });
+  }, { path: streamPath, onOpen: () => { loadTables(); loadAlerts(); } });
 } else {
   document.getElementById("alerts-section").hidden = true;  // alerts are the pit's and surveillance's
   loadTables();
