@@ -36,35 +36,34 @@ BUFFER_SIZE = 4096
 STORE_PAGE = 500
 
 
-class EventHub:
-    """Follows one table's chain and wakes the terminals waiting on it."""
+class PolledHub:
+    """What a hub polling the store shares (a table's EventHub here, the floor's FloorHub): its
+    poller task, the poke after a commit in this process, and waking the waiting streams."""
 
-    def __init__(
-        self, engine: Engine, table_id: str, *, poll_interval: float = 0.1, buffer_size: int = BUFFER_SIZE
-    ) -> None:
+    def __init__(self, engine: Engine, poll_interval: float) -> None:
         if poll_interval <= 0:
             raise ValueError("poll_interval must be > 0")
         self.engine = engine
-        self.table_id = table_id
         self.poll_interval = poll_interval
-        self.head = 0
         self.closed = False
-        self._buffer: deque[EventPublic] = deque(maxlen=buffer_size)
-        self._frames: dict[int, bytes] = {}  # seq -> the event's SSE frame, made once for every terminal
         self._changed: asyncio.Event | None = None  # replaced by a fresh one at each change
         self._poked: asyncio.Event | None = None  # set when a commit in this process may have added events
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
 
-    # -- the poller ---------------------------------------------------------------------------
-
-    async def start(self) -> None:
+    def _prepare(self) -> None:
+        """On the event loop, before the first read of the store."""
         self._changed = asyncio.Event()
         self._poked = asyncio.Event()
         self._loop = asyncio.get_running_loop()
-        self.head = await anyio.to_thread.run_sync(self._last_seq)
+
+    def _launch(self, name: str) -> None:
+        """After the first read: listen for this process's commits and start the poller."""
         event.listen(Session, "after_commit", self._committed)
-        self._task = asyncio.create_task(self._follow(), name=f"event-hub-{self.table_id}")
+        self._task = asyncio.create_task(self._follow(), name=name)
+
+    async def _follow(self) -> None:
+        raise NotImplementedError
 
     def _committed(self, session: Session) -> None:
         """After any commit on this hub's engine, in whatever thread made it: read now."""
@@ -95,6 +94,26 @@ class EventHub:
         if self._changed is not None:
             changed, self._changed = self._changed, asyncio.Event()
             changed.set()
+
+
+class EventHub(PolledHub):
+    """Follows one table's chain and wakes the terminals waiting on it."""
+
+    def __init__(
+        self, engine: Engine, table_id: str, *, poll_interval: float = 0.1, buffer_size: int = BUFFER_SIZE
+    ) -> None:
+        super().__init__(engine, poll_interval)
+        self.table_id = table_id
+        self.head = 0
+        self._buffer: deque[EventPublic] = deque(maxlen=buffer_size)
+        self._frames: dict[int, bytes] = {}  # seq -> the event's SSE frame, made once for every terminal
+
+    # -- the poller ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._prepare()
+        self.head = await anyio.to_thread.run_sync(self._last_seq)
+        self._launch(f"event-hub-{self.table_id}")
 
     def _last_seq(self) -> int:
         with read_snapshot(self.engine) as session:

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 
 import anyio.to_thread
 import structlog
-from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
 
+from ..api.stream import PolledHub
 from ..storage.floor import chain_heads, events_after, floor_tables
 from ..storage.models import EventPublic
 from ..storage.people import PEOPLE_CHAIN
@@ -60,7 +59,7 @@ def merge(batches: Mapping[str, list[tuple[int, EventPublic]]]) -> list[EventPub
     return [item[1] for item in heapq.merge(*batches.values(), key=lambda item: item[0])]
 
 
-class FloorHub:
+class FloorHub(PolledHub):
     """Follows every table's chain of the floor and wakes the streams waiting on them."""
 
     def __init__(
@@ -71,13 +70,9 @@ class FloorHub:
         buffer_size: int = BUFFER_SIZE,
         tables_every: float = TABLES_EVERY,
     ) -> None:
-        if poll_interval <= 0:
-            raise ValueError("poll_interval must be > 0")
-        self.engine = engine
-        self.poll_interval = poll_interval
+        super().__init__(engine, poll_interval)
         self.tables_every = tables_every
         self.buffer_size = buffer_size
-        self.closed = False
         self.pits: dict[str, str | None] = {}  # the floor's tables -> their pit
         self.heads: Vector = {}  # each table's last seq read
         self.since: Vector = {}  # each table's seq when the hub started following it
@@ -86,47 +81,13 @@ class FloorHub:
         self._order = itertools.count()
         self._tables_read = float("-inf")
         self._data: dict[tuple[str, int], bytes] = {}  # an event's JSON, made once for every stream
-        self._changed: asyncio.Event | None = None
-        self._poked: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
 
     # -- the poller ---------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._changed = asyncio.Event()
-        self._poked = asyncio.Event()
-        self._loop = asyncio.get_running_loop()
+        self._prepare()
         self._apply(await anyio.to_thread.run_sync(self._read_tables, frozenset(), True))
-        event.listen(Session, "after_commit", self._committed)
-        self._task = asyncio.create_task(self._follow(), name="floor-hub")
-
-    def _committed(self, session: Session) -> None:
-        if session.bind is self.engine and self._loop is not None and self._poked is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has closed: the poller is gone
-                self._loop.call_soon_threadsafe(self._poked.set)
-
-    async def stop(self) -> None:
-        if event.contains(Session, "after_commit", self._committed):
-            event.remove(Session, "after_commit", self._committed)
-        await self.close()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def close(self) -> None:
-        """End every stream (the server is shutting down)."""
-        self.closed = True
-        self._notify()
-        if self._poked is not None:
-            self._poked.set()
-
-    def _notify(self) -> None:
-        if self._changed is not None:
-            changed, self._changed = self._changed, asyncio.Event()
-            changed.set()
+        self._launch("floor-hub")
 
     def _read_tables(self, known: frozenset[str], first: bool) -> _Tables:
         """The floor's tables now (in a worker thread; applied on the loop by ``_apply``). At
