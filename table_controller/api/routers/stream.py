@@ -19,7 +19,7 @@ import json
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio.to_thread
 import structlog
@@ -50,6 +50,33 @@ _LAST_EVENT_ID_PARAMETER = {
     "description": "resume after this chain seq (what a terminal sends on a reconnect)",
     "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
 }
+
+
+def sse_answer(
+    description: str, *, id_pattern: str, id_description: str, event_schema: str
+) -> dict[str, Any]:
+    """A stream's 200 in the OpenAPI document: server-sent events, each an ``id`` and the event
+    (``event_schema``) as JSON in ``data`` (the table's stream here, the floor's in floor/)."""
+    return {
+        "description": description,
+        "content": {
+            "text/event-stream": {
+                "schema": {
+                    "type": "object",
+                    "description": "one server-sent event",
+                    "required": ["id", "data"],
+                    "properties": {
+                        "id": {"type": "string", "pattern": id_pattern, "description": id_description},
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": {"$ref": f"#/components/schemas/{event_schema}"},
+                        },
+                    },
+                }
+            }
+        },
+    }
 
 
 def _frame(event: EventPublic) -> bytes:
@@ -135,30 +162,12 @@ def _event_id(value: str | None, what: str) -> int | None:
     openapi_extra={"parameters": [_LAST_EVENT_ID_PARAMETER]},
     responses={
         **responses(),
-        200: {
-            "description": "server-sent events: per event `id: <chain seq>` and `data:` the event as JSON",
-            "content": {
-                "text/event-stream": {
-                    "schema": {
-                        "type": "object",
-                        "description": "one server-sent event",
-                        "required": ["id", "data"],
-                        "properties": {
-                            "id": {
-                                "type": "string",
-                                "pattern": "^[0-9]+$",
-                                "description": "the event's chain seq",
-                            },
-                            "data": {
-                                "type": "string",
-                                "contentMediaType": "application/json",
-                                "contentSchema": {"$ref": "#/components/schemas/ChainEventPublic"},
-                            },
-                        },
-                    }
-                }
-            },
-        },
+        200: sse_answer(
+            "server-sent events: per event `id: <chain seq>` and `data:` the event as JSON",
+            id_pattern="^[0-9]+$",
+            id_description="the event's chain seq",
+            event_schema="ChainEventPublic",
+        ),
     },
 )
 async def stream(

@@ -31,7 +31,7 @@ from fastapi.responses import StreamingResponse
 from ...api.deps import AuditDep
 from ...api.errors import ApiError, responses
 from ...api.models.events import event_view
-from ...api.routers.stream import KEEPALIVE_SECONDS, REVALIDATE_SECONDS, Valid, token_check
+from ...api.routers.stream import KEEPALIVE_SECONDS, REVALIDATE_SECONDS, Valid, sse_answer, token_check
 from ...storage.models import EventPublic
 from ...storage.users import Role
 from ..deps import ScopeDep, not_on_floor
@@ -157,30 +157,12 @@ def _visible(hub: FloorHub, scope: Scope, pit: str | None, table: str | None) ->
     openapi_extra={"parameters": [_LAST_EVENT_ID_PARAMETER]},
     responses={
         **responses(404),
-        200: {
-            "description": "server-sent events: per event `id: <table:seq,...>`, `data:` the event as JSON",
-            "content": {
-                "text/event-stream": {
-                    "schema": {
-                        "type": "object",
-                        "description": "one server-sent event",
-                        "required": ["id", "data"],
-                        "properties": {
-                            "id": {
-                                "type": "string",
-                                "pattern": _ID_PATTERN,
-                                "description": "the stream's position: each table's last chain seq",
-                            },
-                            "data": {
-                                "type": "string",
-                                "contentMediaType": "application/json",
-                                "contentSchema": {"$ref": "#/components/schemas/FloorEventPublic"},
-                            },
-                        },
-                    }
-                }
-            },
-        },
+        200: sse_answer(
+            "server-sent events: per event `id: <table:seq,...>`, `data:` the event as JSON",
+            id_pattern=_ID_PATTERN,
+            id_description="the stream's position: each table's last chain seq",
+            event_schema="FloorEventPublic",
+        ),
     },
 )
 async def stream(
