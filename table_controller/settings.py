@@ -181,6 +181,20 @@ class AuditSettings(BaseModel):
         return self
 
 
+def flags_env_toml(
+    settings_cls: type[BaseSettings],
+    init_settings: PydanticBaseSettingsSource,
+    env_settings: PydanticBaseSettingsSource,
+) -> tuple[PydanticBaseSettingsSource, ...]:
+    """Where settings come from, strongest first: flags, the environment, then the TOML file
+    named in ``model_config`` (no .env or secrets files): a table's and the floor's alike."""
+    toml_file = settings_cls.model_config.get("toml_file")
+    sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+    if toml_file:
+        sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
+    return tuple(sources)
+
+
 class TableSettings(BaseSettings):
     """Everything the daemon needs to run one table."""
 
@@ -239,11 +253,7 @@ class TableSettings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_file = settings_cls.model_config.get("toml_file")
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if toml_file:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
-        return tuple(sources)
+        return flags_env_toml(settings_cls, init_settings, env_settings)
 
     @field_validator("table_id")
     @classmethod

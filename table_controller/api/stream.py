@@ -88,6 +88,22 @@ class PolledHub:
         if self._poked is not None:
             self._poked.set()
 
+    async def _wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait, woken at each change, until ``done()`` or the hub closes (then ``done()``), or
+        ``timeout`` passes (False)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not done() and not self.closed:
+            assert self._changed is not None
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            try:
+                await asyncio.wait_for(self._changed.wait(), remaining)
+            except TimeoutError:
+                return False
+        return done()
+
     def _notify(self) -> None:
         """Wake every waiting terminal (an Event per change: waiting needs no lock, so a
         terminal cancelled while waiting leaves nothing half-held)."""
@@ -170,17 +186,7 @@ class EventHub(PolledHub):
 
     async def wait(self, seq: int, timeout: float) -> bool:
         """Wait until an event after ``seq`` is known (True) or ``timeout`` passes (False)."""
-        deadline = asyncio.get_running_loop().time() + timeout
-        while self.head <= seq and not self.closed:
-            assert self._changed is not None
-            remaining = deadline - asyncio.get_running_loop().time()
-            if remaining <= 0:
-                return False
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                return False
-        return self.head > seq
+        return await self._wait_until(lambda: self.head > seq, timeout)
 
 
 __all__ = ["EventHub"]

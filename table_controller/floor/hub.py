@@ -189,18 +189,7 @@ class FloorHub(PolledHub):
     async def wait(self, last: Mapping[str, int], people: int, timeout: float) -> bool:
         """Wait until an event after ``last`` is known, or the people chain moves past
         ``people`` (True), or ``timeout`` passes (False)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not self.behind(last) and self.people == people and not self.closed:
-            assert self._changed is not None
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                return False
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                return False
-        return self.behind(last) or self.people != people
+        return await self._wait_until(lambda: self.behind(last) or self.people != people, timeout)
 
 
 __all__ = ["FloorHub", "Vector", "merge"]

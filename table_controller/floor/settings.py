@@ -17,10 +17,9 @@ from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
-    TomlConfigSettingsSource,
 )
 
-from ..settings import HttpSettings, TableSettings
+from ..settings import HttpSettings, TableSettings, flags_env_toml
 
 DEFAULT_PORT = 8090
 
@@ -57,11 +56,7 @@ class FloorSettings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        toml_file = settings_cls.model_config.get("toml_file")
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
-        if toml_file:
-            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=toml_file))
-        return tuple(sources)
+        return flags_env_toml(settings_cls, init_settings, env_settings)
 
     # The same checks as a table's, one definition (settings.TableSettings).
     _time_zone = field_validator("time_zone")(TableSettings._time_zone.__func__)  # type: ignore[attr-defined]
