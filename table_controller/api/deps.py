@@ -131,9 +131,14 @@ class Authorizer:
     def __init__(self, permission: Permission) -> None:
         self.permission = permission
 
+    async def refused_on(self, request: Request, principal: Principal) -> str:
+        """The chain an unconfirmed key's refusal is chained on: this table's."""
+        service: TableService = request.app.state.service
+        return service.table_id
+
     async def __call__(self, request: Request, principal: RoleDep) -> Principal:
         if not principal.confirmed and self.permission in CHANGES_STATE:
-            service: TableService = request.app.state.service
+            table_id = await self.refused_on(request, principal)
             store: Store = request.app.state.store
             error = TwoPersonRefusedError(
                 f"the key of {principal.name} was made by an admin and waits for a second admin's"
@@ -143,7 +148,7 @@ class Authorizer:
             raise await store.run(
                 refuse,
                 store.engine,
-                service.table_id,
+                table_id,
                 actor=principal.name,
                 error=error,
                 round_id=None,

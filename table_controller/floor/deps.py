@@ -9,10 +9,8 @@ from fastapi import Depends, Request
 
 from ..api.deps import Authorizer, RoleDep, Store
 from ..api.errors import ApiError
-from ..api.roles import CHANGES_STATE, Permission
+from ..api.roles import Permission
 from ..api.tokens import Principal
-from ..approvals import refuse
-from ..storage.approvals import TwoPersonRefusedError
 from ..storage.session import read_snapshot
 from .overview import visible_table
 from .scope import NoScopeError, Scope, scope_of
@@ -46,28 +44,14 @@ class TableAuthorizer(Authorizer):
     a key still waiting for a second admin is refused (403 ``unconfirmed-key``) with the refusal
     chained on that table's chain, as the table's own API chains it on its own."""
 
-    async def __call__(self, request: Request, principal: RoleDep) -> Principal:
-        if not principal.confirmed and self.permission in CHANGES_STATE:
-            store: Store = request.app.state.store
-            scope = await get_scope(principal)
-            table_id = str(request.path_params.get("table_id", ""))
-            if not await store.run(_visible, store, scope, table_id):
-                raise not_on_floor(table_id)
-            error = TwoPersonRefusedError(
-                f"the key of {principal.name} was made by an admin and waits for a second admin's"
-                f" confirmation: it may not {self.permission.value} yet",
-                rule="unconfirmed-key",
-            )
-            raise await store.run(
-                refuse,
-                store.engine,
-                table_id,
-                actor=principal.name,
-                error=error,
-                round_id=None,
-                permission=self.permission.value,
-            )
-        return await super().__call__(request, principal)
+    async def refused_on(self, request: Request, principal: Principal) -> str:
+        """The table the path names, if the person may see it (else 404, as an unknown table)."""
+        store: Store = request.app.state.store
+        scope = await get_scope(principal)
+        table_id = str(request.path_params.get("table_id", ""))
+        if not await store.run(_visible, store, scope, table_id):
+            raise not_on_floor(table_id)
+        return table_id
 
     def __repr__(self) -> str:
         return f"TableAuthorizer({self.permission.value})"
