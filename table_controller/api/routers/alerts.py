@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from ...approvals import refuse
-from ...storage.alerts import acknowledge_alert, list_alerts
+from ...storage.alerts import Alert, acknowledge_alert, list_alerts
 from ...storage.approvals import TwoPersonRefusedError
 from ...storage.session import read_snapshot, unit_of_work
 from ..deps import AcknowledgeDep, AuditDep, ServiceDep, StoreDep
@@ -60,24 +61,26 @@ async def acknowledge(
     """Acknowledge an alert with a note (once); stored as an ``alert.acknowledged`` audit event."""
 
     def acknowledged() -> AlertPublic:
-        try:
-            with unit_of_work(store.engine) as session:
-                acknowledge_alert(
-                    session, table_id=service.table_id, alert_seq=seq, actor=who.name, note=body.note
-                )
-        except TwoPersonRefusedError as error:
-            with read_snapshot(store.engine) as session:
-                [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
-            raise refuse(
-                store.engine,
-                service.table_id,
-                actor=who.name,
-                error=error,
-                round_id=alert.event.round_id,
-                alert_seq=seq,
-            ) from None
-        with read_snapshot(store.engine) as session:
-            [alert] = list_alerts(session, table_id=service.table_id, after_seq=seq - 1, limit=1)
-        return alert_view(alert)
+        return alert_view(acknowledge_on(store.engine, service.table_id, seq, actor=who.name, note=body.note))
 
     return await store.run(acknowledged)
+
+
+def acknowledge_on(engine: Engine, table_id: str, seq: int, *, actor: str, note: str) -> Alert:
+    """Acknowledge one of a table's alerts and read it back (a table's API and the floor's
+    alike); a two-person refusal is chained on that table and raised as its 403."""
+    try:
+        with unit_of_work(engine) as session:
+            acknowledge_alert(session, table_id=table_id, alert_seq=seq, actor=actor, note=note)
+    except TwoPersonRefusedError as error:
+        alert = _alert(engine, table_id, seq)
+        raise refuse(
+            engine, table_id, actor=actor, error=error, round_id=alert.event.round_id, alert_seq=seq
+        ) from None
+    return _alert(engine, table_id, seq)
+
+
+def _alert(engine: Engine, table_id: str, seq: int) -> Alert:
+    with read_snapshot(engine) as session:
+        [alert] = list_alerts(session, table_id=table_id, after_seq=seq - 1, limit=1)
+    return alert

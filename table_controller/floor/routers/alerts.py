@@ -15,10 +15,8 @@ from fastapi import APIRouter, Path, Query, Request
 from ...api.deps import AuditDep, StoreDep
 from ...api.errors import responses
 from ...api.models.commands import AcknowledgeCreate
-from ...approvals import refuse
-from ...storage.alerts import acknowledge_alert, list_alerts
-from ...storage.approvals import TwoPersonRefusedError
-from ...storage.session import read_snapshot, unit_of_work
+from ...api.routers.alerts import acknowledge_on
+from ...storage.session import read_snapshot
 from ..deps import ScopeDep, TableAcknowledgeDep, not_on_floor
 from ..models import FloorAlertPublic
 from ..overview import alerts_of, floor_alert_view, visible_table
@@ -66,22 +64,6 @@ async def acknowledge(
         with read_snapshot(store.engine) as session:  # the primary: scope as it is now
             if visible_table(session, scope, table_id) is None:
                 raise not_on_floor(table_id)
-        try:
-            with unit_of_work(store.engine) as session:
-                acknowledge_alert(session, table_id=table_id, alert_seq=seq, actor=who.name, note=body.note)
-        except TwoPersonRefusedError as error:
-            with read_snapshot(store.engine) as session:
-                [alert] = list_alerts(session, table_id=table_id, after_seq=seq - 1, limit=1)
-            raise refuse(
-                store.engine,
-                table_id,
-                actor=who.name,
-                error=error,
-                round_id=alert.event.round_id,
-                alert_seq=seq,
-            ) from None
-        with read_snapshot(store.engine) as session:
-            [alert] = list_alerts(session, table_id=table_id, after_seq=seq - 1, limit=1)
-        return floor_alert_view(alert)
+        return floor_alert_view(acknowledge_on(store.engine, table_id, seq, actor=who.name, note=body.note))
 
     return await store.run(acknowledged)
