@@ -15,8 +15,6 @@ of bad tokens (``auth.py``), so nothing of a request is read before its sender i
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -126,19 +124,11 @@ def create_app(
     ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
 
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await hub.start()
-        try:
-            yield
-        finally:
-            await hub.stop()
-
     app = FastAPI(
         title=f"Pai Gow Poker table {settings.table_id}",
         version=API_VERSION,
         description=DESCRIPTION,
-        lifespan=lifespan,
+        lifespan=lambda _: hub.running(),
         docs_url=None,
         redoc_url=None,
     )

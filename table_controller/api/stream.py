@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import itertools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import anyio.to_thread
 import structlog
@@ -62,8 +62,20 @@ class PolledHub:
         event.listen(Session, "after_commit", self._committed)
         self._task = asyncio.create_task(self._follow(), name=name)
 
+    async def start(self) -> None:
+        raise NotImplementedError
+
     async def _follow(self) -> None:
         raise NotImplementedError
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Started for an app's life (its lifespan), stopped at its end."""
+        await self.start()
+        try:
+            yield
+        finally:
+            await self.stop()
 
     def _committed(self, session: Session) -> None:
         """After any commit on this hub's engine, in whatever thread made it: read now."""

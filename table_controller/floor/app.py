@@ -15,8 +15,6 @@ Pages under ``/ui/``: the floor's own (``floor/static``) first, then the table's
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -76,19 +74,11 @@ def create_floor_app(
     primary: a replica may be behind, and the stream must never skip ahead of what it sent."""
     hub = FloorHub(engine, poll_interval=settings.poll_interval)
 
-    @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        await hub.start()
-        try:
-            yield
-        finally:
-            await hub.stop()
-
     app = FastAPI(
         title="Pai Gow Poker floor",
         version=API_VERSION,
         description=DESCRIPTION,
-        lifespan=lifespan,
+        lifespan=lambda _: hub.running(),
         docs_url=None,
         redoc_url=None,
     )
