@@ -2,6 +2,16 @@
 
 import os
 
+import anyio
+
+# anyio imports its public names on first use (anyio._lazyimport), and pytest rewrites anyio's
+# modules as a plugin's, parsing them with ast.parse; CPython 3.11's ast.parse is not safe in two
+# threads at once (gh-106905): a file served by a test's API thread (``anyio.open_file``) while the
+# test's thread compiled something else failed with "AST constructor recursion depth mismatch".
+# Import them all here, in one thread, before any test starts a server.
+for _name in dir(anyio):
+    getattr(anyio, _name)
+
 # Daemons started by tests serve their API on any free port, never on the production 8080.
 os.environ.setdefault("TABLE_PORT", "0")
 
