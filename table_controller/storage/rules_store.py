@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
-from sqlalchemy import BigInteger, LargeBinary
+from sqlalchemy import BigInteger, LargeBinary, bindparam
+from sqlalchemy import select as core_select
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from .audit import append_event
@@ -54,6 +55,13 @@ class Evidence(SQLModel, table=True):
     content: bytes = Field(sa_type=LargeBinary)
     size: int = Field(sa_type=BigInteger)
     stored_at: datetime = Field(sa_type=UTCDateTime)
+
+
+_EVIDENCE = Evidence.__table__  # type: ignore[attr-defined]
+# Built once, run on the session's connection (Core, not the ORM's execution path).
+_CONTENTS_OF = core_select(_EVIDENCE.c.sha256, _EVIDENCE.c.kind, _EVIDENCE.c.name, _EVIDENCE.c.content).where(
+    _EVIDENCE.c.sha256.in_(bindparam("sha256s", expanding=True))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,11 +136,7 @@ def check_evidence(session: Session, hashes: Iterable[str]) -> None:
     wanted = {check_hash("sha256", sha256) for sha256 in hashes}
     if not wanted:
         return
-    rows = session.exec(
-        select(Evidence.sha256, Evidence.kind, Evidence.name, Evidence.content).where(
-            col(Evidence.sha256).in_(sorted(wanted))
-        )
-    ).all()
+    rows = session.connection().execute(_CONTENTS_OF, {"sha256s": sorted(wanted)}).all()
     for sha256, kind, name, content in rows:
         _unedited(sha256, kind, name, bytes(content))
     missing = wanted - {row[0] for row in rows}
