@@ -7,6 +7,7 @@ leaves the schema as it was.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Final
 
@@ -35,8 +36,10 @@ def alembic_config(connection: Connection | None = None) -> Config:
     return config
 
 
+@functools.cache
 def head_revision() -> str:
-    """The revision the models of this code correspond to."""
+    """The revision the models of this code correspond to (read from the shipped migration
+    scripts once: they are this code's, and do not change while it runs)."""
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:  # pragma: no cover - the package ships its scripts
         raise SchemaVersionError(None, "a head revision (no migration scripts found)")
