@@ -13,13 +13,15 @@ a short walk. A rare hand category is first looked up through its index (``SPARS
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Integer, Row, Select, and_, bindparam, exists, func, literal, select
+from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
 from sqlmodel import Session
@@ -353,16 +355,98 @@ POSITION_COLUMNS = (
 )
 _EVENTS = Event.__table__  # type: ignore[attr-defined]
 _EVENT_COLUMNS = ("seq", "kind", "actor", "created_at", "payload", "prev_hash", "hash")
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    sql: str
+    names: tuple[str, ...]  # the parameters, in the order of a positional paramstyle
+    positional: bool
+    binds: tuple[Callable[[Any], Any] | None, ...]  # each parameter's bind processor
+    results: list[tuple[Callable[[Any], Any] | None, ...]]  # the columns' result processors, once known
+
+
+class FixedRead:
+    """A SELECT that never changes, compiled once per dialect and run on the DBAPI cursor of
+    the session's own connection (inside its transaction), every value bound and every column
+    read through its type's processors as Core's execution would, and a driver's error raised
+    as Core raises it (wrapped, a lost connection invalidated). For the few reads made on
+    every request for one round: Core's work per statement (execution context, result
+    object, rows) cost more than the query itself (docs/api.md, Speed).
+
+    Only bound parameters named in the statement (``bindparam("name")``, none expanding)."""
+
+    def __init__(self, statement: Select[Any]) -> None:
+        self.statement = statement
+        self._compiled: weakref.WeakKeyDictionary[Dialect, _Compiled] = weakref.WeakKeyDictionary()
+
+    def _compile(self, dialect: Dialect) -> _Compiled:
+        compiled: Any = self.statement.compile(dialect=dialect)
+        binds = compiled.binds
+        for name, bind in binds.items():
+            if not bind.required or bind.expanding:
+                raise ValueError(f"a fixed read binds only required, single values: {name!r}")
+        names = tuple(compiled.positiontup) if compiled.positional else tuple(binds)
+        done = _Compiled(
+            sql=compiled.string,
+            names=names,
+            positional=compiled.positional,
+            binds=tuple(binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names),
+            results=[],
+        )
+        self._compiled[dialect] = done
+        return done
+
+    def rows(self, session: Session, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        """Every row of the statement with ``params``, as sequences of processed values."""
+        connection = session.connection()
+        dialect = connection.dialect
+        compiled = self._compiled.get(dialect) or self._compile(dialect)
+        values = [
+            params[name] if process is None else process(params[name])
+            for name, process in zip(compiled.names, compiled.binds, strict=True)
+        ]
+        bound: Any = values if compiled.positional else dict(zip(compiled.names, values, strict=True))
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(compiled.sql, bound)
+            fetched = cursor.fetchall()
+            if not compiled.results:
+                columns = self.statement.selected_columns
+                compiled.results.append(
+                    tuple(
+                        column.type.dialect_impl(dialect).result_processor(dialect, described[1])
+                        for column, described in zip(columns, cursor.description, strict=True)
+                    )
+                )
+        except dialect.loaded_dbapi.Error as error:
+            connection._handle_dbapi_exception(error, compiled.sql, bound, cursor, None)
+        finally:
+            cursor.close()
+        processed = [(index, process) for index, process in enumerate(compiled.results[0]) if process]
+        if not processed:
+            return fetched
+        rows = []
+        for fetched_row in fetched:
+            row = list(fetched_row)
+            for index, process in processed:
+                row[index] = process(row[index])
+            rows.append(row)
+        return rows
+
+
 # Built once: a detail is three indexed SELECTs (primary key, primary key, (round_id, seq)).
-_ROUND_BY_ID = select(ROUNDS.c.table_id, ROUNDS.c.house_way_required, *_SUMMARY).where(
-    ROUNDS.c.round_id == bindparam("round_id")
+_ROUND_BY_ID = FixedRead(
+    select(ROUNDS.c.table_id, ROUNDS.c.house_way_required, *_SUMMARY).where(
+        ROUNDS.c.round_id == bindparam("round_id")
+    )
 )
-_POSITIONS_OF = (
+_POSITIONS_OF = FixedRead(
     select(*[POSITIONS.c[name] for name in POSITION_COLUMNS])
     .where(POSITIONS.c.round_id == bindparam("round_id"))
     .order_by(POSITIONS.c.position)
 )
-_EVENTS_OF = (
+_EVENTS_OF = FixedRead(
     select(*[_EVENTS.c[name] for name in _EVENT_COLUMNS])
     .where(_EVENTS.c.round_id == bindparam("round_id"), _EVENTS.c.table_id == bindparam("table_id"))
     .order_by(_EVENTS.c.seq)
@@ -372,15 +456,16 @@ _EVENTS_OF = (
 def round_row(session: Session, table_id: str, round_id: str) -> dict[str, Any]:
     """The round's ``SUMMARY_COLUMNS`` as named fields and its ``house_way_required`` (JSON text)."""
     check_round_id(round_id)
-    row = session.connection().execute(_ROUND_BY_ID, {"round_id": round_id}).first()
-    if row is None or row[0] != table_id:
+    found = _ROUND_BY_ID.rows(session, {"round_id": round_id})
+    if not found or found[0][0] != table_id:
         raise RoundNotFoundError(f"no round {round_id!r}")
-    return {**summary_data(tuple(row)[2:]), "house_way_required": row[1]}
+    row = found[0]
+    return {**summary_data(row[2:]), "house_way_required": row[1]}
 
 
 def round_events(session: Session, table_id: str, round_id: str) -> list[dict[str, Any]]:
     """The round's events in chain order, as ``ChainEventPublic`` fields (payload parsed)."""
-    rows = session.connection().execute(_EVENTS_OF, {"round_id": round_id, "table_id": table_id})
+    rows = _EVENTS_OF.rows(session, {"round_id": round_id, "table_id": table_id})
     return [
         {
             "seq": seq,
@@ -400,5 +485,5 @@ def round_positions(session: Session, round_id: str) -> list[dict[str, Any]]:
     """The round's positions as named fields, in position order."""
     return [
         dict(zip(POSITION_COLUMNS, row, strict=True))
-        for row in session.connection().execute(_POSITIONS_OF, {"round_id": round_id})
+        for row in _POSITIONS_OF.rows(session, {"round_id": round_id})
     ]

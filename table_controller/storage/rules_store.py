@@ -16,6 +16,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Final
 
 from sqlalchemy import BigInteger, LargeBinary, bindparam
@@ -25,6 +26,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 from .audit import append_event
 from .chain import check_hash
 from .errors import StorageError
+from .history import FixedRead
 from .models import UTCDateTime
 
 EVIDENCE_STORED: Final = "evidence.stored"
@@ -58,10 +60,17 @@ class Evidence(SQLModel, table=True):
 
 
 _EVIDENCE = Evidence.__table__  # type: ignore[attr-defined]
-# Built once, run on the session's connection (Core, not the ORM's execution path).
-_CONTENTS_OF = core_select(_EVIDENCE.c.sha256, _EVIDENCE.c.kind, _EVIDENCE.c.name, _EVIDENCE.c.content).where(
-    _EVIDENCE.c.sha256.in_(bindparam("sha256s", expanding=True))
-)
+
+
+@lru_cache(maxsize=16)
+def _contents_of(count: int) -> FixedRead:
+    """The SELECT of ``count`` contents by hash, built once per count (a round pins a few)."""
+    e = _EVIDENCE.c
+    return FixedRead(
+        core_select(e.sha256, e.kind, e.name, e.content).where(
+            e.sha256.in_([bindparam(f"sha256_{n}") for n in range(count)])
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +145,8 @@ def check_evidence(session: Session, hashes: Iterable[str]) -> None:
     wanted = {check_hash("sha256", sha256) for sha256 in hashes}
     if not wanted:
         return
-    rows = session.connection().execute(_CONTENTS_OF, {"sha256s": sorted(wanted)}).all()
+    ordered = sorted(wanted)
+    rows = _contents_of(len(ordered)).rows(session, {f"sha256_{n}": h for n, h in enumerate(ordered)})
     for sha256, kind, name, content in rows:
         _unedited(sha256, kind, name, bytes(content))
     missing = wanted - {row[0] for row in rows}
