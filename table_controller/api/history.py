@@ -4,7 +4,6 @@ queries (docs/api.md, "History").
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +19,7 @@ from ..round.machine import apply, open_round
 from ..storage.history import (
     HistoryFilter,
     history_rows,
+    parse_json,
     round_events,
     round_positions,
     round_row,
@@ -83,7 +83,7 @@ def _house_way(
     """How the house way the round was opened under sets the banker's seven cards (002): as
     the recorder kept it when the piles were dealt (``recorder.required_projection``)."""
     if stored is not None:
-        kept = json.loads(stored)
+        kept = parse_json(stored)
         setting = {"high": kept["high"], "low": kept["low"]}
         return {
             "way": kept["way"],

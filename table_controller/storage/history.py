@@ -20,6 +20,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from pydantic_core import from_json
 from sqlalchemy import Integer, Row, Select, and_, bindparam, exists, func, literal, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
@@ -463,6 +464,16 @@ def round_row(session: Session, table_id: str, round_id: str) -> dict[str, Any]:
     return {**summary_data(row[2:]), "house_way_required": row[1]}
 
 
+def parse_json(text: str) -> Any:
+    """Stored JSON text as Python values: pydantic-core's parser, at about half the time of
+    ``json.loads`` on a round's payloads and with the same values; what it refuses (a lone
+    surrogate, which ``json.dumps`` writes) or finds broken goes to ``json.loads`` as before."""
+    try:
+        return from_json(text)
+    except ValueError:
+        return json.loads(text)
+
+
 def round_events(session: Session, table_id: str, round_id: str) -> list[dict[str, Any]]:
     """The round's events in chain order, as ``ChainEventPublic`` fields (payload parsed)."""
     rows = _EVENTS_OF.rows(session, {"round_id": round_id, "table_id": table_id})
@@ -473,7 +484,7 @@ def round_events(session: Session, table_id: str, round_id: str) -> list[dict[st
             "round_id": round_id,
             "actor": actor,
             "created_at": created_at,
-            "payload": json.loads(payload),
+            "payload": parse_json(payload),
             "prev_hash": prev_hash,
             "hash": hash_,
         }
