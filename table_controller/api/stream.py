@@ -1,11 +1,13 @@
 """The live stream's event hub: one poller of the table's audit chain for every terminal.
 
 Writers are many (the device conductor, the auto-dealer, the API), so the hub does not rely
-on being told: it reads the chain after the last ``seq`` it has seen every ``poll_interval``
-seconds (one indexed query, ``(table_id, seq)``) and keeps the newest events in a ring
-buffer. A commit made in this process on the hub's engine (SQLAlchemy's ``after_commit``)
-pokes it to read at once, so events written by the daemon reach the terminals in
-milliseconds; the poll remains for writers in other processes. A terminal resuming from
+on being told: while a terminal waits on it, it reads the chain after the last ``seq`` it has
+seen every ``poll_interval`` seconds (one indexed query, ``(table_id, seq)``) and keeps the
+newest events in a ring buffer. A commit made in this process on the hub's engine
+(SQLAlchemy's ``after_commit``) pokes it to read at once, so events written by the daemon
+reach the terminals in milliseconds; the poll remains for writers in other processes. With
+no terminal waiting the hub reads only when poked: nobody would be told, and a stream that
+starts reads first if the hub's view is older than one poll (``fresh``). A terminal resuming from
 ``Last-Event-ID`` is served from the buffer when it covers the gap, else from the store, so
 nothing is missed and nothing is sent twice: the event id is the chain ``seq``, which only
 grows (docs/api.md).
@@ -18,6 +20,7 @@ import contextlib
 import itertools
 from collections import deque
 from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
 
 import anyio.to_thread
 import structlog
@@ -28,9 +31,11 @@ from sqlmodel import select
 
 from ..storage import list_events
 from ..storage.models import Event, EventPublic
-from ..storage.session import read_snapshot
+from ..storage.session import READ_ONLY, read_snapshot
 
 log = structlog.get_logger()
+
+T = TypeVar("T")
 
 BUFFER_SIZE = 4096
 STORE_PAGE = 500
@@ -50,12 +55,19 @@ class PolledHub:
         self._poked: asyncio.Event | None = None  # set when a commit in this process may have added events
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
+        self._waiting = 0  # terminals waiting for news: the poll runs only while there are some
+        self._reads = 0  # reads of the store finished (or failed) since the start
+        self._reading = False
+        self._read_at = float("-inf")  # loop time the last read finished
+        self._read: asyncio.Event | None = None  # replaced by a fresh one after each read
 
     def _prepare(self) -> None:
         """On the event loop, before the first read of the store."""
         self._changed = asyncio.Event()
         self._poked = asyncio.Event()
+        self._read = asyncio.Event()
         self._loop = asyncio.get_running_loop()
+        self._read_at = self._loop.time()  # the subclass's start reads the store first
 
     def _launch(self, name: str) -> None:
         """After the first read: listen for this process's commits and start the poller."""
@@ -78,7 +90,11 @@ class PolledHub:
             await self.stop()
 
     def _committed(self, session: Session) -> None:
-        """After any commit on this hub's engine, in whatever thread made it: read now."""
+        """After any commit on this hub's engine, in whatever thread made it: read now. A
+        read-only session's commit (PostgreSQL ends every read with one, the hub's own reads
+        too) added nothing: were it a poke, the hub would read again at once, forever."""
+        if session.info.get(READ_ONLY):
+            return
         if session.bind is self.engine and self._loop is not None and self._poked is not None:
             with contextlib.suppress(RuntimeError):  # RuntimeError: the loop has closed, the poller is gone
                 self._loop.call_soon_threadsafe(self._poked.set)
@@ -105,16 +121,63 @@ class PolledHub:
         ``timeout`` passes (False)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while not done() and not self.closed:
-            assert self._changed is not None
-            remaining = deadline - loop.time()
+        self._waiting += 1
+        if self._waiting == 1 and self._poked is not None:
+            self._poked.set()  # the poller may be idle: read now, then every poll while waited on
+        try:
+            while not done() and not self.closed:
+                assert self._changed is not None
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return False
+                try:
+                    await asyncio.wait_for(self._changed.wait(), remaining)
+                except TimeoutError:
+                    return False
+            return done()
+        finally:
+            self._waiting -= 1
+
+    async def fresh(self, timeout: float = 5.0) -> None:
+        """Before a stream starts from the hub's view (its heads, "from now"): if the hub has
+        not read the store within one poll (nobody was waiting), a read that begins now is
+        finished first. A store that does not answer in ``timeout`` leaves the view as it is,
+        as a failed poll would."""
+        assert self._loop is not None and self._poked is not None
+        if self._loop.time() - self._read_at <= self.poll_interval:
+            return
+        target = self._reads + (2 if self._reading else 1)  # a read under way began before now
+        self._poked.set()
+        deadline = self._loop.time() + timeout
+        while self._reads < target and not self.closed:
+            assert self._read is not None
+            remaining = deadline - self._loop.time()
             if remaining <= 0:
-                return False
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                return False
-        return done()
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._read.wait(), remaining)
+
+    async def _read_store(self, read: Callable[..., T], *args: Any) -> T:
+        """The poller's read of the store, ``read(*args)`` in a worker thread, counted for
+        ``fresh`` (a failed one too)."""
+        self._reading = True
+        try:
+            return await anyio.to_thread.run_sync(read, *args)
+        finally:
+            self._reading = False
+            self._reads += 1
+            assert self._loop is not None and self._read is not None
+            self._read_at = self._loop.time()
+            done, self._read = self._read, asyncio.Event()
+            done.set()
+
+    async def _pause(self) -> None:
+        """Between two reads: one poll while a terminal waits; with none waiting, until a
+        commit in this process or a terminal starting to wait pokes the poller."""
+        assert self._poked is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._poked.wait(), self.poll_interval if self._waiting else None)
+        self._poked.clear()
 
     def _notify(self) -> None:
         """Wake every waiting terminal (an Event per change: waiting needs no lock, so a
@@ -156,7 +219,7 @@ class EventHub(PolledHub):
         assert self._changed is not None
         while not self.closed:
             try:
-                new = await anyio.to_thread.run_sync(self.read_store, self.head)
+                new = await self._read_store(self.read_store, self.head)
             except Exception as error:  # the store is down for a moment: keep the terminals waiting
                 log.warning("stream.poll_failed", error=str(error))
                 new = []
@@ -166,10 +229,7 @@ class EventHub(PolledHub):
                 self._notify()
                 if len(new) == STORE_PAGE:
                     continue
-            assert self._poked is not None
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), self.poll_interval)
-            self._poked.clear()
+            await self._pause()
 
     # -- the terminals ------------------------------------------------------------------------
 

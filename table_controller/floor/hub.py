@@ -17,8 +17,6 @@ pokes it to read at once, as the table's hub does.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import heapq
 import itertools
 import time
@@ -134,7 +132,7 @@ class FloorHub(PolledHub):
         while not self.closed:
             tables_due = time.monotonic() - self._tables_read >= self.tables_every
             try:
-                tables, new = await anyio.to_thread.run_sync(self._poll, tables_due, dict(self.heads))
+                tables, new = await self._read_store(self._poll, tables_due, dict(self.heads))
             except Exception as error:  # the store is away for a moment: keep the streams waiting
                 log.warning("floor.stream.poll_failed", error=str(error))
                 tables, new = None, []
@@ -150,9 +148,7 @@ class FloorHub(PolledHub):
                 self._notify()
                 if len(new) == STORE_PAGE:
                     continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._poked.wait(), self.poll_interval)
-            self._poked.clear()
+            await self._pause()
 
     # -- the streams --------------------------------------------------------------------------
 

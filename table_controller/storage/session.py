@@ -22,6 +22,10 @@ from sqlmodel import Session
 
 from .engine import SQLITE_BEGIN_OPTION, is_sqlite
 
+#: ``Session.info`` key of a ``read_snapshot`` session: its COMMIT (PostgreSQL) wrote nothing,
+#: so a listener to commits (the event hubs' poke, api/stream.py) can pass it by
+READ_ONLY = "table_controller.read_only"
+
 
 @contextmanager
 def unit_of_work(engine: Engine) -> Iterator[Session]:
@@ -48,7 +52,7 @@ def read_snapshot(engine: Engine) -> Iterator[Session]:
     ROLLBACK never reuse a plan (and a page's statement, planned afresh each time from its
     values, can take the worse plan; docs/api.md, Speed). Any error rolls back.
     """
-    with Session(engine, expire_on_commit=False, autoflush=False) as session:
+    with Session(engine, expire_on_commit=False, autoflush=False, info={READ_ONLY: True}) as session:
         sqlite = is_sqlite(engine)
         if sqlite:
             session.connection()
@@ -67,4 +71,4 @@ def read_snapshot(engine: Engine) -> Iterator[Session]:
             session.commit()
 
 
-__all__ = ["read_snapshot", "unit_of_work"]
+__all__ = ["READ_ONLY", "read_snapshot", "unit_of_work"]

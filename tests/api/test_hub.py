@@ -12,7 +12,7 @@ from table_controller.api.server import serving
 from table_controller.api.stream import EventHub
 from table_controller.service import TableService
 from table_controller.settings import TableSettings
-from table_controller.storage import append_event, unit_of_work
+from table_controller.storage import append_event, make_engine, unit_of_work
 
 from .conftest import add_people
 
@@ -40,6 +40,64 @@ async def test_a_terminal_behind_the_buffer_is_served_from_the_store(engine):
         assert [e.seq for e in hub.read_store(1)] == [2, 3, 4, 5, 6, 7, 8]
     finally:
         await hub.stop()
+
+
+def another_writer(engine):
+    """An engine of its own on the same store: its commits poke no hub of ``engine``, as a
+    writer in another process (a CLI command, another daemon)."""
+    return make_engine(engine.url.render_as_string(hide_password=False))
+
+
+async def test_an_idle_hub_reads_nothing_until_a_terminal_waits(engine):
+    """With nobody waiting there is nobody to tell: the poller reads only when poked."""
+    import asyncio
+
+    from sqlalchemy import event
+
+    statements: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_args) -> None:
+        statements.append(statement)
+
+    hub = EventHub(engine, "t1", poll_interval=0.01)
+    other = another_writer(engine)
+    await hub.start()
+    try:
+        await asyncio.sleep(0.05)  # the poller's first read is done; nobody waits
+        event.listen(engine, "before_cursor_execute", seen)
+        write(other, 2)
+        await asyncio.sleep(0.2)  # twenty polls' time
+        assert statements == [] and hub.head == 0
+        assert await hub.wait(0, timeout=5)  # a terminal waits: the hub reads at once, then polls
+        assert hub.head == 2 and statements
+        write(other, 1)
+        assert await hub.wait(2, timeout=5) and hub.head == 3  # no poke: found by the poll
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+        await hub.stop()
+        other.dispose()
+
+
+async def test_a_view_older_than_a_poll_is_read_afresh_before_a_stream_starts_from_it(engine):
+    """A stream "from now" starts at the hub's head: after an idle spell the head is read again
+    first (``fresh``), so events written meanwhile elsewhere are not sent as new."""
+    import asyncio
+
+    hub = EventHub(engine, "t1", poll_interval=0.05)
+    other = another_writer(engine)
+    await hub.start()
+    try:
+        await asyncio.sleep(0.1)  # idle for two polls
+        write(other, 3)
+        assert hub.head == 0
+        await hub.fresh()
+        assert hub.head == 3 and hub.after(3) == []
+        write(other, 1)
+        await hub.fresh()  # read within the poll: the view stands as it would between two polls
+        assert hub.head == 3
+    finally:
+        await hub.stop()
+        other.dispose()
 
 
 async def test_waiting_times_out_and_closing_wakes_the_waiters(engine):

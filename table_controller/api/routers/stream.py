@@ -181,7 +181,10 @@ async def stream(
     """The table's audit events as they are stored, in chain order; resume with ``Last-Event-ID``."""
     hub: EventHub = request.app.state.hub
     resume = _event_id(request.headers.get("last-event-id"), "Last-Event-ID")
-    start = resume if resume is not None else after if after is not None else hub.head
+    start = resume if resume is not None else after
+    if start is None:  # from now: the hub's head, read afresh if nobody was following
+        await hub.fresh()
+        start = hub.head
     return StreamingResponse(
         _events(hub, start, who.role is Role.SURVEILLANCE, follow, token_check(request, who)),
         media_type="text/event-stream",

@@ -183,6 +183,7 @@ async def stream(
     """The audit events of every table the person may see (of ``pit``, or one ``table``), each
     table's in chain order; resume with ``Last-Event-ID``."""
     hub: FloorHub = request.app.state.hub
+    await hub.fresh()  # the floor's tables and heads as they are now, if nobody was following
     visible = _visible(hub, scope, pit, table)
     tables = visible()
     if table is not None and not tables:
