@@ -32,6 +32,8 @@ from .models import UTCDateTime
 EVIDENCE_STORED: Final = "evidence.stored"
 EVIDENCE_CHAIN: Final = "evidence"  # the chain's id in the events table (no table may take it)
 KINDS: Final = frozenset({"house-way", "paytable", "table-rules"})
+_VERIFIED: Final = "rules_store.unedited"  # Connection.info's key: contents found unedited, by hash
+_VERIFIED_MAX: Final = 32
 
 
 class EvidenceError(StorageError):
@@ -126,16 +128,26 @@ def load_evidence(session: Session, *, sha256: str) -> StoredEvidence:
     row = session.get(Evidence, sha256)
     if row is None:
         raise EvidenceMissingError(f"no stored rules content with sha256 {sha256}")
-    content = _unedited(sha256, row.kind, row.name, bytes(row.content))
+    content = _unedited(sha256, row.kind, row.name, bytes(row.content), session)
     return StoredEvidence(sha256=sha256, kind=row.kind, name=row.name, content=content)
 
 
-def _unedited(sha256: str, kind: str, name: str, content: bytes) -> bytes:
+def _unedited(sha256: str, kind: str, name: str, content: bytes, session: Session) -> bytes:
+    """``content`` if it still hashes to ``sha256``. Contents found unedited are remembered
+    on the database connection (``Connection.info``, which lives as long as the driver's
+    connection): a content read again that is equal byte for byte to one of them is the same
+    bytes, so it hashes to the same key without hashing it again."""
+    verified: dict[str, bytes] = session.connection().info.setdefault(_VERIFIED, {})
+    if verified.get(sha256) == content:
+        return content
     found = sha256_hex(content)
     if found != sha256:
         raise EvidenceMismatchError(
             f"stored {kind} {name!r} under sha256 {sha256} now hashes to {found}: edited"
         )
+    if len(verified) >= _VERIFIED_MAX:
+        del verified[next(iter(verified))]  # the first remembered
+    verified[sha256] = content
     return content
 
 
@@ -148,7 +160,7 @@ def check_evidence(session: Session, hashes: Iterable[str]) -> None:
     ordered = sorted(wanted)
     rows = _contents_of(len(ordered)).rows(session, {f"sha256_{n}": h for n, h in enumerate(ordered)})
     for sha256, kind, name, content in rows:
-        _unedited(sha256, kind, name, bytes(content))
+        _unedited(sha256, kind, name, bytes(content), session)
     missing = wanted - {row[0] for row in rows}
     if missing:
         raise EvidenceMissingError(f"no stored rules content with sha256 {min(missing)}")
