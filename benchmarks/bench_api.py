@@ -21,7 +21,8 @@ PostgreSQL in a schema of its own in the database at ``--postgres-url``, dropped
    connection (the leanest client: its own cost is not the API's). Goals: fn/SQL at most 3x;
    the HTTP request at most 1.5 ms above the empty FastAPI endpoint of step 4 (median);
    ``HTTP-fn-empty`` is what the HTTP layer adds beyond the function (token, snapshot, JSON).
-3. The round detail likewise: its three SELECTs in bare SQL, ``round_detail``, and HTTP.
+3. The round detail likewise: its four SELECTs in bare SQL (the round, its positions, its
+   events, the rules its opening pinned by hash), ``round_detail``, and HTTP.
 4. The HTTP floor, for reading the HTTP ratios: one keep-alive exchange with a server that
    answers a fixed byte string (no framework, no work), and one with an empty FastAPI endpoint
    on uvicorn (as the API runs): what any request costs before the API does anything.

@@ -113,7 +113,7 @@ def _house_way(
 
 def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailPublic:
     """One round in full: the projection, its positions, and every event of the round in order
-    (three indexed SELECTs, one validation of the whole answer)."""
+    (four indexed SELECTs, the evidence by hash last; one validation of the whole answer)."""
     detail = round_row(session, table_id, round_id)
     stored_required = detail.pop("house_way_required")
     positions = round_positions(session, round_id)

@@ -436,7 +436,8 @@ class FixedRead:
         return rows
 
 
-# Built once: a detail is three indexed SELECTs (primary key, primary key, (round_id, seq)).
+# Built once: a detail reads these three by index (primary key, primary key, (round_id, seq)),
+# and its pinned rules by hash (rules_store.check_evidence).
 _ROUND_BY_ID = FixedRead(
     select(ROUNDS.c.table_id, ROUNDS.c.house_way_required, *_SUMMARY).where(
         ROUNDS.c.round_id == bindparam("round_id")
