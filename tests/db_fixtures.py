@@ -56,14 +56,26 @@ def postgres_url() -> str:
     return url
 
 
+_ADMINS: dict[str, Engine] = {}  # per server URL, for this test process's life (disposed at its end)
+
+
 def _admin(postgres_url: str, statement: str) -> None:
-    """Run one statement on a connection of its own (closed after: no socket outlives a test)."""
-    admin = make_engine(postgres_url)
-    try:
-        with admin.begin() as connection:
-            connection.exec_driver_sql(statement)
-    finally:
+    """Run one statement (a test's schema made or dropped) on the process's administrative
+    connection: one for all the tests of a worker, instead of a new server backend twice per
+    test (a pre-ping finds it again if a test restarted the server)."""
+    admin = _ADMINS.get(postgres_url)
+    if admin is None:
+        admin = _ADMINS[postgres_url] = make_engine(postgres_url)
+    with admin.begin() as connection:
+        connection.exec_driver_sql(statement)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _admins_closed() -> Iterator[None]:
+    yield
+    for admin in _ADMINS.values():
         admin.dispose()
+    _ADMINS.clear()
 
 
 def _postgres_engine(postgres_url: str) -> Iterator[Engine]:
