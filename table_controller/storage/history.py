@@ -13,8 +13,7 @@ a short walk. A rare hand category is first looked up through its index (``SPARS
 from __future__ import annotations
 
 import json
-import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -22,7 +21,6 @@ from typing import Any
 
 from pydantic_core import from_json
 from sqlalchemy import Integer, Row, Select, and_, bindparam, exists, func, literal, select
-from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
 from sqlmodel import Session
@@ -30,6 +28,7 @@ from sqlmodel import Session
 from ..game.cards import Game
 from .chain import check_round_id
 from .errors import RoundNotFoundError
+from .fixed_read import FixedRead
 from .models import Event, PositionOutcome, Round, RoundPosition
 
 ROUNDS = Round.__table__  # type: ignore[attr-defined]
@@ -356,84 +355,6 @@ POSITION_COLUMNS = (
 )
 _EVENTS = Event.__table__  # type: ignore[attr-defined]
 _EVENT_COLUMNS = ("seq", "kind", "actor", "created_at", "payload", "prev_hash", "hash")
-
-
-@dataclass(frozen=True, slots=True)
-class _Compiled:
-    sql: str
-    names: tuple[str, ...]  # the parameters, in the order of a positional paramstyle
-    positional: bool
-    binds: tuple[Callable[[Any], Any] | None, ...]  # each parameter's bind processor
-    results: list[tuple[Callable[[Any], Any] | None, ...]]  # the columns' result processors, once known
-
-
-class FixedRead:
-    """A SELECT that never changes, compiled once per dialect and run on the DBAPI cursor of
-    the session's own connection (inside its transaction), every value bound and every column
-    read through its type's processors as Core's execution would, and a driver's error raised
-    as Core raises it (wrapped, a lost connection invalidated). For the few reads made on
-    every request for one round: Core's work per statement (execution context, result
-    object, rows) cost more than the query itself (docs/api.md, Speed).
-
-    Only bound parameters named in the statement (``bindparam("name")``, none expanding)."""
-
-    def __init__(self, statement: Select[Any]) -> None:
-        self.statement = statement
-        self._compiled: weakref.WeakKeyDictionary[Dialect, _Compiled] = weakref.WeakKeyDictionary()
-
-    def _compile(self, dialect: Dialect) -> _Compiled:
-        compiled: Any = self.statement.compile(dialect=dialect)
-        binds = compiled.binds
-        for name, bind in binds.items():
-            if not bind.required or bind.expanding:
-                raise ValueError(f"a fixed read binds only required, single values: {name!r}")
-        names = tuple(compiled.positiontup) if compiled.positional else tuple(binds)
-        done = _Compiled(
-            sql=compiled.string,
-            names=names,
-            positional=compiled.positional,
-            binds=tuple(binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names),
-            results=[],
-        )
-        self._compiled[dialect] = done
-        return done
-
-    def rows(self, session: Session, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
-        """Every row of the statement with ``params``, as sequences of processed values."""
-        connection = session.connection()
-        dialect = connection.dialect
-        compiled = self._compiled.get(dialect) or self._compile(dialect)
-        values = [
-            params[name] if process is None else process(params[name])
-            for name, process in zip(compiled.names, compiled.binds, strict=True)
-        ]
-        bound: Any = values if compiled.positional else dict(zip(compiled.names, values, strict=True))
-        cursor = connection.connection.cursor()
-        try:
-            cursor.execute(compiled.sql, bound)
-            fetched = cursor.fetchall()
-            if not compiled.results:
-                columns = self.statement.selected_columns
-                compiled.results.append(
-                    tuple(
-                        column.type.dialect_impl(dialect).result_processor(dialect, described[1])
-                        for column, described in zip(columns, cursor.description, strict=True)
-                    )
-                )
-        except dialect.loaded_dbapi.Error as error:
-            connection._handle_dbapi_exception(error, compiled.sql, bound, cursor, None)
-        finally:
-            cursor.close()
-        processed = [(index, process) for index, process in enumerate(compiled.results[0]) if process]
-        if not processed:
-            return fetched
-        rows = []
-        for fetched_row in fetched:
-            row = list(fetched_row)
-            for index, process in processed:
-                row[index] = process(row[index])
-            rows.append(row)
-        return rows
 
 
 # Built once: a detail reads these three by index (primary key, primary key, (round_id, seq)),

@@ -26,7 +26,7 @@ from sqlmodel import Field, Session, SQLModel, col, select
 from .audit import append_event
 from .chain import check_hash
 from .errors import StorageError
-from .history import FixedRead
+from .fixed_read import FixedRead
 from .models import UTCDateTime
 
 EVIDENCE_STORED: Final = "evidence.stored"

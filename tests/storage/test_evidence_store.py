@@ -31,6 +31,7 @@ from table_controller.storage.people import PEOPLE_CHAIN, chained_people
 from table_controller.storage.rules_store import (
     EvidenceMismatchError,
     EvidenceMissingError,
+    check_evidence,
     keep_evidence,
     load_evidence,
     sha256_hex,
@@ -89,6 +90,39 @@ def test_rules_contents_are_kept_once_by_hash_and_refused_when_changed(engine: E
         connection.execute(text("UPDATE evidence SET content = :c"), {"c": b"name = 'v'\n"})
     with read_snapshot(engine) as session, pytest.raises(EvidenceMismatchError, match="now hashes to"):
         load_evidence(session, sha256=digest)
+
+
+def test_a_content_found_unedited_on_a_connection_is_refused_there_once_edited_or_gone(
+    engine: Engine,
+) -> None:
+    """A check remembers what it found unedited on the database connection (rules_store): the
+    next check on that same connection must still see an edit, a restore and a deletion."""
+    from sqlmodel import Session
+
+    with unit_of_work(engine) as session:
+        digest = keep_evidence(session, table_id="t1", kind="house-way", name="w", content=b"name = 'w'\n")
+    with engine.connect() as connection:
+
+        def check() -> None:
+            with Session(bind=connection) as session:
+                try:
+                    check_evidence(session, [digest])
+                finally:
+                    connection.rollback()  # no snapshot held open while another connection writes
+
+        check()  # found unedited: remembered on this connection
+        check()
+        with engine.begin() as writer:
+            writer.execute(text("UPDATE evidence SET content = :c"), {"c": b"name = 'v'\n"})
+        with pytest.raises(EvidenceMismatchError, match="now hashes to"):
+            check()
+        with engine.begin() as writer:
+            writer.execute(text("UPDATE evidence SET content = :c"), {"c": b"name = 'w'\n"})
+        check()  # restored byte for byte: it hashes to its key again
+        with engine.begin() as writer:
+            writer.execute(text("DELETE FROM evidence WHERE sha256 = :s"), {"s": digest})
+        with pytest.raises(EvidenceMissingError, match=digest):
+            check()
 
 
 def test_a_checkpoint_signs_the_head_and_a_changed_field_no_longer_verifies(
