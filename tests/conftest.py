@@ -1,8 +1,10 @@
 """Test plugins: the leak check every test runs under, and the database fixtures."""
 
+import logging
 import os
 
 import anyio
+import pytest
 
 # anyio imports its public names on first use (anyio._lazyimport), and pytest rewrites anyio's
 # modules as a plugin's, parsing them with ast.parse; CPython 3.11's ast.parse is not safe in two
@@ -26,3 +28,16 @@ def pytest_xdist_auto_num_workers(config) -> int:
     third of the suite's time is spent waiting on real processes (daemons, simulators, the
     browser), and a third worker computes meanwhile: on 2 cores, 3 workers."""
     return max(2, (os.cpu_count() or 1) * 3 // 2)
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored():
+    """A command run in-process (typer's CliRunner) configures logging onto the runner's own
+    stderr, closed when the command returns: the root logger's handlers are put back after each
+    test, so a later test's log line (Alembic's "Running upgrade") is not written to a closed file
+    ("--- Logging error ---")."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
