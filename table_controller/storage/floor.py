@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Row, and_, func, or_, select
+from sqlalchemy import Row, Select, and_, bindparam, func, or_, select
 from sqlmodel import Session, col
 
 from .alerts import ACKNOWLEDGED, RAISED, Acknowledgement, Alert
@@ -42,15 +43,28 @@ def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, Ro
     ids = list(table_ids)
     if not ids:
         return {}
+    rows = session.execute(_latest_rounds(len(ids)), _numbered(ids)).scalars()
+    return {row.table_id: row for row in rows}
+
+
+@lru_cache(maxsize=64)
+def _latest_rounds(count: int) -> Select[Any]:
+    """``latest_rounds``'s statement for ``count`` tables (``t0``, ``t1``...), built once per
+    count: building the per-table branches cost more than running them."""
     c = ROUNDS.c
     newest = [
         and_(
-            col(Round.table_id) == table_id,
-            col(Round.number) == select(func.max(c.number)).where(c.table_id == table_id).scalar_subquery(),
+            col(Round.table_id) == bindparam(f"t{n}"),
+            col(Round.number)
+            == select(func.max(c.number)).where(c.table_id == bindparam(f"t{n}")).scalar_subquery(),
         )
-        for table_id in ids
+        for n in range(count)
     ]
-    return {row.table_id: row for row in session.execute(select(Round).where(or_(*newest))).scalars()}
+    return select(Round).where(or_(*newest))
+
+
+def _numbered(ids: Iterable[str], prefix: str = "t") -> dict[str, str]:
+    return {f"{prefix}{n}": table_id for n, table_id in enumerate(ids)}
 
 
 def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> dict[str, dict[str, Any]]:
@@ -60,19 +74,24 @@ def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> d
     ids = list(table_ids)
     if not ids:
         return {}
+    rows = session.execute(_last_payloads(len(ids)), {**_numbered(ids), "kind": kind})
+    return {table_id: json.loads(payload) for table_id, payload in rows}
+
+
+@lru_cache(maxsize=64)
+def _last_payloads(count: int) -> Select[str, str]:
     inner = Event.__table__.alias("last_of_kind")  # type: ignore[attr-defined]
     last = [
         and_(
-            col(Event.table_id) == table_id,
+            col(Event.table_id) == bindparam(f"t{n}"),
             col(Event.seq)
             == select(func.max(inner.c.seq))
-            .where(inner.c.table_id == table_id, inner.c.kind == kind)
+            .where(inner.c.table_id == bindparam(f"t{n}"), inner.c.kind == bindparam("kind"))
             .scalar_subquery(),
         )
-        for table_id in ids
+        for n in range(count)
     ]
-    rows = session.execute(select(col(Event.table_id), col(Event.payload)).where(or_(*last)))
-    return {table_id: json.loads(payload) for table_id, payload in rows}
+    return select(col(Event.table_id), col(Event.payload)).where(or_(*last))
 
 
 def alert_events_after(
@@ -84,14 +103,7 @@ def alert_events_after(
     table's open alerts current reading only what is new (floor/open_alerts.py)."""
     if not after:
         return []
-    wanted = or_(
-        *(and_(col(Event.table_id) == chain, col(Event.seq) > seq) for chain, seq in sorted(after.items()))
-    )
-    rows = session.execute(
-        select(col(Event.table_id), col(Event.seq), col(Event.kind), col(Event.payload))
-        .where(col(Event.kind).in_((RAISED, ACKNOWLEDGED)), wanted)
-        .order_by(col(Event.table_id), col(Event.seq))
-    )
+    rows = session.execute(_alert_events_after(len(after)), _chains_after(after))
     return [(table_id, int(seq), kind, json.loads(payload)) for table_id, seq, kind, payload in rows]
 
 
@@ -218,13 +230,46 @@ def events_after(session: Session, *, after: Mapping[str, int], limit: int) -> l
     whatever a reader takes it can resume from the last seq of each chain."""
     if not after:
         return []
-    wanted = or_(
-        *(and_(col(Event.table_id) == chain, col(Event.seq) > seq) for chain, seq in sorted(after.items()))
-    )
-    rows = session.execute(
-        select(Event).where(wanted).order_by(col(Event.table_id), col(Event.seq)).limit(limit)
-    ).scalars()
+    rows = session.execute(_events_after(len(after)), {**_chains_after(after), "limit": limit}).scalars()
     return [EventPublic.model_validate(row, from_attributes=True) for row in rows]
+
+
+def _chains_after(after: Mapping[str, int]) -> dict[str, Any]:
+    """The parameters of ``_after``: each chain (``c0``...) and the seq after which it is read
+    (``s0``...), in chain order."""
+    params: dict[str, Any] = {}
+    for n, (chain, seq) in enumerate(sorted(after.items())):
+        params[f"c{n}"], params[f"s{n}"] = chain, seq
+    return params
+
+
+def _after(count: int) -> Any:
+    """``count`` chains, each after its own seq: one index range per chain on ``(table_id, seq)``."""
+    return or_(
+        *(
+            and_(col(Event.table_id) == bindparam(f"c{n}"), col(Event.seq) > bindparam(f"s{n}"))
+            for n in range(count)
+        )
+    )
+
+
+@lru_cache(maxsize=64)
+def _alert_events_after(count: int) -> Select[str, int, str, str]:
+    return (
+        select(col(Event.table_id), col(Event.seq), col(Event.kind), col(Event.payload))
+        .where(col(Event.kind).in_((RAISED, ACKNOWLEDGED)), _after(count))
+        .order_by(col(Event.table_id), col(Event.seq))
+    )
+
+
+@lru_cache(maxsize=64)
+def _events_after(count: int) -> Select[Any]:
+    return (
+        select(Event)
+        .where(_after(count))
+        .order_by(col(Event.table_id), col(Event.seq))
+        .limit(bindparam("limit"))
+    )
 
 
 __all__ = [
