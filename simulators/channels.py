@@ -144,7 +144,12 @@ class MemoryChannel(DeviceChannel):
 
 
 class PtyChannel(DeviceChannel):
-    """The master end of a pty pair; ``tty_path`` is the slave a driver opens like a serial port."""
+    """The master end of a pty pair; ``tty_path`` is the slave a driver opens like a serial port.
+
+    Its two file descriptors are numbers the process reuses once they are closed: every read and
+    write checks under ``_fds`` that they are still this channel's, and ``close`` closes them
+    once. A second close, or a runner thread still reading after a close, would otherwise act on
+    whatever the number names by then (another test's pipe, the daemon's database socket)."""
 
     def __init__(self) -> None:
         import tty
@@ -154,24 +159,32 @@ class PtyChannel(DeviceChannel):
         self.tty_path = os.ttyname(slave)
         self._slave = slave  # kept open so the master never sees EIO between host reconnects
         self._cut = False
+        self._closed = False
+        self._fds = threading.Lock()  # held while a descriptor is used, and to close them
         os.set_blocking(self.master, False)
 
     def read(self, timeout: float) -> bytes:
+        master = self.master
         try:
-            ready, _, _ = select.select([self.master], [], [], timeout)
+            ready, _, _ = select.select([master], [], [], timeout)
         except (OSError, ValueError):
             return b""
         if not ready:
             return b""
-        try:
-            data = os.read(self.master, 65536)
-        except BlockingIOError:
-            return b""
-        except OSError as exc:
-            if exc.errno == errno.EIO:
-                time.sleep(timeout)
+        with self._fds:
+            if self._closed:  # closed while waiting: the number may name something else now
                 return b""
-            raise
+            try:
+                data = os.read(master, 65536)
+            except BlockingIOError:
+                return b""
+            except OSError as exc:
+                if exc.errno != errno.EIO:
+                    raise
+                data = None
+        if data is None:
+            time.sleep(timeout)
+            return b""
         return b"" if self._cut else data
 
     def write(self, data: bytes) -> None:
@@ -180,21 +193,31 @@ class PtyChannel(DeviceChannel):
         view = memoryview(data)
         deadline = time.monotonic() + 1.0
         while view and time.monotonic() < deadline:
-            try:
-                written = os.write(self.master, view)
-                view = view[written:]
-            except BlockingIOError:
+            with self._fds:
+                if self._closed:
+                    return
+                try:
+                    written = os.write(self.master, view)
+                    view = view[written:]
+                    continue
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    return
+            with contextlib.suppress(OSError, ValueError):  # closed meanwhile: the loop returns
                 select.select([], [self.master], [], 0.01)
-            except OSError:
-                return
 
     def set_cut(self, cut: bool) -> None:
         self._cut = cut
 
     def close(self) -> None:
-        for fd in (self.master, self._slave):
-            with contextlib.suppress(OSError):  # already closed
-                os.close(fd)
+        with self._fds:
+            if self._closed:
+                return
+            self._closed = True
+            for fd in (self.master, self._slave):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 class SocketChannel(DeviceChannel):
