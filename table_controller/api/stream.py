@@ -157,7 +157,7 @@ class PolledHub:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._read.wait(), remaining)
 
-    async def _read_store(self, read: Callable[..., T], *args: Any) -> T:
+    async def _counted_read(self, read: Callable[..., T], *args: Any) -> T:
         """The poller's read of the store, ``read(*args)`` in a worker thread, counted for
         ``fresh`` (a failed one too)."""
         self._reading = True
@@ -219,7 +219,7 @@ class EventHub(PolledHub):
         assert self._changed is not None
         while not self.closed:
             try:
-                new = await self._read_store(self.read_store, self.head)
+                new = await self._counted_read(self.read_store, self.head)
             except Exception as error:  # the store is down for a moment: keep the terminals waiting
                 log.warning("stream.poll_failed", error=str(error))
                 new = []

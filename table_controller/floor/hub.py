@@ -132,7 +132,7 @@ class FloorHub(PolledHub):
         while not self.closed:
             tables_due = time.monotonic() - self._tables_read >= self.tables_every
             try:
-                tables, new = await self._read_store(self._poll, tables_due, dict(self.heads))
+                tables, new = await self._counted_read(self._poll, tables_due, dict(self.heads))
             except Exception as error:  # the store is away for a moment: keep the streams waiting
                 log.warning("floor.stream.poll_failed", error=str(error))
                 tables, new = None, []

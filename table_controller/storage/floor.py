@@ -63,8 +63,9 @@ def _latest_rounds(count: int) -> Select[Any]:
     return select(Round).where(or_(*newest))
 
 
-def _numbered(ids: Iterable[str], prefix: str = "t") -> dict[str, str]:
-    return {f"{prefix}{n}": table_id for n, table_id in enumerate(ids)}
+def _numbered(ids: Iterable[str]) -> dict[str, str]:
+    """The table ids as the per-count statements bind them: ``t0``, ``t1``..."""
+    return {f"t{n}": table_id for n, table_id in enumerate(ids)}
 
 
 def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> dict[str, dict[str, Any]]:
