@@ -2,6 +2,7 @@
 
 import logging
 import os
+import sys
 
 import anyio
 import pytest
@@ -13,6 +14,13 @@ import pytest
 # Import them all here, in one thread, before any test starts a server.
 for _name in dir(anyio):
     getattr(anyio, _name)
+
+# Python's bytecode cache for every process of the run: a host that sets PYTHONDONTWRITEBYTECODE
+# (this one does) makes each daemon, CLI command and simulator the tests start compile the
+# project again, about 1.3 s of CPU each, and each worker rewrite every test module again
+# (README.md, "Speed of the suite"). The cache is Python's own, in the gitignored __pycache__.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Daemons started by tests serve their API on any free port, never on the production 8080.
 os.environ.setdefault("TABLE_PORT", "0")
