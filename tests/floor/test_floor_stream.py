@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -190,16 +191,21 @@ def test_a_disabled_persons_stream_ends(served: Served):
     write(served.engine, "t1")
 
     def disable() -> None:
+        # once cy has the event written before (not after a fixed delay, which a busy machine
+        # can outlast before the stream has even started)
+        deadline = time.monotonic() + 10
+        while not terminal.received and time.monotonic() < deadline:
+            time.sleep(0.01)
         with unit_of_work(served.engine) as session:
             disable_user(session, name="cy", actor="dee")
         write(served.engine, "t1")  # written after the change: never sent to cy
 
-    timer = threading.Timer(0.3, disable)
-    timer.start()
+    changer = threading.Thread(target=disable)
+    changer.start()
     try:
-        ended = terminal.read(10, timeout=5)
+        ended = terminal.read(10, timeout=15)
     finally:
-        timer.join()
+        changer.join()
     assert ended == ": credentials revoked"
     assert terminal.received == [("t1", 1, "test.note")]
 
