@@ -24,6 +24,9 @@ PHASE_WORDS: Final[Mapping[Phase, str]] = MappingProxyType(
     }
 )
 
+# a Phase hashes and compares as its slug (StrEnum): one lookup serves both, with no Phase(...)
+# to build for each of the rows of a history page
+_BY_SLUG: Final[Mapping[str, str]] = {phase.value: words for phase, words in PHASE_WORDS.items()}
 
 # what each round event is, in the words a refusal names it with (machine.TransitionRefused)
 EVENT_WORDS: Final[Mapping[str, str]] = MappingProxyType(
@@ -42,10 +45,7 @@ EVENT_WORDS: Final[Mapping[str, str]] = MappingProxyType(
 
 def phase_words(phase: Phase | str) -> str:
     """The words for ``phase`` (a Phase or its slug); an unknown slug is shown as it is."""
-    try:
-        return PHASE_WORDS[Phase(phase)]
-    except ValueError:
-        return str(phase)
+    return _BY_SLUG.get(phase, str(phase))
 
 
 __all__ = ["EVENT_WORDS", "PHASE_WORDS", "phase_words"]

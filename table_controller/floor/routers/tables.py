@@ -20,7 +20,7 @@ from ...api.deps import AuditDep, ReadTableDep, StoreDep
 from ...api.errors import responses
 from ...api.history import history_page, round_detail, round_replay
 from ...api.models.rounds import ReplayPublic, RoundDetailPublic, RoundPage
-from ...api.routers.rounds import HistoryParams, RoundId
+from ...api.routers.rounds import HISTORY_PARAMETERS, HistoryQuery, RoundId
 from ...storage.floor_tables import PIT_MAX
 from ..deps import ScopeDep, not_on_floor
 from ..models import FloorTablePublic
@@ -71,9 +71,14 @@ async def get_tables(
     )
 
 
-@router.get("/tables/{table_id}/rounds", response_model=RoundPage, responses=responses(404))
+@router.get(
+    "/tables/{table_id}/rounds",
+    response_model=RoundPage,
+    responses=responses(404),
+    openapi_extra=HISTORY_PARAMETERS,
+)
 async def list_rounds(
-    _: AuditDep, scope: ScopeDep, store: StoreDep, table_id: TableId, query: Annotated[HistoryParams, Query()]
+    _: AuditDep, scope: ScopeDep, store: StoreDep, table_id: TableId, query: HistoryQuery
 ) -> RoundPage:
     """The table's round history, as the table's ``GET /api/rounds``."""
     rounds, next_cursor = await store.read(
