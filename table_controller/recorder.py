@@ -50,7 +50,7 @@ from .storage import (
     RoundPositionCreate,
     RoundPositionUpdate,
     RoundUpdate,
-    add_position,
+    add_positions,
     append_event,
     create_round,
     find_open_round,
@@ -59,6 +59,7 @@ from .storage import (
     trailing_misdeals,
     unit_of_work,
     update_position,
+    update_positions,
     update_round,
 )
 from .storage.session import read_snapshot
@@ -155,27 +156,24 @@ class RoundRecorder:
                 actor=actor,
                 payload=_payload(event),
             )
-            add_position(session, round_id=row.round_id, data=RoundPositionCreate(position=BANKER_POSITION))
-            for position, wager in sorted(event.wagers.items()):
-                add_position(
-                    session,
-                    round_id=row.round_id,
-                    data=RoundPositionCreate(
-                        position=position,
-                        wager_cents=wager.main,
-                        big_hand_bonus_cents=wager.big_hand,
-                        joker_bonus_cents=wager.joker_bonus,
-                    ),
+            seats = [RoundPositionCreate(position=BANKER_POSITION)]
+            seats += [
+                RoundPositionCreate(
+                    position=position,
+                    wager_cents=wager.main,
+                    big_hand_bonus_cents=wager.big_hand,
+                    joker_bonus_cents=wager.joker_bonus,
                 )
+                for position, wager in sorted(event.wagers.items())
+            ]
             bank = event.bank
             if bank is not None and bank.house_wager:
-                add_position(
-                    session,
-                    round_id=row.round_id,
-                    data=RoundPositionCreate(
+                seats.append(
+                    RoundPositionCreate(
                         position=bank.house_position, wager_cents=bank.house_wager, house_hand=True
-                    ),
+                    )
                 )
+            add_positions(session, round_id=row.round_id, seats=seats)
             update_round(
                 session,
                 round_id=row.round_id,
@@ -355,17 +353,15 @@ def _project(
             changes["house_way_rule_id"] = state.required.rule_id
             # kept with the round, so its detail reads it instead of setting the hand again
             changes["house_way_required"] = required_projection(state.required)
-            for position, cards in state.hands.items():
-                update_position(
-                    session,
-                    round_id=round_id,
-                    position=position,
-                    changes=RoundPositionUpdate(
-                        cards=_hand_text(cards),
-                        seven_card_category=seven_card_category(cards).label,
-                        house_way_rule_id=state.required.rule_id if position == BANKER_POSITION else None,
-                    ),
+            dealt = {
+                position: RoundPositionUpdate(
+                    cards=_hand_text(cards),
+                    seven_card_category=seven_card_category(cards).label,
+                    house_way_rule_id=state.required.rule_id if position == BANKER_POSITION else None,
                 )
+                for position, cards in state.hands.items()
+            }
+            update_positions(session, round_id=round_id, changes=dealt)
     elif isinstance(event, PlayerSet):
         high, low = parse_cards(event.high), parse_cards(event.low)
         update_position(
@@ -397,10 +393,8 @@ def _project(
         result = state.result
         assert result is not None
         money = settled_projection(result)
-        for position, values in money.positions.items():
-            update_position(
-                session, round_id=round_id, position=position, changes=RoundPositionUpdate(**values)
-            )
+        settled = {position: RoundPositionUpdate(**values) for position, values in money.positions.items()}
+        update_positions(session, round_id=round_id, changes=settled)
         changes.update(money.round, closed_at=_now())
         if theoretical is not None:  # else missing: shown as missing, never as 0 (docs/math.md)
             changes.update(theoretical_win_cents=theoretical[0], theoretical_variance=theoretical[1])

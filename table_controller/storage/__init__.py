@@ -59,6 +59,7 @@ from .models import (
 from .people import PEOPLE_CHAIN, chained_people
 from .rounds import (
     add_position,
+    add_positions,
     create_round,
     find_open_round,
     get_positions,
@@ -67,6 +68,7 @@ from .rounds import (
     round_id_for,
     trailing_misdeals,
     update_position,
+    update_positions,
     update_round,
 )
 from .rules_store import Evidence, keep_evidence, load_evidence
@@ -117,6 +119,7 @@ __all__ = [
     "UserNotFoundError",
     "UserPublic",
     "add_position",
+    "add_positions",
     "add_user",
     "append_event",
     "audit_verify",
@@ -152,6 +155,7 @@ __all__ = [
     "trailing_misdeals",
     "unit_of_work",
     "update_position",
+    "update_positions",
     "update_round",
     "upgrade_to_head",
     "user_for_token",

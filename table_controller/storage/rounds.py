@@ -10,6 +10,7 @@ its projection is never written again, so a round cannot settle twice
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import func
@@ -33,6 +34,7 @@ from .models import (
 
 _ROUNDS = Round.__table__  # type: ignore[attr-defined]
 _POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
+_LOCKED_ROUNDS = "table_controller.locked_rounds"  # Session.info: the round rows this transaction locked
 
 
 def round_id_for(table_id: str, number: int) -> str:
@@ -79,7 +81,22 @@ def _round_row(session: Session, round_id: str, *, for_update: bool = False) -> 
 
 
 def _writable_round(session: Session, round_id: str) -> Round:
-    row = _round_row(session, round_id, for_update=True)
+    """The round's row, locked until the transaction ends; :class:`RoundClosedError` if closed.
+
+    Read and locked once per transaction (``SELECT ... FOR UPDATE`` on PostgreSQL): a step
+    writes the round and several positions, and each used to read the round again. Within the
+    transaction nobody else can change a locked row, and this session changes it only through
+    the same object, so the row it locked is current."""
+    locked: dict[str, tuple[object, Round]] = session.info.setdefault(_LOCKED_ROUNDS, {})
+    transaction = session.get_transaction()
+    held = locked.get(round_id)
+    if held is not None and held[0] is transaction and transaction is not None:
+        row = held[1]
+    else:
+        row = _round_row(session, round_id, for_update=True)
+        for ended in [key for key, (owner, _) in locked.items() if owner is not transaction]:
+            del locked[ended]  # locked by a transaction that has ended: no longer held
+        locked[round_id] = (transaction, row)
     if row.closed_at is not None:
         raise RoundClosedError(f"round {round_id} closed at {row.closed_at.isoformat()}: its record is final")
     return row
@@ -165,18 +182,33 @@ def trailing_misdeals(session: Session, *, table_id: str, limit: int, from_numbe
 # --------------------------------------------------------------------------- positions
 
 
-def add_position(session: Session, *, round_id: str, data: RoundPositionCreate) -> RoundPositionPublic:
-    """Seat a position in an open round (the banker, or a position with a wager)."""
+def add_positions(
+    session: Session, *, round_id: str, seats: Sequence[RoundPositionCreate]
+) -> list[RoundPositionPublic]:
+    """Seat positions in an open round (the banker, positions with a wager), in one INSERT."""
     _writable_round(session, round_id)
-    if session.get(RoundPosition, (round_id, data.position)) is not None:
-        raise PositionExistsError(f"round {round_id}: position {data.position} already has a row")
-    row = RoundPosition(round_id=round_id, **data.model_dump())
-    session.add(row)
+    wanted = [data.position for data in seats]
+    if len(set(wanted)) != len(wanted):
+        raise PositionExistsError(f"round {round_id}: positions {wanted} name one twice")
+    taken = session.exec(
+        select(RoundPosition.position).where(
+            RoundPosition.round_id == round_id, col(RoundPosition.position).in_(wanted)
+        )
+    ).all()
+    if taken:
+        raise PositionExistsError(f"round {round_id}: position {min(taken)} already has a row")
+    rows = [RoundPosition(round_id=round_id, **data.model_dump()) for data in seats]
+    session.add_all(rows)
     try:
         session.flush()
-    except IntegrityError as exc:
-        raise PositionExistsError(f"round {round_id}: position {data.position} already has a row") from exc
-    return RoundPositionPublic.model_validate(row, from_attributes=True)
+    except IntegrityError as exc:  # seated meanwhile by a writer that did not lock the round
+        raise PositionExistsError(f"round {round_id}: one of positions {wanted} already has a row") from exc
+    return [RoundPositionPublic.model_validate(row, from_attributes=True) for row in rows]
+
+
+def add_position(session: Session, *, round_id: str, data: RoundPositionCreate) -> RoundPositionPublic:
+    """Seat one position in an open round (:func:`add_positions`)."""
+    return add_positions(session, round_id=round_id, seats=[data])[0]
 
 
 def _check_hand(candidate: RoundPositionPublic, game: Game) -> None:
@@ -196,27 +228,47 @@ def _check_hand(candidate: RoundPositionPublic, game: Game) -> None:
             )
 
 
+def update_positions(
+    session: Session, *, round_id: str, changes: Mapping[int, RoundPositionUpdate]
+) -> list[RoundPositionPublic]:
+    """Write the fields set in ``changes[position]`` for positions of an open round, all read in
+    one SELECT and written in one flush (a deal and a settlement write every position).
+
+    Checked before anything is written: every position exists, its cards fit one deck of the
+    round's game and its high and low hands are a split of the seven cards.
+    """
+    round_row = _writable_round(session, round_id)
+    rows = {
+        row.position: row
+        for row in session.exec(
+            select(RoundPosition)
+            .where(RoundPosition.round_id == round_id, col(RoundPosition.position).in_(list(changes)))
+            .execution_options(populate_existing=True)
+        )
+    }
+    game = Game(round_row.game)
+    planned = []
+    for position, change in changes.items():
+        row = rows.get(position)
+        if row is None:
+            raise RoundNotFoundError(f"round {round_id} has no position {position}")
+        where = f"round {round_id} position {position}"
+        updates = _checked_updates(_POSITIONS, where, change.model_dump(exclude_unset=True))
+        candidate = RoundPositionPublic.model_validate(row, from_attributes=True).model_copy(update=updates)
+        _check_hand(candidate, game)
+        planned.append((row, updates))
+    for row, updates in planned:
+        for name, value in updates.items():
+            setattr(row, name, value)
+    session.flush()
+    return [RoundPositionPublic.model_validate(row, from_attributes=True) for row, _ in planned]
+
+
 def update_position(
     session: Session, *, round_id: str, position: int, changes: RoundPositionUpdate
 ) -> RoundPositionPublic:
-    """Write the fields set in ``changes`` for one position of an open round.
-
-    Checked before anything is written: the cards fit one deck of the round's game and the
-    high and low hands are a split of the seven cards.
-    """
-    round_row = _writable_round(session, round_id)
-    row = session.get(RoundPosition, (round_id, position), populate_existing=True)
-    if row is None:
-        raise RoundNotFoundError(f"round {round_id} has no position {position}")
-    where = f"round {round_id} position {position}"
-    updates = _checked_updates(_POSITIONS, where, changes.model_dump(exclude_unset=True))
-    candidate = RoundPositionPublic.model_validate(row, from_attributes=True).model_copy(update=updates)
-    _check_hand(candidate, Game(round_row.game))
-    for name, value in updates.items():
-        setattr(row, name, value)
-    session.add(row)
-    session.flush()
-    return RoundPositionPublic.model_validate(row, from_attributes=True)
+    """Write the fields set in ``changes`` for one position of an open round (:func:`update_positions`)."""
+    return update_positions(session, round_id=round_id, changes={position: changes})[0]
 
 
 def get_positions(session: Session, *, round_id: str) -> list[RoundPositionPublic]:
@@ -230,6 +282,7 @@ def get_positions(session: Session, *, round_id: str) -> list[RoundPositionPubli
 
 __all__ = [
     "add_position",
+    "add_positions",
     "create_round",
     "find_open_round",
     "get_positions",
@@ -237,5 +290,6 @@ __all__ = [
     "next_round_number",
     "round_id_for",
     "update_position",
+    "update_positions",
     "update_round",
 ]

@@ -6,6 +6,7 @@ from datetime import datetime
 
 import pytest
 from pydantic import ValidationError
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from table_controller.game.cards import Game
@@ -22,6 +23,7 @@ from table_controller.storage import (
     RoundPositionUpdate,
     RoundUpdate,
     add_position,
+    add_positions,
     append_event,
     create_round,
     find_open_round,
@@ -32,6 +34,7 @@ from table_controller.storage import (
     round_id_for,
     unit_of_work,
     update_position,
+    update_positions,
     update_round,
 )
 
@@ -396,3 +399,110 @@ def test_unknown_position_is_named(engine: Engine) -> None:
     round_id = _new_round(engine)
     with pytest.raises(RoundNotFoundError, match="no position 4"), unit_of_work(engine) as session:
         update_position(session, round_id=round_id, position=4, changes=RoundPositionUpdate(net_cents=0))
+
+
+# ------------------------------------------------------------------ several positions at once
+
+
+def _seated(engine: Engine) -> list[tuple[int, int, str | None, int]]:
+    with read_snapshot(engine) as session:
+        return [
+            (p.position, p.wager_cents, p.cards, p.net_cents)
+            for p in get_positions(session, round_id="PG-3-1")
+        ]
+
+
+def test_positions_seated_together_read_back_as_seated_one_by_one(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    seats = [RoundPositionCreate(position=1), RoundPositionCreate(position=4, wager_cents=1000)]
+    with unit_of_work(engine) as session:
+        added = add_positions(session, round_id=round_id, seats=seats)
+    assert [(p.position, p.wager_cents) for p in added] == [(1, 0), (4, 1000)]
+    assert _seated(engine) == [(1, 0, None, 0), (4, 1000, None, 0)]
+
+
+@pytest.mark.parametrize(
+    ("seats", "words"),
+    [
+        ([2, 4, 2], "name one twice"),
+        ([2, 4], "position 4 already has a row"),  # 4 is taken: 2 is not seated either
+    ],
+)
+def test_seating_several_refuses_them_all_for_one_taken_or_repeated(engine: Engine, seats, words) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=4, wager_cents=500)])
+    with pytest.raises(PositionExistsError, match=words), unit_of_work(engine) as session:
+        add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=p) for p in seats])
+    assert _seated(engine) == [(4, 500, None, 0)]
+
+
+def test_positions_written_together_read_back_as_written_one_by_one(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    seven = {1: "As Ks Qs Js Ts 9s 8s", 3: "2h 3h 4h 5h 6h 7h 8h"}
+    with unit_of_work(engine) as session:
+        add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=p) for p in (1, 3)])
+        written = update_positions(
+            session,
+            round_id=round_id,
+            changes={p: RoundPositionUpdate(cards=cards, net_cents=10 * p) for p, cards in seven.items()},
+        )
+    assert [(p.position, p.cards, p.net_cents) for p in written] == [(1, seven[1], 10), (3, seven[3], 30)]
+    assert _seated(engine) == [(1, 0, seven[1], 10), (3, 0, seven[3], 30)]
+
+
+@pytest.mark.parametrize(
+    ("changes", "error", "words"),
+    [
+        ({1: {"net_cents": 5}, 6: {"net_cents": 5}}, RoundNotFoundError, "no position 6"),
+        ({1: {"net_cents": 5}, 3: {"cards": "As As Ks Qs Js Ts 9s"}}, InvalidRoundError, "position 3: cards"),
+    ],
+)
+def test_one_bad_position_writes_none_of_them(engine: Engine, changes, error, words) -> None:
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=p) for p in (1, 3)])
+    with unit_of_work(engine) as session:
+        with pytest.raises(error, match=words):
+            update_positions(
+                session, round_id=round_id, changes={p: RoundPositionUpdate(**c) for p, c in changes.items()}
+            )
+        # checked before anything was set: the session holds nothing to write
+        assert not session.dirty
+    assert _seated(engine) == [(1, 0, None, 0), (3, 0, None, 0)]
+
+
+def test_a_round_is_read_and_locked_once_per_transaction(engine: Engine) -> None:
+    """A step writes the round and its positions: the round row is read (and locked, FOR UPDATE
+    on PostgreSQL) once in the step's transaction, and read again by the next one."""
+    round_id = _new_round(engine)
+    reads: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM rounds" in statement:
+            reads.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        for step in range(2):
+            reads.clear()
+            with unit_of_work(engine) as session:
+                if step == 0:
+                    add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=1)])
+                update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=step)})
+                update_round(session, round_id=round_id, changes=RoundUpdate(phase=f"step-{step}"))
+            assert len(reads) == 1
+            if engine.dialect.name == "postgresql":
+                assert "FOR UPDATE" in reads[0]
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+
+def test_a_round_closed_earlier_in_the_same_transaction_refuses_further_writes(engine: Engine) -> None:
+    round_id = _new_round(engine)
+    with pytest.raises(RoundClosedError), unit_of_work(engine) as session:
+        add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=1)])
+        update_round(session, round_id=round_id, changes=RoundUpdate(closed_at=at(60)))
+        update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=5)})
+    with read_snapshot(engine) as session:
+        assert get_round(session, round_id=round_id).closed_at is None  # all undone
