@@ -94,6 +94,7 @@ def _writable_round(session: Session, round_id: str) -> Round:
         row = held[1]
     else:
         row = _round_row(session, round_id, for_update=True)
+        transaction = session.get_transaction()  # begun by the read if it was not yet
         for ended in [key for key, (owner, _) in locked.items() if owner is not transaction]:
             del locked[ended]  # locked by a transaction that has ended: no longer held
         locked[round_id] = (transaction, row)

@@ -8,6 +8,7 @@ import pytest
 from pydantic import ValidationError
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlmodel import Session
 
 from table_controller.game.cards import Game
 from table_controller.game.evaluator import HighCategory, LowCategory, SevenCardCategory
@@ -496,6 +497,30 @@ def test_a_round_is_read_and_locked_once_per_transaction(engine: Engine) -> None
                 assert "FOR UPDATE" in reads[0]
     finally:
         event.remove(engine, "before_cursor_execute", count)
+
+
+def test_a_session_whose_transaction_the_lock_begins_reads_the_round_once(engine: Engine) -> None:
+    """Outside ``unit_of_work`` the first read begins the transaction; the lock is still kept."""
+    round_id = _new_round(engine)
+    with unit_of_work(engine) as session:
+        add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=1)])
+    reads: list[str] = []
+
+    def count(conn, cursor, statement, parameters, context, executemany) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM rounds" in statement:
+            reads.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        with Session(engine) as session:
+            assert session.get_transaction() is None
+            update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=1)})
+            update_round(session, round_id=round_id, changes=RoundUpdate(phase="again"))
+            session.commit()
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(reads) == 1
+    assert _seated(engine) == [(1, 0, None, 1)]
 
 
 def test_a_round_closed_earlier_in_the_same_transaction_refuses_further_writes(engine: Engine) -> None:
