@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
 import pytest
@@ -473,10 +475,9 @@ def test_one_bad_position_writes_none_of_them(engine: Engine, changes, error, wo
     assert _seated(engine) == [(1, 0, None, 0), (3, 0, None, 0)]
 
 
-def test_a_round_is_read_and_locked_once_per_transaction(engine: Engine) -> None:
-    """A step writes the round and its positions: the round row is read (and locked, FOR UPDATE
-    on PostgreSQL) once in the step's transaction, and read again by the next one."""
-    round_id = _new_round(engine)
+@contextmanager
+def _round_reads(engine: Engine) -> Iterator[list[str]]:
+    """The SELECTs of the ``rounds`` table the engine runs within the block."""
     reads: list[str] = []
 
     def count(conn, cursor, statement, parameters, context, executemany) -> None:
@@ -485,18 +486,24 @@ def test_a_round_is_read_and_locked_once_per_transaction(engine: Engine) -> None
 
     event.listen(engine, "before_cursor_execute", count)
     try:
-        for step in range(2):
-            reads.clear()
-            with unit_of_work(engine) as session:
-                if step == 0:
-                    add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=1)])
-                update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=step)})
-                update_round(session, round_id=round_id, changes=RoundUpdate(phase=f"step-{step}"))
-            assert len(reads) == 1
-            if engine.dialect.name == "postgresql":
-                assert "FOR UPDATE" in reads[0]
+        yield reads
     finally:
         event.remove(engine, "before_cursor_execute", count)
+
+
+def test_a_round_is_read_and_locked_once_per_transaction(engine: Engine) -> None:
+    """A step writes the round and its positions: the round row is read (and locked, FOR UPDATE
+    on PostgreSQL) once in the step's transaction, and read again by the next one."""
+    round_id = _new_round(engine)
+    for step in range(2):
+        with _round_reads(engine) as reads, unit_of_work(engine) as session:
+            if step == 0:
+                add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=1)])
+            update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=step)})
+            update_round(session, round_id=round_id, changes=RoundUpdate(phase=f"step-{step}"))
+        assert len(reads) == 1
+        if engine.dialect.name == "postgresql":
+            assert "FOR UPDATE" in reads[0]
 
 
 def test_a_session_whose_transaction_the_lock_begins_reads_the_round_once(engine: Engine) -> None:
@@ -504,21 +511,11 @@ def test_a_session_whose_transaction_the_lock_begins_reads_the_round_once(engine
     round_id = _new_round(engine)
     with unit_of_work(engine) as session:
         add_positions(session, round_id=round_id, seats=[RoundPositionCreate(position=1)])
-    reads: list[str] = []
-
-    def count(conn, cursor, statement, parameters, context, executemany) -> None:
-        if statement.lstrip().upper().startswith("SELECT") and "FROM rounds" in statement:
-            reads.append(statement)
-
-    event.listen(engine, "before_cursor_execute", count)
-    try:
-        with Session(engine) as session:
-            assert session.get_transaction() is None
-            update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=1)})
-            update_round(session, round_id=round_id, changes=RoundUpdate(phase="again"))
-            session.commit()
-    finally:
-        event.remove(engine, "before_cursor_execute", count)
+    with _round_reads(engine) as reads, Session(engine) as session:
+        assert session.get_transaction() is None
+        update_positions(session, round_id=round_id, changes={1: RoundPositionUpdate(net_cents=1)})
+        update_round(session, round_id=round_id, changes=RoundUpdate(phase="again"))
+        session.commit()
     assert len(reads) == 1
     assert _seated(engine) == [(1, 0, None, 1)]
 
