@@ -36,6 +36,8 @@ from .tokens import Principal, TokenCache
 T = TypeVar("T")
 
 _bearer = HTTPBearer(auto_error=False, description="a person's token, from `table-controller users add`")
+# the bearer credentials as ``_bearer`` documents them in the OpenAPI document
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
 class Store:
@@ -106,9 +108,7 @@ SettingsDep = Annotated[TableSettings, Depends(get_settings)]
 TokensDep = Annotated[TokenCache, Depends(get_tokens)]
 
 
-async def authenticate(
-    request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> Principal:
+async def authenticate(request: Request, _: Credentials) -> Principal:
     """The person holding the bearer token, as ``auth.Authentication`` found them before the
     body was read; 401 for none, an unknown token or a disabled user. (``_bearer`` documents the
     scheme in the OpenAPI document.)"""
@@ -137,9 +137,7 @@ class Authorizer:
         service: TableService = request.app.state.service
         return service.table_id
 
-    async def __call__(
-        self, request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-    ) -> Principal:
+    async def __call__(self, request: Request, credentials: Credentials) -> Principal:
         # authenticate called here, not depended on: one dependency fewer to solve per request
         principal = await authenticate(request, credentials)
         if not principal.confirmed and self.permission in CHANGES_STATE:

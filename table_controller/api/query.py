@@ -36,7 +36,6 @@ def query_reader(model: type[M]) -> Callable[[Request], Awaitable[M]]:
                 [{**problem, "loc": ("query", *problem["loc"])} for problem in problems]
             ) from None
 
-    read_query.__name__ = f"read_{model.__name__}"
     return read_query
 
 

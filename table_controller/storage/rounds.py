@@ -90,7 +90,7 @@ def _writable_round(session: Session, round_id: str) -> Round:
     locked: dict[str, tuple[object, Round]] = session.info.setdefault(_LOCKED_ROUNDS, {})
     transaction = session.get_transaction()
     held = locked.get(round_id)
-    if held is not None and held[0] is transaction and transaction is not None:
+    if held is not None and held[0] is transaction:  # held[0] is never None: taken after the read
         row = held[1]
     else:
         row = _round_row(session, round_id, for_update=True)
