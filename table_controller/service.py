@@ -57,6 +57,7 @@ from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
 from .storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
+from .storage.open_alerts import OpenAlerts
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
@@ -134,6 +135,7 @@ class TableService:
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
         self._faults: Mapping[tuple[str, str], OpenFault] = MappingProxyType({})  # replaced, never changed
         self.device_health = DeviceHealthRegistry()  # fed by the conductor's device adapters, read by the API
+        self.open_alerts = OpenAlerts()  # the table's open alerts, read by the API's snapshots
         self._table_open = True
         self._hold: TableHold | None = None
         self._misdeals = 0  # misdeals in a row (a good deal ends the run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import weakref
 from functools import lru_cache
 
 from sqlmodel import Session
@@ -15,7 +16,7 @@ from ..game.setting import Setting, is_legal
 from ..game.table_rules import TableRules
 from ..round.machine import RoundState
 from ..service import TableService
-from ..storage.alerts import Alert, list_alerts
+from ..storage.alerts import Alert
 from ..table_state import OpenFault, TableHold
 from .models.table import (
     AlertPublic,
@@ -32,6 +33,12 @@ from .models.table import (
 )
 
 OPEN_ALERTS_SHOWN = 100
+
+# Each table's round as last shown, with the snapshot it was built from: every terminal polls
+# the table page, and the round changes a few times a round (docs/api.md, Speed).
+_shown_rounds: weakref.WeakKeyDictionary[TableService, tuple[RoundState, RoundStatePublic]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def alert_view(alert: Alert) -> AlertPublic:
@@ -116,6 +123,17 @@ def live_round_view(state: RoundState) -> RoundStatePublic:
     return view
 
 
+def shown_round_view(service: TableService, state: RoundState) -> RoundStatePublic:
+    """``live_round_view`` of the service's round, built once per snapshot: a ``RoundState`` is
+    replaced, never mutated, so the same object has the same view (and no caller changes one)."""
+    shown = _shown_rounds.get(service)
+    if shown is not None and shown[0] is state:
+        return shown[1]
+    view = live_round_view(state)
+    _shown_rounds[service] = (state, view)
+    return view
+
+
 def hold_view(hold: TableHold | None) -> TableHoldPublic | None:
     if hold is None:
         return None
@@ -149,7 +167,8 @@ def outage_view(service: TableService) -> StoreOutagePublic | None:
 def table_state(service: TableService, session: Session) -> TableStatePublic:
     """The table now: the service's round (an immutable snapshot), open alerts, devices."""
     state = service.round
-    alerts = list_alerts(session, table_id=service.table_id, open_only=True, limit=OPEN_ALERTS_SHOWN)
+    found = service.open_alerts.read(session, [service.table_id])[service.table_id]
+    alerts = [found[seq] for seq in sorted(found)[:OPEN_ALERTS_SHOWN]]  # the oldest first, as the chain
     return TableStatePublic(
         table_id=service.table_id,
         game=service.settings.game.value,
@@ -158,7 +177,7 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         hold=hold_view(service.hold),
         round_held=service.held if state is not None and not state.phase.is_final else None,
         store_outage=outage_view(service),
-        round=None if state is None else live_round_view(state),
+        round=None if state is None else shown_round_view(service, state),
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),
         banking=banking_view(service),

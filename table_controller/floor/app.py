@@ -29,8 +29,8 @@ from ..api.errors import install_error_handlers
 from ..api.read_lag import install_read_lag
 from ..api.routers import me
 from ..api.tokens import DEFAULT_TTL_SECONDS, TokenCache
+from ..storage.open_alerts import OpenAlerts
 from .hub import FloorHub
-from .open_alerts import OpenAlerts
 from .routers import alerts, reports, shifts, stream, tables
 from .settings import FloorSettings
 

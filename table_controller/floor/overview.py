@@ -21,19 +21,19 @@ from ..recorder import TABLE_STATE
 from ..round.phase_words import phase_words
 from ..storage.alerts import Alert
 from ..storage.floor import (
-    alerts_by_seq,
     floor_alerts,
     floor_tables,
     last_payloads,
     latest_rounds,
+    newest_first,
     today_sums,
 )
 from ..storage.floor_tables import FloorTable
 from ..storage.models import Round
+from ..storage.open_alerts import OpenAlerts
 from ..storage.reports import today_bounds
 from ..table_state import TableHold
 from .models import DevicesPublic, FloorAlertPublic, FloorTablePublic, TodayPublic
-from .open_alerts import OpenAlerts
 from .scope import Scope
 from .severity import Severity, severity_of
 
@@ -109,8 +109,8 @@ def tables_overview(
     answer = []
     for row in tables:
         counts = dict.fromkeys(Severity, 0)
-        for kind in alerts[row.table_id].values():
-            counts[severity_of(kind)] += 1
+        for alert in alerts[row.table_id].values():
+            counts[severity_of(alert.kind)] += 1
         today = sums.get(row.table_id) or {
             "rounds": 0,
             "settled": 0,
@@ -147,7 +147,7 @@ def floor_alert_view(alert: Alert) -> FloorAlertPublic:
     return FloorAlertPublic(
         **alert_view(alert).model_dump(),
         table_id=alert.event.table_id,
-        severity=severity_of(str(alert.payload.get("alert", ""))),
+        severity=severity_of(alert.kind),
     )
 
 
@@ -155,10 +155,12 @@ def alerts_of(
     session: Session, scope: Scope, *, pit: str | None, open_only: bool, limit: int, open_alerts: OpenAlerts
 ) -> list[FloorAlertPublic]:
     """The alerts of every visible table in one list, newest first (only those not yet
-    acknowledged, looked up by their seqs, with ``open_only``)."""
+    acknowledged, as ``open_alerts`` keeps them, with ``open_only``)."""
     ids = [row.table_id for row in visible_tables(session, scope, pit)]
     if open_only:
-        found = alerts_by_seq(session, seqs=open_alerts.read(session, ids), limit=limit)
+        found = newest_first(
+            [alert for table in open_alerts.read(session, ids).values() for alert in table.values()]
+        )[:limit]
     else:
         found = floor_alerts(session, table_ids=ids, limit=limit)
     return [floor_alert_view(alert) for alert in found]

@@ -62,6 +62,11 @@ class Alert:
     def payload(self) -> dict[str, Any]:
         return self.event.payload_data()
 
+    @property
+    def kind(self) -> str:
+        """What the alert is about (``misdeal``, ``void``...: its payload's ``alert``)."""
+        return str(self.payload.get("alert", ""))
+
 
 def acknowledgements(session: Session, *, table_id: str) -> dict[int, Acknowledgement]:
     """Every acknowledgement of the table, by the seq of the alert it acknowledges."""

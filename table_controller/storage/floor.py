@@ -95,19 +95,6 @@ def _last_payloads(count: int) -> Select[str, str]:
     return select(col(Event.table_id), col(Event.payload)).where(or_(*last))
 
 
-def alert_events_after(
-    session: Session, *, after: Mapping[str, int]
-) -> list[tuple[str, int, str, dict[str, Any]]]:
-    """Each table's ``alert.raised`` and ``alert.acknowledged`` events after the seq given for it,
-    as (table id, seq, kind, payload), in chain order (table, then seq): two index ranges per
-    table on ``ix_events_table_kind_seq``. From 0 once, then from the last seen, it keeps a
-    table's open alerts current reading only what is new (floor/open_alerts.py)."""
-    if not after:
-        return []
-    rows = session.execute(_alert_events_after(len(after)), _chains_after(after))
-    return [(table_id, int(seq), kind, json.loads(payload)) for table_id, seq, kind, payload in rows]
-
-
 def _acknowledgements(session: Session, after: Mapping[str, int]) -> dict[tuple[str, int], Acknowledgement]:
     """The acknowledgements written after the seq given for each table, by (table id, seq of the
     alert it acknowledges): an acknowledgement always comes after its alert in the chain."""
@@ -142,6 +129,14 @@ def _with_acknowledgements(session: Session, rows: list[Event]) -> list[Alert]:
 _NEWEST_FIRST = (col(Event.created_at).desc(), col(Event.table_id), col(Event.seq).desc())
 
 
+def newest_first(alerts: Iterable[Alert]) -> list[Alert]:
+    """Alerts in ``_NEWEST_FIRST``'s order (the time raised, newest first, then table and seq,
+    newest first): of several tables' open alerts (storage/open_alerts.py)."""
+    by_seq = sorted(alerts, key=lambda alert: alert.seq, reverse=True)
+    by_table = sorted(by_seq, key=lambda alert: alert.event.table_id)  # stable: each sort keeps the last
+    return sorted(by_table, key=lambda alert: alert.event.created_at, reverse=True)
+
+
 def floor_alerts(session: Session, *, table_ids: Iterable[str], limit: int = 100) -> list[Alert]:
     """The newest ``limit`` alerts of every table given, newest first (the time raised, then table
     and seq), each with its acknowledgement once the pit has seen it (as ``alerts.list_alerts``
@@ -154,22 +149,6 @@ def floor_alerts(session: Session, *, table_ids: Iterable[str], limit: int = 100
         .where(col(Event.table_id).in_(ids), col(Event.kind) == RAISED)
         .order_by(*_NEWEST_FIRST)
         .limit(limit)
-    ).scalars()
-    return _with_acknowledgements(session, list(rows))
-
-
-def alerts_by_seq(session: Session, *, seqs: Mapping[str, Iterable[int]], limit: int = 100) -> list[Alert]:
-    """The alerts of each table with the seqs given for it (open ones, known to be), newest first,
-    at most ``limit``: lookups on ``uq_events_table_seq``."""
-    wanted = [
-        and_(col(Event.table_id) == chain, col(Event.seq).in_(list(found)))
-        for chain, found in seqs.items()
-        if found
-    ]
-    if not wanted:
-        return []
-    rows = session.execute(
-        select(Event).where(col(Event.kind) == RAISED, or_(*wanted)).order_by(*_NEWEST_FIRST).limit(limit)
     ).scalars()
     return _with_acknowledgements(session, list(rows))
 
@@ -255,15 +234,6 @@ def _after(count: int) -> Any:
 
 
 @lru_cache(maxsize=64)
-def _alert_events_after(count: int) -> Select[str, int, str, str]:
-    return (
-        select(col(Event.table_id), col(Event.seq), col(Event.kind), col(Event.payload))
-        .where(col(Event.kind).in_((RAISED, ACKNOWLEDGED)), _after(count))
-        .order_by(col(Event.table_id), col(Event.seq))
-    )
-
-
-@lru_cache(maxsize=64)
 def _events_after(count: int) -> Select[Any]:
     return (
         select(Event)
@@ -275,13 +245,12 @@ def _events_after(count: int) -> Select[Any]:
 
 __all__ = [
     "TODAY_FIELDS",
-    "alert_events_after",
-    "alerts_by_seq",
     "chain_heads",
     "events_after",
     "floor_alerts",
     "floor_tables",
     "last_payloads",
     "latest_rounds",
+    "newest_first",
     "today_sums",
 ]
