@@ -12,7 +12,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Row
 from sqlmodel import Session
 
 from ..api.models.table import FaultPublic
@@ -21,6 +20,8 @@ from ..recorder import TABLE_STATE
 from ..round.phase_words import phase_words
 from ..storage.alerts import Alert
 from ..storage.floor import (
+    FloorTableRow,
+    LatestRound,
     floor_alerts,
     floor_tables,
     last_payloads,
@@ -29,7 +30,6 @@ from ..storage.floor import (
     today_sums,
 )
 from ..storage.floor_tables import FloorTable
-from ..storage.models import Round
 from ..storage.open_alerts import OpenAlerts
 from ..storage.reports import today_bounds
 from ..table_state import TableHold
@@ -41,7 +41,7 @@ LIVE_PAGE = "/ui/table.html"
 NO_ROUND_WORDS = "no round yet"
 
 
-def visible_tables(session: Session, scope: Scope, pit: str | None = None) -> list[Row[Any]]:
+def visible_tables(session: Session, scope: Scope, pit: str | None = None) -> list[FloorTableRow]:
     """The floor's tables within ``scope`` (and of ``pit`` when given)."""
     return [row for row in floor_tables(session, pit=pit) if scope.sees(row.table_id, row.pit)]
 
@@ -74,7 +74,7 @@ def devices_view(state: dict[str, Any] | None) -> DevicesPublic:
     return DevicesPublic(status=status, table_open=state.get("open"), faults=faults, hold=hold_view(hold))
 
 
-def _round_fields(row: Round | None) -> dict[str, Any]:
+def _round_fields(row: LatestRound | None) -> dict[str, Any]:
     if row is None:
         return {"phase": None, "round_id": None, "round_number": None, "dealer": None, "banker": None}
     return {

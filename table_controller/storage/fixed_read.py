@@ -27,6 +27,7 @@ from sqlmodel import Session
 class _Compiled:
     sql: str
     names: tuple[str, ...]  # the parameters, in the order of a positional paramstyle
+    fixed: dict[str, Any]  # the values the statement itself carries (``phase == "closed"``), by name
     positional: bool
     binds: tuple[Callable[[Any], Any] | None, ...]  # each parameter's bind processor
     results: list[tuple[Callable[[Any], Any] | None, ...]]  # the columns' result processors, once known
@@ -34,8 +35,9 @@ class _Compiled:
 
 class FixedRead:
     """A SELECT compiled once per dialect and run on the session connection's DBAPI cursor
-    (module docstring). Only bound parameters named in the statement (``bindparam("name")``,
-    none expanding)."""
+    (module docstring). Its parameters are single values: named in the statement
+    (``bindparam("name")``, given to ``rows``) or literal values it carries (``case((c, 1),
+    else_=0)``); none expanding (``in_`` of a list)."""
 
     def __init__(self, statement: Select[Any]) -> None:
         self.statement = statement
@@ -44,13 +46,17 @@ class FixedRead:
     def _compile(self, dialect: Dialect) -> _Compiled:
         compiled: Any = self.statement.compile(dialect=dialect)
         binds = compiled.binds
+        fixed: dict[str, Any] = {}
         for name, bind in binds.items():
-            if not bind.required or bind.expanding:
-                raise ValueError(f"a fixed read binds only required, single values: {name!r}")
+            if bind.expanding or (not bind.required and bind.callable is not None):
+                raise ValueError(f"a fixed read binds only single values: {name!r}")
+            if not bind.required:
+                fixed[name] = bind.value
         names = tuple(compiled.positiontup) if compiled.positional else tuple(binds)
         done = _Compiled(
             sql=compiled.string,
             names=names,
+            fixed=fixed,
             positional=compiled.positional,
             binds=tuple(binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names),
             results=[],
@@ -63,8 +69,9 @@ class FixedRead:
         connection = session.connection()
         dialect = connection.dialect
         compiled = self._compiled.get(dialect) or self._compile(dialect)
+        given = {**compiled.fixed, **params} if compiled.fixed else params
         values = [
-            params[name] if process is None else process(params[name])
+            given[name] if process is None else process(given[name])
             for name, process in zip(compiled.names, compiled.binds, strict=True)
         ]
         bound: Any = values if compiled.positional else dict(zip(compiled.names, values, strict=True))

@@ -4,6 +4,10 @@ The floor shows many tables; each function here answers for all of them in one o
 indexed SELECTs (``floor_tables``; ``uq_rounds_table_number``; ``ix_events_table_kind_seq``;
 ``uq_events_table_seq``), never one query per table. Data functions take the session and
 keyword arguments, as the rest of storage/.
+
+The floor's terminals ask every few seconds, so the statements that answer them are built once
+per number of tables and run as ``FixedRead``s (storage/fixed_read.py): building and executing
+them through Core cost more than the indexed reads themselves (docs/floor.md, Speed).
 """
 
 from __future__ import annotations
@@ -12,60 +16,95 @@ import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import Row, Select, and_, bindparam, func, or_, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlmodel import Session, col
 
 from .alerts import ACKNOWLEDGED, RAISED, Acknowledgement, Alert
+from .fixed_read import FixedRead
 from .floor_tables import FloorTable
-from .models import Event, EventPublic, Round
+from .models import Event, EventPublic
 from .reports import ROUNDS, _count, _settled_only, _theory_columns
 
 # today's sums per table, by name (integer cents; the theoretical win None when no round has one)
 TODAY_FIELDS = ("rounds", "settled", "wagered_cents", "house_result_cents", "theoretical_win_cents")
 
-
-def floor_tables(session: Session, *, pit: str | None = None) -> list[Row[Any]]:
-    """The tables of the floor (of one pit when ``pit`` is given), by pit then table id: rows
-    with FloorTable's columns, which outlive the session (the stream's hub keeps them)."""
-    table = FloorTable.__table__  # type: ignore[attr-defined]
-    statement = select(table)
-    if pit is not None:
-        statement = statement.where(table.c.pit == pit)
-    return list(session.execute(statement.order_by(table.c.pit, table.c.table_id)).all())
+_TABLES = FloorTable.__table__  # type: ignore[attr-defined]
+_EVENTS = Event.__table__  # type: ignore[attr-defined]
+_EVENT_COLUMNS = tuple(EventPublic.model_fields)  # every column of an event, as the model names them
 
 
-def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, Round]:
+class FloorTableRow(NamedTuple):
+    """A row of ``floor_tables`` (``FloorTable``'s columns), which outlives the session (the
+    stream's hub keeps them)."""
+
+    table_id: str
+    pit: str | None
+    game: str
+    house_way: str
+    api_url: str | None
+    started_at: datetime
+    seen_at: datetime
+
+
+class LatestRound(NamedTuple):
+    """What the floor shows of a table's newest round."""
+
+    table_id: str
+    round_id: str
+    number: int
+    phase: str
+    dealer: str
+    banker_seat: int | None
+
+
+def _numbered(ids: Iterable[str]) -> dict[str, str]:
+    """The table ids as the per-count statements bind them: ``t0``, ``t1``..."""
+    return {f"t{n}": table_id for n, table_id in enumerate(ids)}
+
+
+def _tables_in(count: int) -> list[Any]:
+    return [bindparam(f"t{n}") for n in range(count)]
+
+
+_FLOOR_TABLES = select(*[_TABLES.c[name] for name in FloorTableRow._fields]).order_by(
+    _TABLES.c.pit, _TABLES.c.table_id
+)
+_ALL_TABLES = FixedRead(_FLOOR_TABLES)
+_PIT_TABLES = FixedRead(_FLOOR_TABLES.where(_TABLES.c.pit == bindparam("pit")))
+
+
+def floor_tables(session: Session, *, pit: str | None = None) -> list[FloorTableRow]:
+    """The tables of the floor (of one pit when ``pit`` is given), by pit then table id."""
+    if pit is None:
+        return [FloorTableRow(*row) for row in _ALL_TABLES.rows(session, {})]
+    return [FloorTableRow(*row) for row in _PIT_TABLES.rows(session, {"pit": pit})]
+
+
+def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, LatestRound]:
     """Each table's newest round (the highest number), by table id: one SELECT of one equality
     lookup per table on ``uq_rounds_table_number``, each table's ``max(number)`` an uncorrelated
     subquery read off the end of that index (never a scan of a table's rounds)."""
     ids = list(table_ids)
     if not ids:
         return {}
-    rows = session.execute(_latest_rounds(len(ids)), _numbered(ids)).scalars()
-    return {row.table_id: row for row in rows}
+    rows = _latest_rounds(len(ids)).rows(session, _numbered(ids))
+    return {row[0]: LatestRound(*row) for row in rows}
 
 
 @lru_cache(maxsize=64)
-def _latest_rounds(count: int) -> Select[Any]:
-    """``latest_rounds``'s statement for ``count`` tables (``t0``, ``t1``...), built once per
-    count: building the per-table branches cost more than running them."""
+def _latest_rounds(count: int) -> FixedRead:
+    """``latest_rounds``'s statement for ``count`` tables (``t0``, ``t1``...), built once per count."""
     c = ROUNDS.c
     newest = [
         and_(
-            col(Round.table_id) == bindparam(f"t{n}"),
-            col(Round.number)
-            == select(func.max(c.number)).where(c.table_id == bindparam(f"t{n}")).scalar_subquery(),
+            c.table_id == bindparam(f"t{n}"),
+            c.number == select(func.max(c.number)).where(c.table_id == bindparam(f"t{n}")).scalar_subquery(),
         )
         for n in range(count)
     ]
-    return select(Round).where(or_(*newest))
-
-
-def _numbered(ids: Iterable[str]) -> dict[str, str]:
-    """The table ids as the per-count statements bind them: ``t0``, ``t1``..."""
-    return {f"t{n}": table_id for n, table_id in enumerate(ids)}
+    return FixedRead(select(*[c[name] for name in LatestRound._fields]).where(or_(*newest)))
 
 
 def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> dict[str, dict[str, Any]]:
@@ -75,24 +114,43 @@ def last_payloads(session: Session, *, table_ids: Iterable[str], kind: str) -> d
     ids = list(table_ids)
     if not ids:
         return {}
-    rows = session.execute(_last_payloads(len(ids)), {**_numbered(ids), "kind": kind})
+    rows = _last_payloads(len(ids)).rows(session, {**_numbered(ids), "kind": kind})
     return {table_id: json.loads(payload) for table_id, payload in rows}
 
 
 @lru_cache(maxsize=64)
-def _last_payloads(count: int) -> Select[str, str]:
-    inner = Event.__table__.alias("last_of_kind")  # type: ignore[attr-defined]
+def _last_payloads(count: int) -> FixedRead:
+    inner = _EVENTS.alias("last_of_kind")
+    e = _EVENTS.c
     last = [
         and_(
-            col(Event.table_id) == bindparam(f"t{n}"),
-            col(Event.seq)
+            e.table_id == bindparam(f"t{n}"),
+            e.seq
             == select(func.max(inner.c.seq))
             .where(inner.c.table_id == bindparam(f"t{n}"), inner.c.kind == bindparam("kind"))
             .scalar_subquery(),
         )
         for n in range(count)
     ]
-    return select(col(Event.table_id), col(Event.payload)).where(or_(*last))
+    return FixedRead(select(e.table_id, e.payload).where(or_(*last)))
+
+
+def _events(read: FixedRead, session: Session, params: Mapping[str, Any]) -> list[EventPublic]:
+    return [EventPublic(**dict(zip(_EVENT_COLUMNS, row, strict=True))) for row in read.rows(session, params)]
+
+
+def _select_events(*where: Any) -> Any:
+    return select(*[_EVENTS.c[name] for name in _EVENT_COLUMNS]).where(*where)
+
+
+def alert_events_after(session: Session, *, after: Mapping[str, int]) -> list[EventPublic]:
+    """Each table's ``alert.raised`` and ``alert.acknowledged`` events after the seq given for
+    it, in chain order (table, then seq): two index ranges per table on
+    ``ix_events_table_kind_seq``. From 0 once, then from the last seen, it keeps a table's open
+    alerts current reading only what is new (storage/open_alerts.py)."""
+    if not after:
+        return []
+    return _events(_alert_events_after(len(after)), session, _chains_after(after))
 
 
 def _acknowledgements(session: Session, after: Mapping[str, int]) -> dict[tuple[str, int], Acknowledgement]:
@@ -101,32 +159,24 @@ def _acknowledgements(session: Session, after: Mapping[str, int]) -> dict[tuple[
     found: dict[tuple[str, int], Acknowledgement] = {}
     if not after:
         return found
-    wanted = or_(*(and_(col(Event.table_id) == chain, col(Event.seq) > seq) for chain, seq in after.items()))
-    for row in session.execute(
-        select(Event)
-        .where(col(Event.kind) == ACKNOWLEDGED, wanted)
-        .order_by(col(Event.table_id), col(Event.seq))
-    ).scalars():
-        data = json.loads(row.payload)
+    for event in _events(_acknowledgements_after(len(after)), session, _chains_after(after)):
+        data = json.loads(event.payload)
         found.setdefault(
-            (row.table_id, int(data["alert_seq"])),
-            Acknowledgement(row.seq, row.actor, data.get("note", ""), row.created_at),
+            (event.table_id, int(data["alert_seq"])),
+            Acknowledgement(event.seq, event.actor, data.get("note", ""), event.created_at),
         )
     return found
 
 
-def _with_acknowledgements(session: Session, rows: list[Event]) -> list[Alert]:
+def _with_acknowledgements(session: Session, events: list[EventPublic]) -> list[Alert]:
     oldest: dict[str, int] = {}
-    for row in rows:
-        oldest[row.table_id] = min(row.seq, oldest.get(row.table_id, row.seq))
+    for event in events:
+        oldest[event.table_id] = min(event.seq, oldest.get(event.table_id, event.seq))
     acks = _acknowledgements(session, oldest)
-    return [
-        Alert(EventPublic.model_validate(row, from_attributes=True), acks.get((row.table_id, row.seq)))
-        for row in rows
-    ]
+    return [Alert(event, acks.get((event.table_id, event.seq))) for event in events]
 
 
-_NEWEST_FIRST = (col(Event.created_at).desc(), col(Event.table_id), col(Event.seq).desc())
+_NEWEST_FIRST = (_EVENTS.c.created_at.desc(), _EVENTS.c.table_id, _EVENTS.c.seq.desc())
 
 
 def newest_first(alerts: Iterable[Alert]) -> list[Alert]:
@@ -144,13 +194,18 @@ def floor_alerts(session: Session, *, table_ids: Iterable[str], limit: int = 100
     ids = list(table_ids)
     if not ids:
         return []
-    rows = session.execute(
-        select(Event)
-        .where(col(Event.table_id).in_(ids), col(Event.kind) == RAISED)
+    events = _events(_newest_alerts(len(ids)), session, {**_numbered(ids), "limit": limit})
+    return _with_acknowledgements(session, events)
+
+
+@lru_cache(maxsize=64)
+def _newest_alerts(count: int) -> FixedRead:
+    e = _EVENTS.c
+    return FixedRead(
+        _select_events(e.table_id.in_(_tables_in(count)), e.kind == RAISED)
         .order_by(*_NEWEST_FIRST)
-        .limit(limit)
-    ).scalars()
-    return _with_acknowledgements(session, list(rows))
+        .limit(bindparam("limit"))
+    )
 
 
 def today_sums(
@@ -163,9 +218,20 @@ def today_sums(
     ids = list(table_ids)
     if not ids:
         return {}
+    rows = _today_sums(len(ids)).rows(session, {**_numbered(ids), "start": start, "end": end})
+    return {
+        row[0]: dict(
+            zip(TODAY_FIELDS, [None if value is None else int(value) for value in row[1:]], strict=True)
+        )
+        for row in rows
+    }
+
+
+@lru_cache(maxsize=64)
+def _today_sums(count: int) -> FixedRead:
     c = ROUNDS.c
     theory = _theory_columns()
-    rows = session.execute(
+    return FixedRead(
         select(
             c.table_id,
             func.count(),
@@ -174,15 +240,13 @@ def today_sums(
             _settled_only(c.house_result_cents),
             theory[3],  # the theoretical win: NULL when no settled round carries one
         )
-        .where(c.table_id.in_(ids), c.opened_at >= start, c.opened_at < end)
+        .where(
+            c.table_id.in_(_tables_in(count)),
+            c.opened_at >= bindparam("start"),
+            c.opened_at < bindparam("end"),
+        )
         .group_by(c.table_id)
     )
-    return {
-        row[0]: dict(
-            zip(TODAY_FIELDS, [None if value is None else int(value) for value in row[1:]], strict=True)
-        )
-        for row in rows
-    }
 
 
 def chain_heads(
@@ -210,8 +274,7 @@ def events_after(session: Session, *, after: Mapping[str, int], limit: int) -> l
     whatever a reader takes it can resume from the last seq of each chain."""
     if not after:
         return []
-    rows = session.execute(_events_after(len(after)), {**_chains_after(after), "limit": limit}).scalars()
-    return [EventPublic.model_validate(row, from_attributes=True) for row in rows]
+    return _events(_events_after(len(after)), session, {**_chains_after(after), "limit": limit})
 
 
 def _chains_after(after: Mapping[str, int]) -> dict[str, Any]:
@@ -227,24 +290,40 @@ def _after(count: int) -> Any:
     """``count`` chains, each after its own seq: one index range per chain on ``(table_id, seq)``."""
     return or_(
         *(
-            and_(col(Event.table_id) == bindparam(f"c{n}"), col(Event.seq) > bindparam(f"s{n}"))
+            and_(_EVENTS.c.table_id == bindparam(f"c{n}"), _EVENTS.c.seq > bindparam(f"s{n}"))
             for n in range(count)
         )
     )
 
 
 @lru_cache(maxsize=64)
-def _events_after(count: int) -> Select[Any]:
-    return (
-        select(Event)
-        .where(_after(count))
-        .order_by(col(Event.table_id), col(Event.seq))
-        .limit(bindparam("limit"))
+def _events_after(count: int) -> FixedRead:
+    return FixedRead(
+        _select_events(_after(count)).order_by(_EVENTS.c.table_id, _EVENTS.c.seq).limit(bindparam("limit"))
     )
+
+
+@lru_cache(maxsize=64)
+def _alert_events_after(count: int) -> FixedRead:
+    e = _EVENTS.c
+    return FixedRead(
+        _select_events(or_(e.kind == RAISED, e.kind == ACKNOWLEDGED), _after(count)).order_by(
+            e.table_id, e.seq
+        )
+    )
+
+
+@lru_cache(maxsize=64)
+def _acknowledgements_after(count: int) -> FixedRead:
+    e = _EVENTS.c
+    return FixedRead(_select_events(e.kind == ACKNOWLEDGED, _after(count)).order_by(e.table_id, e.seq))
 
 
 __all__ = [
     "TODAY_FIELDS",
+    "FloorTableRow",
+    "LatestRound",
+    "alert_events_after",
     "chain_heads",
     "events_after",
     "floor_alerts",

@@ -4,10 +4,9 @@ docs/floor.md, "Alerts").
 A table's alerts and their acknowledgements pile up in its chain for as long as it plays; the
 table page (on every poll of ``GET /api/table``) and the floor's overview and list of open
 alerts need only the few still open. The first look at a table reads its alert events once;
-each later look reads the alert events after the last one seen (``alert_events_after``, one
-index range per table on ``ix_events_table_kind_seq``): a table's seqs commit in order, so
-nothing is skipped. One per table service and one per floor process, shared by the worker
-threads the reads run in.
+each later look reads the alert events after the last one seen
+(``floor.alert_events_after``): a table's seqs commit in order, so nothing is skipped. One
+per table service and one per floor process, shared by the worker threads the reads run in.
 
 Only a read snapshot may feed it: events a write transaction appended are not committed yet,
 and remembering one that then rolls back would hide the event that later takes its seq.
@@ -17,46 +16,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Mapping
-from functools import lru_cache
+from collections.abc import Iterable
 
-from sqlalchemy import and_, bindparam, or_, select
 from sqlmodel import Session
 
-from .alerts import ACKNOWLEDGED, RAISED, Alert
-from .fixed_read import FixedRead
-from .models import Event, EventPublic
+from .alerts import RAISED, Alert
+from .floor import alert_events_after
 from .session import READ_ONLY
-
-_EVENTS = Event.__table__  # type: ignore[attr-defined]
-_COLUMNS = tuple(EventPublic.model_fields)  # every column of an event, as the model names them
-
-
-@lru_cache(maxsize=64)
-def _alert_events_after(count: int) -> FixedRead:
-    """The alert events of ``count`` tables (``c0``...), each after its own seq (``s0``...), in
-    chain order: built once per count."""
-    e = _EVENTS.c
-    return FixedRead(
-        select(*[e[name] for name in _COLUMNS])
-        .where(
-            or_(e.kind == bindparam("raised"), e.kind == bindparam("acknowledged")),
-            or_(*(and_(e.table_id == bindparam(f"c{n}"), e.seq > bindparam(f"s{n}")) for n in range(count))),
-        )
-        .order_by(e.table_id, e.seq)
-    )
-
-
-def alert_events_after(session: Session, *, after: Mapping[str, int]) -> list[EventPublic]:
-    """Each table's ``alert.raised`` and ``alert.acknowledged`` events after the seq given for
-    it, in chain order (table, then seq)."""
-    if not after:
-        return []
-    params: dict[str, object] = {"raised": RAISED, "acknowledged": ACKNOWLEDGED}
-    for n, (chain, seq) in enumerate(sorted(after.items())):
-        params[f"c{n}"], params[f"s{n}"] = chain, seq
-    rows = _alert_events_after(len(after)).rows(session, params)
-    return [EventPublic(**dict(zip(_COLUMNS, row, strict=True))) for row in rows]
 
 
 class OpenAlerts:
@@ -86,4 +52,4 @@ class OpenAlerts:
             return {table_id: dict(self._open.get(table_id, {})) for table_id in ids}
 
 
-__all__ = ["OpenAlerts", "alert_events_after"]
+__all__ = ["OpenAlerts"]

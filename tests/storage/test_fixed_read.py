@@ -4,13 +4,15 @@ driver's error is raised as Core raises it (the API's 503 handler reads Core's e
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from sqlalchemy import bindparam, literal_column, select, table
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from table_controller.storage import history, read_snapshot
+from table_controller.storage import floor, history, read_snapshot
 from table_controller.storage.fixed_read import FixedRead
 from table_controller.storage.models import Event
 
@@ -43,3 +45,45 @@ def test_only_required_single_values_are_bound() -> None:
     many = FixedRead(select(events.c.seq).where(events.c.seq.in_(bindparam("seqs", expanding=True))))
     with pytest.raises(ValueError, match="seqs"):
         many._compile(sqlite.dialect())
+
+
+def test_the_floors_reads_answer_as_core_does(engine: Engine) -> None:
+    """Every statement the floor's terminals are answered with (storage/floor.py), literal values
+    (``phase = 'closed'``, ``else 0``) bound as the statement carries them."""
+    for api in make_api(engine):
+        api.service.register_on_floor()
+        play_round(api, how="misdeal")  # a misdeal alert, acknowledged below
+        play_round(api)
+        state = api.get("/api/table", "pit").json()
+        [misdeal] = [a for a in state["open_alerts"] if a["alert"] == "misdeal"]
+        acknowledged = api.post(f"/api/alerts/{misdeal['seq']}/acknowledge", "pit", json={"note": "seen"})
+        assert acknowledged.status_code == 200, acknowledged.text
+    day = {"start": datetime(2000, 1, 1, tzinfo=UTC), "end": datetime(2100, 1, 1, tzinfo=UTC)}
+    reads = [
+        (floor._ALL_TABLES, {}),
+        (floor._PIT_TABLES, {"pit": "pit-a"}),
+        (floor._latest_rounds(1), {"t0": "t1"}),
+        (floor._last_payloads(1), {"t0": "t1", "kind": "round.settled"}),
+        (floor._today_sums(2), {"t0": "t1", "t1": "t2", **day}),
+        (floor._newest_alerts(1), {"t0": "t1", "limit": 5}),
+        (floor._alert_events_after(1), {"c0": "t1", "s0": 0}),
+        (floor._acknowledgements_after(1), {"c0": "t1", "s0": 0}),
+        (floor._events_after(1), {"c0": "t1", "s0": 3, "limit": 4}),
+    ]
+    for read, params in reads:
+        with read_snapshot(engine) as session:
+            fixed = [tuple(row) for row in read.rows(session, params)]
+            core = [tuple(row) for row in session.connection().execute(read.statement, params)]
+        assert fixed == core
+        assert [[type(v) for v in row] for row in fixed] == [[type(v) for v in row] for row in core]
+        assert fixed or read is floor._PIT_TABLES, str(read.statement)[:300]
+    with read_snapshot(engine) as session:
+        [(table_id, rounds, settled, *_)] = floor._today_sums(1).rows(session, {"t0": "t1", **day})
+    assert (table_id, rounds, settled) == ("t1", 2, 1)  # the misdealt round is voided
+
+
+def test_a_value_worked_out_per_execution_is_not_fixed() -> None:
+    events = Event.__table__  # type: ignore[attr-defined]
+    later = FixedRead(select(events.c.seq).where(events.c.seq > bindparam("after", callable_=lambda: 3)))
+    with pytest.raises(ValueError, match="after"):
+        later._compile(sqlite.dialect())
