@@ -150,7 +150,7 @@ def alert_events_after(session: Session, *, after: Mapping[str, int]) -> list[Ev
     alerts current reading only what is new (storage/open_alerts.py)."""
     if not after:
         return []
-    return _events(_alert_events_after(len(after)), session, _chains_after(after))
+    return _events(_kinds_after(len(after), (RAISED, ACKNOWLEDGED)), session, _chains_after(after))
 
 
 def _acknowledgements(session: Session, after: Mapping[str, int]) -> dict[tuple[str, int], Acknowledgement]:
@@ -159,8 +159,8 @@ def _acknowledgements(session: Session, after: Mapping[str, int]) -> dict[tuple[
     found: dict[tuple[str, int], Acknowledgement] = {}
     if not after:
         return found
-    for event in _events(_acknowledgements_after(len(after)), session, _chains_after(after)):
-        data = json.loads(event.payload)
+    for event in _events(_kinds_after(len(after), (ACKNOWLEDGED,)), session, _chains_after(after)):
+        data = event.payload_data()
         found.setdefault(
             (event.table_id, int(data["alert_seq"])),
             Acknowledgement(event.seq, event.actor, data.get("note", ""), event.created_at),
@@ -182,9 +182,8 @@ _NEWEST_FIRST = (_EVENTS.c.created_at.desc(), _EVENTS.c.table_id, _EVENTS.c.seq.
 def newest_first(alerts: Iterable[Alert]) -> list[Alert]:
     """Alerts in ``_NEWEST_FIRST``'s order (the time raised, newest first, then table and seq,
     newest first): of several tables' open alerts (storage/open_alerts.py)."""
-    by_seq = sorted(alerts, key=lambda alert: alert.seq, reverse=True)
-    by_table = sorted(by_seq, key=lambda alert: alert.event.table_id)  # stable: each sort keeps the last
-    return sorted(by_table, key=lambda alert: alert.event.created_at, reverse=True)
+    by_table = sorted(alerts, key=lambda alert: (alert.event.table_id, -alert.seq))
+    return sorted(by_table, key=lambda alert: alert.event.created_at, reverse=True)  # stable
 
 
 def floor_alerts(session: Session, *, table_ids: Iterable[str], limit: int = 100) -> list[Alert]:
@@ -296,27 +295,22 @@ def _after(count: int) -> Any:
     )
 
 
+def _in_chain_order(count: int, *where: Any) -> Any:
+    """The events of ``count`` chains after their seqs (``_after``) that also meet ``where``, in
+    chain order (table, then seq)."""
+    return _select_events(_after(count), *where).order_by(_EVENTS.c.table_id, _EVENTS.c.seq)
+
+
 @lru_cache(maxsize=64)
 def _events_after(count: int) -> FixedRead:
-    return FixedRead(
-        _select_events(_after(count)).order_by(_EVENTS.c.table_id, _EVENTS.c.seq).limit(bindparam("limit"))
-    )
+    return FixedRead(_in_chain_order(count).limit(bindparam("limit")))
 
 
 @lru_cache(maxsize=64)
-def _alert_events_after(count: int) -> FixedRead:
-    e = _EVENTS.c
-    return FixedRead(
-        _select_events(or_(e.kind == RAISED, e.kind == ACKNOWLEDGED), _after(count)).order_by(
-            e.table_id, e.seq
-        )
-    )
-
-
-@lru_cache(maxsize=64)
-def _acknowledgements_after(count: int) -> FixedRead:
-    e = _EVENTS.c
-    return FixedRead(_select_events(e.kind == ACKNOWLEDGED, _after(count)).order_by(e.table_id, e.seq))
+def _kinds_after(count: int, kinds: tuple[str, ...]) -> FixedRead:
+    """``_in_chain_order`` of the events of ``kinds`` (each an index range on
+    ``ix_events_table_kind_seq``), built once per count and kinds."""
+    return FixedRead(_in_chain_order(count, or_(*(_EVENTS.c.kind == kind for kind in kinds))))
 
 
 __all__ = [

@@ -14,7 +14,6 @@ and remembering one that then rolls back would hide the event that later takes i
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable
 
@@ -47,7 +46,7 @@ class OpenAlerts:
                 if event.kind == RAISED:
                     found[event.seq] = Alert(event, None)
                 else:  # alert.acknowledged: an acknowledgement always comes after its alert
-                    found.pop(int(json.loads(event.payload)["alert_seq"]), None)
+                    found.pop(int(event.payload_data()["alert_seq"]), None)
                 self._seen[event.table_id] = event.seq
             return {table_id: dict(self._open.get(table_id, {})) for table_id in ids}
 

@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from table_controller.storage import floor, history, read_snapshot
+from table_controller.storage.alerts import ACKNOWLEDGED, RAISED
 from table_controller.storage.fixed_read import FixedRead
 from table_controller.storage.models import Event
 
@@ -66,8 +67,8 @@ def test_the_floors_reads_answer_as_core_does(engine: Engine) -> None:
         (floor._last_payloads(1), {"t0": "t1", "kind": "round.settled"}),
         (floor._today_sums(2), {"t0": "t1", "t1": "t2", **day}),
         (floor._newest_alerts(1), {"t0": "t1", "limit": 5}),
-        (floor._alert_events_after(1), {"c0": "t1", "s0": 0}),
-        (floor._acknowledgements_after(1), {"c0": "t1", "s0": 0}),
+        (floor._kinds_after(1, (RAISED, ACKNOWLEDGED)), {"c0": "t1", "s0": 0}),
+        (floor._kinds_after(1, (ACKNOWLEDGED,)), {"c0": "t1", "s0": 0}),
         (floor._events_after(1), {"c0": "t1", "s0": 3, "limit": 4}),
     ]
     for read, params in reads:
