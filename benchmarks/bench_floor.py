@@ -31,7 +31,8 @@ What is real and what is simulated
   ``--tables-per-host`` to a process (a "host"): 50 daemons plus 100 simulator children would
   not fit two cores; the measured table (the probe, ``t01``) has a process of its own, as a
   daemon would.
-- **The floor**: the real floor service (``create_floor_app``) in a process of its own.
+- **The floor**: the real floor service, ``table-controller floor --workers`` ``--floor-workers``
+  (docs/floor.md, "More than one process"), its log in the run's folder.
 - **Terminals**: ``--terminals`` async httpx clients (one client, hence one connection pool,
   each) in ``--terminal-procs`` processes. Terminal *i* belongs to table *i mod tables*: it
   polls its table's state (``GET /api/table``) every ``--poll-seconds`` and its history (``GET
@@ -343,20 +344,52 @@ def host_main(
                 return
 
 
-def floor_main(url: str, answers: Any, commands: Any) -> None:
-    """The floor service in a process of its own."""
-    _quiet_logs()
-    from table_controller.api.server import serving
-    from table_controller.floor.app import create_floor_app
-    from table_controller.floor.settings import FloorSettings
-    from table_controller.storage import make_engine
+@contextmanager
+def floor_service(url: str, workers: int, log_file: Path) -> Iterator[tuple[str, dict[int, str]]]:
+    """``table-controller floor --workers N`` as the floor is run, its log (warnings up) in
+    ``log_file``; yields its URL and its serving processes (pid -> name: the workers, or the
+    floor itself with one)."""
+    with log_file.open("w") as log:
+        command = ["floor", "--db-url", url, "--port", "0", "--workers", str(workers)]
+        floor = subprocess.Popen(
+            [sys.executable, "-m", "table_controller", *command],
+            env={**os.environ, "FLOOR_LOG_LEVEL": "WARNING", "FLOOR_LOG_FORMAT": "json"},
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+    try:
+        printed = floor.stdout.readline().strip() if floor.stdout else ""
+        if not printed.startswith("floor listening on "):
+            raise RuntimeError(f"the floor did not start: {printed!r}\n{log_file.read_text()[-2000:]}")
+        serving_pids = {floor.pid: "floor"}
+        if workers > 1:
+            deadline = time.monotonic() + 60
+            while len(found := _worker_pids(floor.pid)) < workers:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the floor's workers did not start:\n{log_file.read_text()[-2000:]}")
+                time.sleep(0.1)
+            serving_pids = {pid: f"floor worker {n}" for n, pid in enumerate(sorted(found))}
+        yield printed.removeprefix("floor listening on "), serving_pids
+    finally:
+        floor.terminate()
+        try:
+            floor.wait(60)
+        except subprocess.TimeoutExpired:
+            floor.kill()
+            floor.wait()
 
-    engine = make_engine(url)
-    app = create_floor_app(FloorSettings(db_url=url, port=0), engine)
-    with serving(app) as base:
-        answers.put(("floor", os.getpid(), base))
-        commands.get()  # until told to exit
-    engine.dispose()
+
+def _worker_pids(parent: int) -> set[int]:
+    """The floor's workers: its children but multiprocessing's resource tracker (``/proc``)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                if ppid == parent and b"resource_tracker" not in (entry / "cmdline").read_bytes():
+                    found.add(int(entry.name))
+    return found
 
 
 # --------------------------------------------------------------------------- terminals
@@ -785,15 +818,12 @@ def run(args: argparse.Namespace) -> int:
         say(f"{args.tables} tables serving in {len(groups)} processes")
 
         floor_url = None
-        floor_pid = None
+        floor_pids: dict[int, str] = {}
         if floor_ready:
-            floor_commands = context.Queue()
-            process = context.Process(target=floor_main, args=(url, answers, floor_commands), name="floor")
-            process.start()
-            processes.append(process)
-            stack.callback(lambda: floor_commands.put(("exit",)))
-            _, floor_pid, floor_url = _get(answers, "floor", 120, processes)
-            say(f"floor serving at {floor_url}")
+            floor_url, floor_pids = stack.enter_context(
+                floor_service(url, args.floor_workers, folder / "floor.log")
+            )
+            say(f"floor serving at {floor_url} in {len(floor_pids)} process(es)")
 
         # the probe table alone: nothing else deals, no terminal
         hosts[0].put(("alone", args.alone_rounds))
@@ -840,8 +870,7 @@ def run(args: argparse.Namespace) -> int:
         say(f"{args.terminals} terminals in {args.terminal_procs} processes, {streams} streams held")
 
         pids = {**{pid: f"tables {names}" for pid, names in host_pids.items()}}
-        if floor_pid is not None:
-            pids[floor_pid] = "floor"
+        pids.update(floor_pids)
         memory_start = {pid: rss_mib(pid) for pid in pids}
         settled_before = _settled_now(url)
         for commands in terminal_commands:
@@ -908,7 +937,7 @@ def report(
     """The figures, with the goals beside them."""
     print(
         f"\n=== the floor at scale: {args.tables} tables, {args.terminals} terminals,"
-        f" {load_minutes:.1f} min ==="
+        f" {load_minutes:.1f} min, {args.floor_workers} floor process(es) ==="
     )
     print(f"rounds settled under load: {settled_load} ({settled_load / load_minutes:.0f} per minute)")
 
@@ -1022,6 +1051,7 @@ def main(argv: list[str] | None = None) -> int:
         default=10.0,
         help="... and the floor's tables, alerts, history (0: none)",
     )
+    parser.add_argument("--floor-workers", type=int, default=1, help="the floor's processes (its --workers)")
     parser.add_argument("--tables-per-host", type=int, default=5, help="tables per process (the probe's: 1)")
     parser.add_argument("--terminal-procs", type=int, default=2)
     parser.add_argument("--progress", type=float, default=30.0, help="seconds between progress lines")
@@ -1033,8 +1063,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--postgres-url", help="an existing server (default: one of the benchmark's own)")
     args = parser.parse_args(argv)
-    if args.tables < 1 or args.terminals < 1 or args.pits < 1 or args.tables_per_host < 1:
-        parser.error("--tables, --terminals, --pits and --tables-per-host must be at least 1")
+    if min(args.tables, args.terminals, args.pits, args.tables_per_host, args.floor_workers) < 1:
+        parser.error("--tables, --terminals, --pits, --tables-per-host, --floor-workers: at least 1")
     args.terminal_procs = max(1, min(args.terminal_procs, args.terminals))
     _quiet_logs()
     return run(args)

@@ -2,8 +2,8 @@
 
 - ``run [--config FILE] [--data-dir DIR] [--simulate [--manual]] [--rounds N] [--port N]``: the table daemon
   (table_controller/daemon.py, docs/round-lifecycle.md).
-- ``floor [--config FILE] [--db-url URL] [--host H] [--port N]``: the floor service, every table of
-  the store for the pit and surveillance (table_controller/floor/, docs/floor.md).
+- ``floor [--config FILE] [--db-url URL] [--host H] [--port N] [--workers N]``: the floor service,
+  every table of the store for the pit and surveillance (table_controller/floor/, docs/floor.md).
 - ``audit verify [--data-dir DIR | --db-url URL] [--checkpoints FILE] [--public-key HEX]``: check
   the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key.
 - ``round void --reason TEXT --as NAME``: the pit's void when the API is down, and ``round confirm
@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -322,59 +321,67 @@ def floor_command(
         int | None,
         typer.Option("--port", min=0, max=65535, help="the floor's port (default 8090; 0: any free port)"),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=1, help="floor processes on the one port (default 1; docs/floor.md)"),
+    ] = None,
 ) -> None:
     """Serve the floor: the pit and surveillance terminals for every table (docs/floor.md).
+
+    Prints ``floor listening on URL`` once the port is bound.
 
     Exit status:
 
     0: a stop asked for (SIGTERM, SIGINT);
 
-    1: the store could not be opened (database unreachable, schema not at this version's revision);
+    1: the store could not be opened (database unreachable, schema not at this version's revision),
+    or the workers kept dying;
 
-    2: a bad configuration (every bad setting is named).
+    2: a bad configuration (every bad setting is named), or an address it cannot listen on.
     """
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .api.server import make_server
-    from .floor.app import create_floor_app
     from .floor.settings import load_floor_settings
+    from .floor.workers import Workers, floor_url, floor_worker, listen, serve_floor
     from .storage import StorageError, open_read_store, open_store
 
     try:
-        settings = load_floor_settings(config, db_url=db_url, host=host, port=port)
+        settings = load_floor_settings(config, db_url=db_url, host=host, port=port, workers=workers)
     except (ValueError, OSError) as error:  # a bad value (ValidationError), a missing or malformed file
         typer.echo(_settings_error(error), err=True)
         raise typer.Exit(2) from None
     configure_logging(settings.log_format, settings.log_level)
     try:
-        engine = open_store(settings.db_url)
+        engine = open_store(settings.db_url)  # migrated here, once, before any worker starts
         read_engine = None if settings.read_db_url is None else open_read_store(settings.read_db_url)
     except (StorageError, SQLAlchemyError) as error:
         log.error("floor.store_unavailable", error=str(error))
         typer.echo(f"cannot open the store: {error}", err=True)
         raise typer.Exit(1) from None
-    server = make_server(
-        create_floor_app(settings, engine, read_engine),
-        host=settings.host,
-        port=settings.port,
-        edge=settings.http,
-    )
-
-    def stop(_signum: int, _frame: Any) -> None:  # the server leaves signals to its owner: here
-        server.should_exit = True
-
-    for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, stop)
-    log.info("floor.serving", host=settings.host, port=settings.port)
     try:
-        server.run()
-    except SystemExit:  # uvicorn's answer to an address it cannot listen on (logged by it)
-        typer.echo(f"cannot listen on {settings.host}:{settings.port}", err=True)
-        raise typer.Exit(2) from None
+        try:
+            sock = listen(settings.host, settings.port)
+        except OSError as error:
+            log.error("floor.cannot_listen", host=settings.host, port=settings.port, error=str(error))
+            typer.echo(f"cannot listen on {settings.host}:{settings.port}: {error}", err=True)
+            raise typer.Exit(2) from None
+        url = floor_url(settings, sock)
+        typer.echo(f"floor listening on {url}")
+        log.info("floor.listening", url=url, workers=settings.workers)
+        if settings.workers == 1:
+            serve_floor(settings, engine, read_engine, sock)
+            code = 0
+        else:  # the workers open their own engines
+            engine.dispose()
+            if read_engine is not None:
+                read_engine.dispose()
+            code = Workers(settings.workers, floor_worker, (settings.model_dump(), sock)).run()
+        sock.close()
     finally:
         engine.dispose()
         if read_engine is not None:
             read_engine.dispose()
+    raise typer.Exit(code)
 
 
 @audit_app.command("verify")

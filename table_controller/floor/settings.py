@@ -38,6 +38,8 @@ class FloorSettings(BaseSettings):
     read_lag_warn_seconds: float = Field(default=5.0, gt=0)
     host: str = "127.0.0.1"
     port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)  # 0: any free port (tests)
+    # floor processes on the one port, each a whole floor (floor/workers.py; docs/floor.md)
+    workers: int = Field(default=1, ge=1, le=64)
     time_zone: str = "UTC"  # IANA zone of the gaming day: "today" on the tables overview
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"

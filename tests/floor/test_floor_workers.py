@@ -1,0 +1,245 @@
+"""More than one floor process on one port (docs/floor.md, "More than one process";
+floor/workers.py): ``table-controller floor --workers N`` as a real process tree, a dead worker
+replaced, nothing left behind by a stop or by a supervisor killed by SIGKILL, workers that keep
+dying ending the floor, and a stream resumed on another floor process getting exactly the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy.engine import Engine
+from typer.testing import CliRunner
+
+from table_controller.api.server import serving
+from table_controller.cli import app as cli
+from table_controller.floor.app import create_floor_app
+from table_controller.floor.settings import FloorSettings
+from table_controller.floor.workers import EXIT_FAILING, EXIT_STOPPED, Workers
+from table_controller.storage import upgrade_to_head
+
+from .conftest import TABLES, add_people, put_tables
+from .test_floor_stream import Terminal, stored, write
+
+REPO = Path(__file__).resolve().parents[2]
+on_postgresql = pytest.mark.parametrize("empty_engine", ["postgresql"], indirect=True)
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux /proc), the multiprocessing resource
+    tracker left out."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:  # gone while we looked
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"resource_tracker" not in command:
+            found.add(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _until(condition, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"not within {timeout} s: {what}")
+
+
+class Floor:
+    """``table-controller floor --workers N`` in a process of its own; its JSON log lines
+    gathered as they come."""
+
+    def __init__(self, engine: Engine, workers: int) -> None:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "table_controller",
+                "floor",
+                "--db-url",
+                engine.url.render_as_string(hide_password=False),
+                "--port",
+                "0",
+                "--workers",
+                str(workers),
+            ],
+            cwd=REPO,
+            env={**os.environ, "FLOOR_LOG_FORMAT": "json"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[dict] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        printed = self.process.stdout.readline().strip()
+        assert printed.startswith("floor listening on http://127.0.0.1:"), printed
+        self.url = printed.removeprefix("floor listening on ")
+
+    def _read(self) -> None:
+        for raw in self.process.stderr:
+            if raw.startswith("{"):
+                self.lines.append(json.loads(raw))
+
+    def logged(self, event: str) -> list[dict]:
+        return [line for line in self.lines if line["event"] == event]
+
+    def workers(self) -> set[int]:
+        return _children(self.process.pid)
+
+
+@on_postgresql
+def test_workers_share_one_port_a_dead_one_is_replaced_and_a_stop_leaves_nothing(engine: Engine):
+    tokens = add_people(engine)
+    put_tables(engine)
+    floor = Floor(engine, workers=2)
+    try:
+        first = _until(
+            lambda: len(floor.logged("floor.worker_started")) == 2 and floor.workers(), "two workers"
+        )
+        assert set(floor.logged("floor.workers_started")[0]["pids"]) == first
+        headers = {"Authorization": f"Bearer {tokens['cy']}"}
+        tables = f"{floor.url}/api/floor/tables"
+        answers = [httpx.get(tables, headers=headers).json() for _ in range(6)]
+        answered = {tuple(sorted(row["table_id"] for row in answer)) for answer in answers}
+        assert answered == {tuple(sorted(TABLES))}  # every answer the whole floor, whichever worker gave it
+
+        killed = min(first)
+        os.kill(killed, signal.SIGKILL)
+        replaced = _until(lambda: floor.logged("floor.worker_replaced"), "the dead worker replaced")
+        died = floor.logged("floor.worker_died")
+        assert [(line["pid"], line["exitcode"]) for line in died] == [(killed, -signal.SIGKILL)]
+        now = _until(lambda: len(floor.workers()) == 2 and floor.workers(), "two workers again")
+        assert killed not in now and replaced[0]["pid"] in now
+        _until(lambda: len(floor.logged("floor.worker_started")) == 3, "the new worker serving")
+        for _ in range(6):  # whichever worker takes the connection answers
+            assert httpx.get(tables, headers=headers).status_code == 200
+
+        floor.process.send_signal(signal.SIGTERM)
+        assert floor.process.wait(30) == EXIT_STOPPED
+        floor.reader.join(10)
+        assert not any(_alive(pid) for pid in now)
+        # each of the two at the end stopped as asked, its streams and connections ended
+        assert sorted(line["pid"] for line in floor.logged("floor.worker_stopped")) == sorted(now)
+    finally:
+        if floor.process.poll() is None:
+            floor.process.kill()
+            floor.process.wait(10)
+
+
+@on_postgresql
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
+def test_the_workers_die_with_a_supervisor_killed_by_sigkill(engine: Engine):
+    upgrade_to_head(engine)
+    floor = Floor(engine, workers=2)
+    workers = _until(lambda: len(floor.workers()) == 2 and floor.workers(), "two workers")
+    floor.process.kill()
+    floor.process.wait(10)
+    _until(lambda: not any(_alive(pid) for pid in workers), "the workers gone with their supervisor", 10)
+
+
+def _exit_at_once(code: int, _number: int, _parent: int) -> None:  # runs in a spawned worker
+    sys.exit(code)
+
+
+def test_workers_that_keep_dying_end_the_floor():
+    """Each worker exits at once: the supervisor replaces them until more than ``deaths_allowed``
+    died within the window, then gives up with exit 1, logging why."""
+    workers = Workers(2, _exit_at_once, (3,), deaths_allowed=2)
+    assert workers.run() == EXIT_FAILING
+    assert workers.processes == {}  # every one joined: none left running
+
+
+def test_a_stop_asked_for_stops_the_workers_and_exits_0():
+    workers = Workers(1, _exit_at_once, (0,))
+    workers.stop()  # as SIGTERM's handler does, before the first look
+    assert workers.run() == EXIT_STOPPED
+
+
+def test_workers_must_be_at_least_one(tmp_path):
+    with pytest.raises(ValueError, match="at least 1"):
+        Workers(0, _exit_at_once, (0,))
+    config = tmp_path / "floor.toml"
+    config.write_text('db_url = "sqlite:///floor.db"\nworkers = 0\n')
+    result = CliRunner().invoke(cli, ["floor", "--config", str(config)])
+    assert result.exit_code == 2 and "  workers:" in result.stderr, result.stderr
+
+
+@pytest.fixture
+def two_floors(engine: Engine) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """Two floor processes' apps on one store, each with its own hub, as two workers are."""
+    tokens = add_people(engine)
+    put_tables(engine)
+    settings = FloorSettings(db_url="sqlite://", poll_interval=0.02)
+    one, other = create_floor_app(settings, engine), create_floor_app(settings, engine)
+    with serving(one) as first, serving(other) as second:
+        yield first, second, tokens
+
+
+def test_a_stream_resumed_on_another_floor_process_gets_exactly_the_rest(engine: Engine, two_floors):
+    first, second, tokens = two_floors
+    write(engine, "t1", 3)
+    write(engine, "t2", 2)
+    terminal = Terminal(first, tokens["cy"], "?after=t1:0,t2:0,t3:0")
+    terminal.read(4)
+    for table_id, count in (("t3", 2), ("t1", 2), ("t2", 3)):  # committed while it is away
+        write(engine, table_id, count)
+    terminal.url = terminal.url.replace(first, second)  # the next connection lands on the other worker
+    terminal.read(12 - 4)
+    for table_id in ("t1", "t2", "t3"):
+        assert terminal.seqs(table_id) == stored(engine, table_id)  # none lost, none twice
+    assert terminal.last_id == "t1:5,t2:5,t3:2"
+
+
+@on_postgresql
+def test_one_worker_is_the_process_itself_and_a_stop_ends_its_open_stream(engine: Engine):
+    tokens = add_people(engine)
+    put_tables(engine)
+    floor = Floor(engine, workers=1)
+    try:
+        assert floor.workers() == set()  # no supervisor: the floor serves in its own process
+        opened, ended = threading.Event(), threading.Event()
+
+        def follow() -> None:
+            headers = {"Authorization": f"Bearer {tokens['cy']}"}
+            with httpx.stream("GET", f"{floor.url}/api/floor/stream", headers=headers, timeout=30) as answer:
+                assert answer.status_code == 200
+                opened.set()
+                for _ in answer.iter_lines():
+                    pass
+            ended.set()
+
+        follower = threading.Thread(target=follow, daemon=True)
+        follower.start()
+        assert opened.wait(10)
+        floor.process.send_signal(signal.SIGTERM)
+        assert floor.process.wait(30) == EXIT_STOPPED
+        assert ended.wait(10)  # the open stream was ended, not left hanging
+    finally:
+        if floor.process.poll() is None:
+            floor.process.kill()
+            floor.process.wait(10)
