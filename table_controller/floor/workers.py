@@ -31,6 +31,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 import structlog
+from sqlalchemy.engine import Engine
 
 from ..api.server import make_server
 from ..children import die_with_parent
@@ -66,8 +67,8 @@ def floor_url(settings: FloorSettings, sock: socket.socket) -> str:
 
 def serve_floor(
     settings: FloorSettings,
-    engine: Any,
-    read_engine: Any,
+    engine: Engine,
+    read_engine: Engine | None,
     sock: socket.socket,
     *,
     parent: int | None = None,

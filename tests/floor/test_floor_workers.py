@@ -34,23 +34,6 @@ REPO = Path(__file__).resolve().parents[2]
 on_postgresql = pytest.mark.parametrize("empty_engine", ["postgresql"], indirect=True)
 
 
-def _children(pid: int) -> set[int]:
-    """The processes whose parent is ``pid`` (Linux /proc), the multiprocessing resource
-    tracker left out."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:  # gone while we looked
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"resource_tracker" not in command:
-            found.add(int(entry.name))
-    return found
-
-
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -109,7 +92,12 @@ class Floor:
         return [line for line in self.lines if line["event"] == event]
 
     def workers(self) -> set[int]:
-        return _children(self.process.pid)
+        """The workers serving now, from the supervisor's log: those it started, less the dead,
+        plus their replacements."""
+        started = self.logged("floor.workers_started")
+        serving = set(started[0]["pids"]) if started else set()
+        serving -= {line["pid"] for line in self.logged("floor.worker_died")}
+        return serving | {line["pid"] for line in self.logged("floor.worker_replaced")}
 
 
 @on_postgresql
@@ -118,10 +106,10 @@ def test_workers_share_one_port_a_dead_one_is_replaced_and_a_stop_leaves_nothing
     put_tables(engine)
     floor = Floor(engine, workers=2)
     try:
-        first = _until(
-            lambda: len(floor.logged("floor.worker_started")) == 2 and floor.workers(), "two workers"
-        )
-        assert set(floor.logged("floor.workers_started")[0]["pids"]) == first
+        _until(lambda: len(floor.logged("floor.worker_started")) == 2, "two workers serving")
+        first = floor.workers()
+        assert len(first) == 2 and all(_alive(pid) for pid in first)
+        assert {line["pid"] for line in floor.logged("floor.worker_started")} == first
         headers = {"Authorization": f"Bearer {tokens['cy']}"}
         tables = f"{floor.url}/api/floor/tables"
         answers = [httpx.get(tables, headers=headers).json() for _ in range(6)]
@@ -133,9 +121,10 @@ def test_workers_share_one_port_a_dead_one_is_replaced_and_a_stop_leaves_nothing
         replaced = _until(lambda: floor.logged("floor.worker_replaced"), "the dead worker replaced")
         died = floor.logged("floor.worker_died")
         assert [(line["pid"], line["exitcode"]) for line in died] == [(killed, -signal.SIGKILL)]
-        now = _until(lambda: len(floor.workers()) == 2 and floor.workers(), "two workers again")
-        assert killed not in now and replaced[0]["pid"] in now
+        now = floor.workers()
+        assert len(now) == 2 and killed not in now and replaced[0]["pid"] in now
         _until(lambda: len(floor.logged("floor.worker_started")) == 3, "the new worker serving")
+        assert all(_alive(pid) for pid in now)
         for _ in range(6):  # whichever worker takes the connection answers
             assert httpx.get(tables, headers=headers).status_code == 200
 
@@ -156,7 +145,9 @@ def test_workers_share_one_port_a_dead_one_is_replaced_and_a_stop_leaves_nothing
 def test_the_workers_die_with_a_supervisor_killed_by_sigkill(engine: Engine):
     upgrade_to_head(engine)
     floor = Floor(engine, workers=2)
-    workers = _until(lambda: len(floor.workers()) == 2 and floor.workers(), "two workers")
+    _until(lambda: len(floor.logged("floor.worker_started")) == 2, "two workers serving")
+    workers = floor.workers()
+    assert len(workers) == 2 and all(_alive(pid) for pid in workers)
     floor.process.kill()
     floor.process.wait(10)
     _until(lambda: not any(_alive(pid) for pid in workers), "the workers gone with their supervisor", 10)
@@ -221,7 +212,9 @@ def test_one_worker_is_the_process_itself_and_a_stop_ends_its_open_stream(engine
     put_tables(engine)
     floor = Floor(engine, workers=1)
     try:
-        assert floor.workers() == set()  # no supervisor: the floor serves in its own process
+        listening = _until(lambda: floor.logged("floor.listening"), "the floor's own log")
+        assert listening[0]["workers"] == 1 and listening[0]["url"] == floor.url
+        assert not floor.logged("floor.workers_started")  # no supervisor: the floor serves itself
         opened, ended = threading.Event(), threading.Event()
 
         def follow() -> None:
