@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic_core import from_json
-from sqlalchemy import Integer, Row, Select, and_, bindparam, exists, func, literal, select
+from sqlalchemy import Integer, Select, and_, bindparam, exists, func, literal, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import GenericFunction
 from sqlmodel import Session
@@ -74,13 +74,13 @@ class HistoryFilter:
     player_banked: bool | None = None  # True: a player banked; False: the house (migration 0006)
 
 
-_FIRST_AT_OR_AFTER = (
+_FIRST_AT_OR_AFTER = FixedRead(
     select(ROUNDS.c.number)
     .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at >= bindparam("moment"))
     .order_by(ROUNDS.c.opened_at)
     .limit(1)
 )
-_LAST_BEFORE = (
+_LAST_BEFORE = FixedRead(
     select(ROUNDS.c.number)
     .where(ROUNDS.c.table_id == bindparam("table_id"), ROUNDS.c.opened_at < bindparam("moment"))
     .order_by(ROUNDS.c.opened_at.desc())
@@ -97,10 +97,11 @@ def _first_number(
     lookups: list[tuple[Select[Any], dict[str, Any]]],
 ) -> int | None:
     """The number of the first round opened at/after ``moment`` (or the last opened before it)."""
-    lookup = (_LAST_BEFORE if last else _FIRST_AT_OR_AFTER, {"table_id": table_id, "moment": moment})
-    lookups.append(lookup)
-    found = session.connection().execute(*lookup).scalar()
-    return None if found is None else int(found)
+    read = _LAST_BEFORE if last else _FIRST_AT_OR_AFTER
+    params = {"table_id": table_id, "moment": moment}
+    lookups.append((read.statement, params))
+    found = read.rows(session, params)
+    return None if not found else int(found[0][0])
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,13 @@ class HistoryQuery:
     params: dict[str, Any]
     ordered: bool = True
     lookups: tuple[tuple[Select[Any], dict[str, Any]], ...] = ()  # what was read first to build it
+    read: FixedRead | None = None  # the statement as a FixedRead, when it binds no list
+
+    def rows(self, session: Session) -> Sequence[Sequence[Any]]:
+        """The statement's rows (``SUMMARY_COLUMNS``)."""
+        if self.read is not None:
+            return self.read.rows(session, self.params)
+        return session.connection().execute(self.statement, self.params).all()
 
 
 # Which filter binds which parameter: a page's statement depends only on which filters are given
@@ -195,6 +203,13 @@ def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Selec
     return statement.order_by(c.number.desc() if newest_first else c.number.asc()).limit(bindparam("rows"))
 
 
+@lru_cache(maxsize=256)
+def _page_read(shape: frozenset[str], newest_first: bool) -> FixedRead:
+    """An ordered page's SELECT (``_page_select``) as a FixedRead: a page is read on every
+    request a terminal makes, and Core's per-statement work cost more than the page's query."""
+    return FixedRead(_page_select(shape, newest_first, False))
+
+
 def history_statement(
     session: Session,
     table_id: str,
@@ -254,11 +269,12 @@ def history_statement(
         for name, value in (("from", where.opened_from), ("to", where.opened_to), ("cursor", cursor))
         if value is not None
     }
-    statement = _page_select(shape, newest_first, rare is not None)
     if rare is not None:
         del params["rows"]
+        statement = _page_select(shape, newest_first, True)
         return HistoryQuery(statement, params, ordered=False, lookups=tuple(lookups))
-    return HistoryQuery(statement, params, lookups=tuple(lookups))
+    read = _page_read(shape, newest_first)
+    return HistoryQuery(read.statement, params, lookups=tuple(lookups), read=read)
 
 
 SUMMARY_COLUMNS = (
@@ -317,12 +333,12 @@ def history_rows(
     newest_first: bool = True,
     cursor: int | None = None,
     limit: int = 50,
-) -> tuple[Sequence[Row[*tuple[Any, ...]]], bool]:
+) -> tuple[Sequence[Sequence[Any]], bool]:
     """One page of rounds as rows of ``SUMMARY_COLUMNS``, and whether more follow."""
     query = history_statement(session, table_id, where, newest_first=newest_first, cursor=cursor, limit=limit)
     if query is None:
         return [], False
-    rows = session.connection().execute(query.statement, query.params).all()
+    rows = query.rows(session)
     if not query.ordered:  # a rare category's rounds: ordered and cut here
         number = SUMMARY_COLUMNS.index("number")
         rows = sorted(rows, key=lambda row: row[number], reverse=newest_first)[: limit + 1]

@@ -12,10 +12,11 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
+from table_controller.game.cards import Game
 from table_controller.storage import floor, history, read_snapshot
 from table_controller.storage.alerts import ACKNOWLEDGED, RAISED
 from table_controller.storage.fixed_read import FixedRead
-from table_controller.storage.models import Event
+from table_controller.storage.models import Event, PositionOutcome
 
 from ..api.conftest import make_api, play_round
 
@@ -31,6 +32,37 @@ def test_a_rounds_reads_answer_as_core_does(engine: Engine) -> None:
                 core = [tuple(row) for row in session.connection().execute(read.statement, params)]
             assert fixed and fixed == core
             assert [[type(v) for v in row] for row in fixed] == [[type(v) for v in row] for row in core]
+
+
+def test_history_pages_and_their_time_lookups_answer_as_core_does(engine: Engine) -> None:
+    """Every filter of a history page, each page shape read as a FixedRead (``_page_read``) and as
+    Core runs the same statement: the same rows, the same types; the time range's lookups too."""
+    for api in make_api(engine):
+        played = [play_round(api, how=how) for how in ("settle", "override", "misdeal", "settle")]
+    wide = {"opened_from": datetime(2000, 1, 1, tzinfo=UTC), "opened_to": datetime(2100, 1, 1, tzinfo=UTC)}
+    filters = [
+        history.HistoryFilter(),
+        history.HistoryFilter(**wide),
+        history.HistoryFilter(dealer="dan", voided=False, misdeal=False, override=True),
+        history.HistoryFilter(position=3, outcome=PositionOutcome.WIN, card="As", player_banked=False),
+        history.HistoryFilter(game=Game.STANDARD, misdeal=True),
+    ]
+    found = set()
+    with read_snapshot(engine) as session:
+        for where in filters:
+            for newest_first, cursor in ((True, None), (False, None), (True, 3)):
+                query = history.history_statement(
+                    session, "t1", where, newest_first=newest_first, cursor=cursor, limit=2
+                )
+                assert query is not None and query.read is not None
+                fixed = [tuple(row) for row in query.rows(session)]
+                core = [tuple(row) for row in session.connection().execute(query.statement, query.params)]
+                assert fixed == core, where
+                assert [[type(v) for v in row] for row in fixed] == [[type(v) for v in row] for row in core]
+                found |= {row[0] for row in fixed}
+                for statement, params in query.lookups:
+                    assert session.connection().execute(statement, params).scalar() in (1, len(played))
+    assert found == set(played)  # every round was on some page: the comparisons were not of nothing
 
 
 def test_a_driver_error_is_raised_as_core_raises_it(engine: Engine) -> None:
