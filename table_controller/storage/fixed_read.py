@@ -1,8 +1,9 @@
 """A SELECT that never changes, run without Core's per-statement work (docs/api.md, Speed).
 
-For the few reads made on every request for one round (storage/history.py, the round's row,
-positions and events; rules_store.py, the evidence by hash), Core's execution context, result
-object and rows cost more than the indexed query itself. ``FixedRead`` compiles its statement
+For the reads made on every request a terminal makes (storage/history.py: a history page of
+each shape, a time range's first and last round, a round's row, positions and events;
+rules_store.py, the evidence by hash; storage/floor.py, the floor's), Core's execution context,
+result object and rows cost more than the indexed query itself. ``FixedRead`` compiles its statement
 once per dialect and runs it on the DBAPI cursor of the session's own connection, inside its
 transaction: each value bound and each column read through its type's processors, as Core's
 execution does, and a driver's error raised as Core raises it (wrapped, a lost connection
