@@ -135,11 +135,13 @@ class Workers:
         args: tuple[Any, ...],
         *,
         deaths_allowed: int = DEATHS_ALLOWED,
+        stop_wait: float = STOP_WAIT,
     ) -> None:
         if count < 1:
             raise ValueError(f"workers must be at least 1, not {count}")
         self.count = count
         self.deaths_allowed = deaths_allowed
+        self.stop_wait = stop_wait
         self.target = target
         self.args = args
         self.processes: dict[int, BaseProcess] = {}  # number -> process
@@ -203,17 +205,18 @@ class Workers:
 
     def _stop_all(self) -> None:
         """SIGTERM to every worker (each ends its streams, then its connections), SIGKILL to one
-        still running ``STOP_WAIT`` later."""
+        still running ``stop_wait`` seconds later."""
         for process in self.processes.values():
             if process.exitcode is None:
                 process.terminate()
-        deadline = time.monotonic() + STOP_WAIT
+        deadline = time.monotonic() + self.stop_wait
         for number, process in self.processes.items():
             process.join(max(0.0, deadline - time.monotonic()))
             if process.exitcode is None:
-                log.error("floor.worker_killed", worker=number, pid=process.pid, after_seconds=STOP_WAIT)
+                log.error("floor.worker_killed", worker=number, pid=process.pid, after_seconds=self.stop_wait)
                 process.kill()
                 process.join()
+            log.info("floor.worker_ended", worker=number, pid=process.pid, exitcode=process.exitcode)
         self.processes.clear()
 
 

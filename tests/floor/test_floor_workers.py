@@ -1,7 +1,9 @@
 """More than one floor process on one port (docs/floor.md, "More than one process";
 floor/workers.py): ``table-controller floor --workers N`` as a real process tree, a dead worker
-replaced, nothing left behind by a stop or by a supervisor killed by SIGKILL, workers that keep
-dying ending the floor, and a stream resumed on another floor process getting exactly the rest."""
+replaced and none outliving a supervisor killed by SIGKILL; the supervisor's stop, its SIGKILL
+of a worker that does not stop, and its giving up on workers that keep dying, with light
+workers (worker_targets.py); a stream resumed on another floor process getting exactly the
+rest; one worker serving in the command's own process and ending its streams at a stop."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 from sqlalchemy.engine import Engine
+from structlog.testing import capture_logs
 from typer.testing import CliRunner
 
 from table_controller.api.server import serving
@@ -25,10 +28,10 @@ from table_controller.cli import app as cli
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.floor.workers import EXIT_FAILING, EXIT_STOPPED, Workers
-from table_controller.storage import upgrade_to_head
 
 from .conftest import TABLES, add_people, put_tables
 from .test_floor_stream import Terminal, stored, write
+from .worker_targets import deaf_to_sigterm, exit_at_once, until_sigterm
 
 REPO = Path(__file__).resolve().parents[2]
 on_postgresql = pytest.mark.parametrize("empty_engine", ["postgresql"], indirect=True)
@@ -101,7 +104,8 @@ class Floor:
 
 
 @on_postgresql
-def test_workers_share_one_port_a_dead_one_is_replaced_and_a_stop_leaves_nothing(engine: Engine):
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
+def test_workers_share_one_port_a_dead_one_is_replaced_and_none_outlives_the_supervisor(engine: Engine):
     tokens = add_people(engine)
     put_tables(engine)
     floor = Floor(engine, workers=2)
@@ -128,52 +132,67 @@ def test_workers_share_one_port_a_dead_one_is_replaced_and_a_stop_leaves_nothing
         for _ in range(6):  # whichever worker takes the connection answers
             assert httpx.get(tables, headers=headers).status_code == 200
 
-        floor.process.send_signal(signal.SIGTERM)
-        assert floor.process.wait(30) == EXIT_STOPPED
-        floor.reader.join(10)
-        assert not any(_alive(pid) for pid in now)
-        # each of the two at the end stopped as asked, its streams and connections ended
-        assert sorted(line["pid"] for line in floor.logged("floor.worker_stopped")) == sorted(now)
+        floor.process.kill()  # the supervisor killed outright: its workers must not serve on
+        floor.process.wait(10)
+        _until(lambda: not any(_alive(pid) for pid in now), "the workers gone with their supervisor", 10)
     finally:
         if floor.process.poll() is None:
             floor.process.kill()
             floor.process.wait(10)
 
 
-@on_postgresql
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
-def test_the_workers_die_with_a_supervisor_killed_by_sigkill(engine: Engine):
-    upgrade_to_head(engine)
-    floor = Floor(engine, workers=2)
-    _until(lambda: len(floor.logged("floor.worker_started")) == 2, "two workers serving")
-    workers = floor.workers()
-    assert len(workers) == 2 and all(_alive(pid) for pid in workers)
-    floor.process.kill()
-    floor.process.wait(10)
-    _until(lambda: not any(_alive(pid) for pid in workers), "the workers gone with their supervisor", 10)
+def _stop_when_up(workers: Workers, folder: Path, count: int) -> threading.Thread:
+    """Ask ``workers`` to stop (as SIGTERM's handler does) once ``count`` of them said they are up."""
+
+    def stop() -> None:
+        _until(lambda: len(list(folder.iterdir())) == count, "the workers up")
+        workers.stop()
+
+    thread = threading.Thread(target=stop, daemon=True)
+    thread.start()
+    return thread
 
 
-def _exit_at_once(code: int, _number: int, _parent: int) -> None:  # runs in a spawned worker
-    sys.exit(code)
+def test_a_stop_asked_for_ends_every_worker_and_exits_0(tmp_path):
+    workers = Workers(2, until_sigterm, (str(tmp_path),))
+    _stop_when_up(workers, tmp_path, 2)
+    with capture_logs() as logs:
+        assert workers.run() == EXIT_STOPPED
+    ended = sorted(
+        (line["worker"], line["exitcode"]) for line in logs if line["event"] == "floor.worker_ended"
+    )
+    assert ended == [(0, 0), (1, 0)]  # each stopped as asked: SIGTERM, then its own exit
+    assert workers.processes == {} and not [line for line in logs if line["log_level"] == "error"]
+
+
+def test_a_worker_that_does_not_stop_when_asked_is_killed(tmp_path):
+    workers = Workers(1, deaf_to_sigterm, (str(tmp_path),), stop_wait=0.5)
+    _stop_when_up(workers, tmp_path, 1)
+    with capture_logs() as logs:
+        assert workers.run() == EXIT_STOPPED
+    assert [line["event"] for line in logs if line["event"].startswith("floor.worker_")] == [
+        "floor.worker_killed",
+        "floor.worker_ended",
+    ]
+    assert logs[-1]["exitcode"] == -signal.SIGKILL
 
 
 def test_workers_that_keep_dying_end_the_floor():
     """Each worker exits at once: the supervisor replaces them until more than ``deaths_allowed``
-    died within the window, then gives up with exit 1, logging why."""
-    workers = Workers(2, _exit_at_once, (3,), deaths_allowed=2)
-    assert workers.run() == EXIT_FAILING
+    died within the window, then gives up with exit 1, saying why."""
+    workers = Workers(2, exit_at_once, (3,), deaths_allowed=2)
+    with capture_logs() as logs:
+        assert workers.run() == EXIT_FAILING
+    events = [line["event"] for line in logs]
+    assert events.count("floor.worker_died") == 2 and events.count("floor.worker_replaced") == 2
+    [failing] = [line for line in logs if line["event"] == "floor.workers_failing"]
+    assert failing["deaths"] == 3 and failing["last_exitcode"] == 3
     assert workers.processes == {}  # every one joined: none left running
-
-
-def test_a_stop_asked_for_stops_the_workers_and_exits_0():
-    workers = Workers(1, _exit_at_once, (0,))
-    workers.stop()  # as SIGTERM's handler does, before the first look
-    assert workers.run() == EXIT_STOPPED
 
 
 def test_workers_must_be_at_least_one(tmp_path):
     with pytest.raises(ValueError, match="at least 1"):
-        Workers(0, _exit_at_once, (0,))
+        Workers(0, exit_at_once, (0,))
     config = tmp_path / "floor.toml"
     config.write_text('db_url = "sqlite:///floor.db"\nworkers = 0\n')
     result = CliRunner().invoke(cli, ["floor", "--config", str(config)])
