@@ -34,6 +34,15 @@ STEP_DELAY = "0.2"
 PILE_INTERVAL = "0.12"
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` is running (Linux /proc): neither gone nor a zombie."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return False
+
+
 def python(*args: str, **options) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, *args], cwd=REPO, **options)
 

@@ -19,6 +19,8 @@ from typer.testing import CliRunner, Result
 from table_controller.cli import app as cli_app
 from table_controller.storage import add_user, make_engine, open_store, sqlite_url, unit_of_work
 
+from .processes import alive
+
 REPO = Path(__file__).resolve().parents[2]
 TABLE_CONTROLLER = (sys.executable, "-m", "table_controller")
 
@@ -137,14 +139,6 @@ def test_without_a_shuffler_port_the_daemon_refuses_to_start(tmp_path):
     assert "no shuffler: set shuffler.url (TABLE_SHUFFLER__URL) or use --simulate" in result.stderr
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
-    except FileNotFoundError:
-        return False
-
-
 def _started_simulators(process: subprocess.Popen) -> tuple[list[int], list[dict]]:
     """Read the daemon's log lines until a round is settled; the simulators' pids."""
     lines = []
@@ -172,14 +166,14 @@ def _daemon(tmp_path: Path) -> subprocess.Popen:
 def test_sigterm_stops_cleanly_and_the_simulators_go_with_the_daemon(tmp_path):
     daemon = _daemon(tmp_path)
     pids, _ = _started_simulators(daemon)
-    assert len(pids) == 2 and all(_alive(pid) for pid in pids)
+    assert len(pids) == 2 and all(alive(pid) for pid in pids)
     daemon.send_signal(signal.SIGTERM)
     rest = daemon.stderr.read()
     daemon.stderr.close()
     assert daemon.wait(30) == 0
     stopped = [json.loads(line) for line in rest.splitlines() if line.startswith("{")]
     assert [line["reason"] for line in stopped if line["event"] == "daemon.stopped"] == ["stop requested"]
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(alive(pid) for pid in pids)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux")
@@ -190,9 +184,9 @@ def test_the_simulators_die_with_a_daemon_killed_by_sigkill(tmp_path):
     daemon.wait(10)
     daemon.stderr.close()
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_alive(pid) for pid in pids)
+    assert not any(alive(pid) for pid in pids)
 
 
 def test_a_store_that_cannot_be_reached_stops_the_start_with_a_clear_message(tmp_path):

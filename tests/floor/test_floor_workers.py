@@ -29,20 +29,12 @@ from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.floor.workers import EXIT_FAILING, EXIT_STOPPED, Workers
 
+from ..daemon.processes import alive, python
 from .conftest import TABLES, add_people, put_tables
 from .test_floor_stream import Terminal, stored, write
 from .worker_targets import deaf_to_sigterm, exit_at_once, until_sigterm
 
-REPO = Path(__file__).resolve().parents[2]
 on_postgresql = pytest.mark.parametrize("empty_engine", ["postgresql"], indirect=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def _until(condition, what: str, timeout: float = 30.0):
@@ -60,20 +52,9 @@ class Floor:
     gathered as they come."""
 
     def __init__(self, engine: Engine, workers: int) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "table_controller",
-                "floor",
-                "--db-url",
-                engine.url.render_as_string(hide_password=False),
-                "--port",
-                "0",
-                "--workers",
-                str(workers),
-            ],
-            cwd=REPO,
+        url = engine.url.render_as_string(hide_password=False)
+        self.process = python(
+            *("-m", "table_controller", "floor", "--db-url", url, "--port", "0", "--workers", str(workers)),
             env={**os.environ, "FLOOR_LOG_FORMAT": "json"},
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -112,7 +93,7 @@ def test_workers_share_one_port_a_dead_one_is_replaced_and_none_outlives_the_sup
     try:
         _until(lambda: len(floor.logged("floor.worker_started")) == 2, "two workers serving")
         first = floor.workers()
-        assert len(first) == 2 and all(_alive(pid) for pid in first)
+        assert len(first) == 2 and all(alive(pid) for pid in first)
         assert {line["pid"] for line in floor.logged("floor.worker_started")} == first
         headers = {"Authorization": f"Bearer {tokens['cy']}"}
         tables = f"{floor.url}/api/floor/tables"
@@ -128,13 +109,13 @@ def test_workers_share_one_port_a_dead_one_is_replaced_and_none_outlives_the_sup
         now = floor.workers()
         assert len(now) == 2 and killed not in now and replaced[0]["pid"] in now
         _until(lambda: len(floor.logged("floor.worker_started")) == 3, "the new worker serving")
-        assert all(_alive(pid) for pid in now)
+        assert all(alive(pid) for pid in now)
         for _ in range(6):  # whichever worker takes the connection answers
             assert httpx.get(tables, headers=headers).status_code == 200
 
         floor.process.kill()  # the supervisor killed outright: its workers must not serve on
         floor.process.wait(10)
-        _until(lambda: not any(_alive(pid) for pid in now), "the workers gone with their supervisor", 10)
+        _until(lambda: not any(alive(pid) for pid in now), "the workers gone with their supervisor", 10)
     finally:
         if floor.process.poll() is None:
             floor.process.kill()
