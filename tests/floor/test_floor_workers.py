@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +29,7 @@ from table_controller.cli import app as cli
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.floor.workers import EXIT_FAILING, EXIT_STOPPED, Workers
+from table_controller.storage import sqlite_url
 
 from ..daemon.processes import alive, python
 from .conftest import TABLES, add_people, put_tables
@@ -236,3 +238,11 @@ def test_one_worker_is_the_process_itself_and_a_stop_ends_its_open_stream(engine
         if floor.process.poll() is None:
             floor.process.kill()
             floor.process.wait(10)
+
+
+def test_a_port_it_cannot_have_is_exit_2_naming_it(tmp_path):
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(cli, ["floor", "--db-url", sqlite_url(tmp_path), "--port", str(port)])
+    assert result.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}:" in result.stderr and "in use" in result.stderr, result.stderr
