@@ -351,36 +351,29 @@ def floor_command(
         typer.echo(_settings_error(error), err=True)
         raise typer.Exit(2) from None
     configure_logging(settings.log_format, settings.log_level)
-    try:
-        engine = open_store(settings.db_url)  # migrated here, once, before any worker starts
-        read_engine = None if settings.read_db_url is None else open_read_store(settings.read_db_url)
+    try:  # each floor process opens engines of its own: these only migrate and check
+        open_store(settings.db_url).dispose()  # migrated here, once, before any floor process serves
+        if settings.read_db_url is not None:
+            open_read_store(settings.read_db_url).dispose()
     except (StorageError, SQLAlchemyError) as error:
         log.error("floor.store_unavailable", error=str(error))
         typer.echo(f"cannot open the store: {error}", err=True)
         raise typer.Exit(1) from None
     try:
-        try:
-            sock = listen(settings.host, settings.port)
-        except OSError as error:
-            log.error("floor.cannot_listen", host=settings.host, port=settings.port, error=str(error))
-            typer.echo(f"cannot listen on {settings.host}:{settings.port}: {error}", err=True)
-            raise typer.Exit(2) from None
+        sock = listen(settings.host, settings.port)
+    except OSError as error:
+        log.error("floor.cannot_listen", host=settings.host, port=settings.port, error=str(error))
+        typer.echo(f"cannot listen on {settings.host}:{settings.port}: {error}", err=True)
+        raise typer.Exit(2) from None
+    with sock:
         url = floor_url(settings, sock)
         typer.echo(f"floor listening on {url}")
         log.info("floor.listening", url=url, workers=settings.workers)
         if settings.workers == 1:
-            serve_floor(settings, engine, read_engine, sock)
+            serve_floor(settings, sock)
             code = 0
-        else:  # the workers open their own engines
-            engine.dispose()
-            if read_engine is not None:
-                read_engine.dispose()
+        else:
             code = Workers(settings.workers, floor_worker, (settings.model_dump(), sock)).run()
-        sock.close()
-    finally:
-        engine.dispose()
-        if read_engine is not None:
-            read_engine.dispose()
     raise typer.Exit(code)
 
 

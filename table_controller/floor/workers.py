@@ -31,12 +31,11 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 import structlog
-from sqlalchemy.engine import Engine
 
 from ..api.server import make_server
 from ..children import die_with_parent
 from ..logs import configure_logging
-from ..storage import make_engine
+from ..storage import make_engine, open_read_store
 from .app import create_floor_app
 from .settings import FloorSettings
 
@@ -65,31 +64,32 @@ def floor_url(settings: FloorSettings, sock: socket.socket) -> str:
     return f"{'https' if settings.http.tls_certfile else 'http'}://{shown}:{port}"
 
 
-def serve_floor(
-    settings: FloorSettings,
-    engine: Engine,
-    read_engine: Engine | None,
-    sock: socket.socket,
-    *,
-    parent: int | None = None,
-) -> None:
-    """Serve the floor on the bound ``sock`` until SIGINT or SIGTERM (or, with ``parent``, until
-    that process is gone): the one process of ``workers = 1``, and each worker's body."""
-    server = make_server(
-        create_floor_app(settings, engine, read_engine),
-        host=settings.host,
-        port=settings.port,
-        edge=settings.http,
-    )
+def serve_floor(settings: FloorSettings, sock: socket.socket, *, parent: int | None = None) -> None:
+    """Serve the floor on the bound ``sock``, on engines of its own (the store already migrated by
+    the command), until SIGINT or SIGTERM (or, with ``parent``, until that process is gone): the
+    one process of ``workers = 1``, and each worker's body."""
+    engine = make_engine(settings.db_url)
+    read_engine = None if settings.read_db_url is None else open_read_store(settings.read_db_url)
+    try:
+        server = make_server(
+            create_floor_app(settings, engine, read_engine),
+            host=settings.host,
+            port=settings.port,
+            edge=settings.http,
+        )
 
-    def stop(_signum: int, _frame: Any) -> None:  # the server leaves signals to its owner: here
-        server.should_exit = True
+        def stop(_signum: int, _frame: Any) -> None:  # the server leaves signals to its owner: here
+            server.should_exit = True
 
-    for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, stop)
-    if parent is not None:
-        threading.Thread(target=_stop_when_orphaned, args=(server, parent), daemon=True).start()
-    server.run(sockets=[sock])
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, stop)
+        if parent is not None:
+            threading.Thread(target=_stop_when_orphaned, args=(server, parent), daemon=True).start()
+        server.run(sockets=[sock])
+    finally:
+        engine.dispose()
+        if read_engine is not None:
+            read_engine.dispose()
 
 
 def _stop_when_orphaned(server: Any, parent: int) -> None:  # pragma: no cover - runs in a worker
@@ -106,21 +106,16 @@ def floor_worker(  # pragma: no cover - runs in a worker
     values: dict[str, Any], sock: socket.socket, number: int, parent: int
 ) -> None:
     """One worker process: a whole floor on the supervisor's socket, with the supervisor's settings
-    (``values``: a ``FloorSettings`` dump; its store already migrated by the supervisor)."""
+    (``values``: a ``FloorSettings`` dump)."""
     if sys.platform.startswith("linux"):
         die_with_parent()
     settings = FloorSettings(**values)
     configure_logging(settings.log_format, settings.log_level)
     structlog.contextvars.bind_contextvars(worker=number)
-    engine = make_engine(settings.db_url)
-    read_engine = None if settings.read_db_url is None else make_engine(settings.read_db_url)
     log.info("floor.worker_started", pid=os.getpid())
     try:
-        serve_floor(settings, engine, read_engine, sock, parent=parent)
+        serve_floor(settings, sock, parent=parent)
     finally:
-        engine.dispose()
-        if read_engine is not None:
-            read_engine.dispose()
         log.info("floor.worker_stopped", pid=os.getpid())
 
 
