@@ -3,12 +3,13 @@
 The simulators run as their own processes (``python -m simulators ... --pty``), so the devices
 outlive the daemon as real ones do. ``table-controller run`` plays against them on a temporary
 data folder with a step delay; the test reads its JSON log lines and kills it with SIGKILL while
-round N is in the N-th chosen phase; the next start on the same folder must resume round N in
-that phase, complete it, and play on to round N+1, killed at the next point. Two chains of
-kills cover every phase (a pair of simulators and one ``audit verify`` each). For each round
-the test checks that it was settled exactly once, that its wagers and all 53 cards are there
-exactly once, that the dice were not rolled again and the deck dealt once, and that the chain is
-whole. The whole matrix runs on SQLite, one representative phase on PostgreSQL.
+the round it opened is in the next chosen phase; the next start on the same folder must resume
+that round in that phase, complete it, and open one of its own, killed at the next point (a kill
+that lands after the round moved on is tried again in the next round). Two chains of kills cover
+every phase (a pair of simulators and one ``audit verify`` each). For each round the test checks
+that it was settled exactly once, that its wagers and all 53 cards are there exactly once, that
+the dice were not rolled again and the deck dealt once, and that the chain is whole. The whole
+matrix runs on SQLite, one representative phase on PostgreSQL.
 """
 
 from __future__ import annotations
@@ -56,31 +57,44 @@ def _player_banked(line: dict) -> bool:
     return event_is("round.opened")(line) and line.get("banker_seat", 1) != 1
 
 
+ATTEMPTS = 4  # tries at one kill point before the test gives up (see _kill_chain)
+
+
 def _kill_chain(store: Store, tmp_path: Path, points: list[str], *, banked: bool = False) -> None:
-    """Kill round N at the N-th point; ``banked``: the N-th player-banked round (the house's
-    turns in between play through)."""
-    kills: list[Kill] = []
+    """Kill a round at each point in turn, each time in the next round a new daemon opens (with
+    ``banked``, the next round a player banks; the house's turns in between play through).
+
+    The test sees the kill point in the daemon's log and kills it then; the daemon's next step
+    is a step delay away, but on a loaded machine the kill can land after it. That kill is not
+    the one wanted: the round was in a later phase. It still has to resume and settle once (every
+    round is checked below), and the point is tried again in the next round, up to ``ATTEMPTS``
+    times."""
+    kills: list[tuple[Kill, int]] = []  # each on its point, with its resumer's index in daemons
     daemons: list[Daemon] = []
+    late: list[str] = []
     sims = Simulators().start(tmp_path)
     try:
-        for number, point in enumerate(points, start=1):
+        for point in points:
             trigger, phase = KILL_POINTS[point]
-            daemon = Daemon(store.args, sims.ports, tmp_path / f"daemon-{number}.log", rounds=100)
-            daemons.append(daemon)
-            try:
-                round_id = daemon.wait_for(_player_banked)["round_id"] if banked else f"table-1-{number}"
-                daemon.wait_for(lambda line, t=trigger, r=round_id: t(line) and line.get("round_id") == r)
-            finally:
-                daemon.kill()
-            assert store.rows(f"SELECT phase FROM rounds WHERE round_id = '{round_id}'") == [(phase,)]
-            kills.append(
-                Kill(
-                    round_id,
-                    phase,
-                    store.events("device.dice-shaker.rolled", round_id),
-                    store.events("device.shuffler.pile-dealt", round_id),
-                )
-            )
+            for _attempt in range(ATTEMPTS):
+                log_path = tmp_path / f"daemon-{len(daemons) + 1}.log"
+                daemon = Daemon(store.args, sims.ports, log_path, rounds=100)
+                daemons.append(daemon)
+                opened = _player_banked if banked else event_is("round.opened")
+                try:
+                    round_id = daemon.wait_for(opened)["round_id"]
+                    daemon.wait_for(lambda line, t=trigger, r=round_id: t(line) and line.get("round_id") == r)
+                finally:
+                    daemon.kill()
+                [(found,)] = store.rows(f"SELECT phase FROM rounds WHERE round_id = '{round_id}'")
+                if found == phase:
+                    rolls = store.events("device.dice-shaker.rolled", round_id)
+                    piles = store.events("device.shuffler.pile-dealt", round_id)
+                    kills.append((Kill(round_id, phase, rolls, piles), len(daemons)))
+                    break
+                late.append(f"{point}: {round_id} was {found} ({daemon.log_path.name})")
+            else:
+                pytest.fail(f"each of {ATTEMPTS} kills at {point} came after the next step: {late}")
         last = Daemon(store.args, sims.ports, tmp_path / "daemon-last.log", rounds=1)
         daemons.append(last)
         assert last.finish() == 0, f"see {last.log_path}"
@@ -88,18 +102,33 @@ def _kill_chain(store: Store, tmp_path: Path, points: list[str], *, banked: bool
         sims.stop()
 
     assert store.rows("SELECT count(*) FROM rounds WHERE phase <> 'closed'") == [(0,)]
-    if not banked:
-        assert store.rows("SELECT count(*) FROM rounds") == [(len(points),)]
-    for kill, resumer in zip(kills, daemons[1:], strict=True):
-        _check_round(store, kill, resumer)
+    round_ids = [r for (r,) in store.rows("SELECT round_id FROM rounds")]
+    if not banked and not late:
+        assert len(round_ids) == len(daemons) - 1  # one round opened by each killed daemon
+    for round_id in round_ids:
+        _check_settled_once(store, round_id)
+    for kill, resumer in kills:
+        _check_resumed(kill, daemons[resumer], store)
     _check_verify(store)
 
 
-def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
+def _check_resumed(kill: Kill, resumer: Daemon, store: Store) -> None:
+    """The next start resumed the round in the phase it was killed in, and what the devices had
+    done before the kill was kept, not done again."""
     round_id = kill.round_id
     resumed = [line for line in resumer.lines if line["event"] == "round.resuming"]
     where = f"see {resumer.log_path}"
     assert [(line["round_id"], line["phase"]) for line in resumed] == [(round_id, kill.phase)], where
+    [rolled] = store.events("device.dice-shaker.rolled", round_id)
+    if kill.rolls:
+        assert kill.rolls == [rolled]
+    [dealt] = store.events("piles.dealt", round_id)
+    assert [p["cards"] for p in kill.piles] == dealt["piles"][: len(kill.piles)]
+
+
+def _check_settled_once(store: Store, round_id: str) -> None:
+    """A round closed and settled once, with its wagers and its 53 cards once each, the dice
+    shaken once and the deck dealt once, across whatever kill it went through."""
     rows = store.rows(f"SELECT phase, voided FROM rounds WHERE round_id = '{round_id}'")
     assert rows == [("closed", False)], round_id
     assert len(store.events("round.settled", round_id)) == 1, round_id
@@ -117,15 +146,12 @@ def _check_round(store: Store, kill: Kill, resumer: Daemon) -> None:
     assert len(cards) == len(set(cards)) == 7 * (len(wagers) + 1 + len(houses)), round_id
     if opened.get("bank") is not None:
         _check_bank(store, round_id, opened["bank"])
-    # one shake in all: the dice were not re-rolled after the kill
+    # one shake in all: the dice were not re-rolled after a kill
     [rolled] = store.events("device.dice-shaker.rolled", round_id)
     [dice] = store.events("dice.rolled", round_id)
     assert dice["faces"] == rolled["faces"] and dice["roll_id"].endswith(f":{rolled['roll_id']}")
-    if kill.rolls:
-        assert kill.rolls == [rolled]
     piles = [p["pile"] for p in store.events("device.shuffler.pile-dealt", round_id)]
-    assert piles == [1, 2, 3, 4, 5, 6, 7], round_id  # every pile stored once, across the kill
-    assert [p["cards"] for p in kill.piles] == dealt["piles"][: len(kill.piles)]
+    assert piles == [1, 2, 3, 4, 5, 6, 7], round_id  # every pile stored once, across a kill
     commands = store.events("device.shuffler.command", round_id)
     assert len([c for c in commands if c["command"] == "deal"]) == 1, round_id  # one deal in all
 
