@@ -88,12 +88,14 @@ class HistoryParams(BaseModel):
         )
 
 
-HistoryQuery = Annotated[HistoryParams, Depends(query_reader(HistoryParams))]
+HistoryParamsDep = Annotated[HistoryParams, Depends(query_reader(HistoryParams))]
 HISTORY_PARAMETERS = {"parameters": query_parameters(HistoryParams)}
 
 
 @router.get("", response_model=RoundPage, responses=responses(), openapi_extra=HISTORY_PARAMETERS)
-async def list_rounds(_: AuditDep, service: ServiceDep, store: StoreDep, query: HistoryQuery) -> RoundPage:
+async def list_rounds(
+    _: AuditDep, service: ServiceDep, store: StoreDep, query: HistoryParamsDep
+) -> RoundPage:
     """Round history with filters, newest first (or oldest), by pages of at most 200."""
     rounds, next_cursor = await store.read(
         history_page,

@@ -20,7 +20,7 @@ from ...api.deps import AuditDep, ReadTableDep, StoreDep
 from ...api.errors import responses
 from ...api.history import history_page, round_detail, round_replay
 from ...api.models.rounds import ReplayPublic, RoundDetailPublic, RoundPage
-from ...api.routers.rounds import HISTORY_PARAMETERS, HistoryQuery, RoundId
+from ...api.routers.rounds import HISTORY_PARAMETERS, HistoryParamsDep, RoundId
 from ...storage.floor_tables import PIT_MAX
 from ..deps import ScopeDep, not_on_floor
 from ..models import FloorTablePublic
@@ -78,7 +78,7 @@ async def get_tables(
     openapi_extra=HISTORY_PARAMETERS,
 )
 async def list_rounds(
-    _: AuditDep, scope: ScopeDep, store: StoreDep, table_id: TableId, query: HistoryQuery
+    _: AuditDep, scope: ScopeDep, store: StoreDep, table_id: TableId, query: HistoryParamsDep
 ) -> RoundPage:
     """The table's round history, as the table's ``GET /api/rounds``."""
     rounds, next_cursor = await store.read(
