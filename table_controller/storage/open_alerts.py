@@ -41,7 +41,14 @@ class OpenAlerts:
         ids = list(table_ids)
         with self._lock:
             seen = {table_id: self._seen.get(table_id, 0) for table_id in ids}
-            for event in alert_events_after(session, after=seen):
+        # Read without the lock: the floor's worker threads would otherwise queue behind one
+        # another's round trip. Two readers may read the same new events; each is applied once,
+        # in seq order, because one at or below a table's last applied seq is skipped.
+        events = alert_events_after(session, after=seen)
+        with self._lock:
+            for event in events:
+                if event.seq <= self._seen.get(event.table_id, 0):
+                    continue  # another reader applied it already
                 found = self._open.setdefault(event.table_id, {})
                 if event.kind == RAISED:
                     found[event.seq] = Alert(event, None)
@@ -49,6 +56,5 @@ class OpenAlerts:
                     found.pop(int(event.payload_data()["alert_seq"]), None)
                 self._seen[event.table_id] = event.seq
             return {table_id: dict(self._open.get(table_id, {})) for table_id in ids}
-
 
 __all__ = ["OpenAlerts"]

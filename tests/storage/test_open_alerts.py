@@ -120,3 +120,28 @@ def test_newest_first_is_the_order_the_floor_lists_alerts_in(engine: Engine):
     ordered = newest_first(alert for found in cached.values() for alert in found.values())
     assert [(a.event.table_id, a.seq) for a in ordered] == [(a.event.table_id, a.seq) for a in listed]
     assert [(a.event.table_id, a.seq) for a in ordered][:3] == [("T2", 2), ("T1", 2), ("T1", 1)]
+
+
+def test_a_reader_with_an_older_snapshot_does_not_reopen_what_a_newer_one_closed(engine: Engine, monkeypatch):
+    """Readers read without the cache's lock: here one reads its new events, then another, on a
+    newer snapshot, reads and applies an acknowledgement, and only then does the first apply
+    what it read. The alert it read as raised stays closed, and is applied once."""
+    import table_controller.storage.open_alerts as module
+
+    cache = OpenAlerts()
+    assert _open(cache, engine, "T1") == {"T1": []}
+    misdeal = _raise(engine, "T1", "misdeal", 1)
+    real = module.alert_events_after
+    newer: dict[str, list[tuple[int, str]]] = {}
+
+    def read_then_overtaken(session, *, after):
+        events = real(session, after=after)  # the older snapshot: the misdeal raised, no more
+        _acknowledge(engine, "T1", misdeal)
+        monkeypatch.setattr(module, "alert_events_after", real)
+        newer.update(_open(cache, engine, "T1"))  # the newer reader applies the acknowledgement
+        return events
+
+    monkeypatch.setattr(module, "alert_events_after", read_then_overtaken)
+    assert _open(cache, engine, "T1") == {"T1": []} == newer
+    fault = _raise(engine, "T1", "device-fault", 2)
+    assert _open(cache, engine, "T1") == {"T1": [(fault, "device-fault")]} == {"T1": _listed(engine, "T1")}
