@@ -11,6 +11,7 @@ Each test gets its own schema (dropped after).
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 from table_controller.storage import current_revision, head_revision, make_engine, sqlite_url, upgrade_to_head
+from table_controller.storage.engine import sqlite_path
 
 POSTGRES_URL_ENV = "TABLE_TEST_POSTGRES_URL"
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -104,8 +106,23 @@ def empty_engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Eng
 
 
 @pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to head by ``upgrade_to_head``, once per test process (see ``engine``)."""
+    folder = tmp_path_factory.mktemp("sqlite-template")
+    engine = make_engine(sqlite_url(folder))
+    try:
+        upgrade_to_head(engine)
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()  # the last connection closed: the write-ahead log is checkpointed into the file
+    path = sqlite_path(sqlite_url(folder))
+    assert path is not None and not path.with_name(path.name + "-wal").exists()
+    return path
+
+
+@pytest.fixture(scope="session")
 def migration_sql() -> dict[str, list[tuple[str, Any]]]:
-    """Per backend, the SQL the migration to head ran, recorded once (see ``engine``)."""
+    """The SQL the migration to head ran on PostgreSQL, recorded once (see ``engine``)."""
     return {}
 
 
@@ -125,13 +142,21 @@ def _record_migration(engine: Engine) -> list[tuple[str, Any]]:
 
 
 @pytest.fixture
-def engine(empty_engine: Engine, migration_sql: dict[str, list[tuple[str, Any]]]) -> Engine:
+def engine(empty_engine: Engine, request: pytest.FixtureRequest) -> Engine:
     """An engine on a database migrated to head.
 
-    The first test of each backend runs ``upgrade_to_head`` and records its SQL; later tests
-    replay that SQL into their fresh database in one transaction (same schema, a tenth of
-    the time). ``test_migrations.py`` runs the real migration from empty on every backend.
+    SQLite: a copy of a file ``upgrade_to_head`` migrated once per test process (about 1 ms,
+    against 25-30 ms to replay the migration's SQL). PostgreSQL: the first test runs
+    ``upgrade_to_head`` and records its SQL; later tests replay that SQL into their fresh schema
+    in one transaction (same schema, a tenth of the time). ``test_migrations.py`` runs the real
+    migration from empty on every backend.
     """
+    if empty_engine.dialect.name == "sqlite":
+        path = sqlite_path(str(empty_engine.url))
+        assert path is not None and not path.exists(), "the test's SQLite file is new"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        return empty_engine
+    migration_sql: dict[str, list[tuple[str, Any]]] = request.getfixturevalue("migration_sql")
     backend = empty_engine.dialect.name
     if backend not in migration_sql:
         migration_sql[backend] = _record_migration(empty_engine)
