@@ -59,6 +59,41 @@ def encode_position(last: Vector) -> str:
     return ",".join(f"{table_id}:{seq}" for table_id, seq in sorted(last.items()))
 
 
+class Position:
+    """A stream's position and its SSE id (``encode_position``), kept up to date as it moves.
+
+    Every event sent carries the id, and an event moves one table: that table's ``table:seq``
+    is formatted again and the parts joined, instead of the whole vector sorted and formatted
+    for each event of each stream (docs/floor.md, Speed)."""
+
+    def __init__(self, last: Vector) -> None:
+        self.last: Vector = dict(last)
+        self._parts: list[str] = []
+        self._index: dict[str, int] = {}
+        self._reorder()
+
+    def _reorder(self) -> None:
+        order = sorted(self.last)
+        self._index = {table_id: index for index, table_id in enumerate(order)}
+        self._parts = [f"{table_id}:{self.last[table_id]}" for table_id in order]
+
+    def join(self, table_id: str, seq: int) -> None:
+        """A table the stream now follows, from ``seq`` (a table already followed keeps its own)."""
+        if table_id not in self.last:
+            self.last[table_id] = seq
+            self._reorder()
+
+    def advance(self, table_id: str, seq: int) -> None:
+        """The table's event ``seq`` was read."""
+        if table_id not in self._index:
+            self.join(table_id, seq)
+        self.last[table_id] = seq
+        self._parts[self._index[table_id]] = f"{table_id}:{seq}"
+
+    def encode(self) -> str:
+        return ",".join(self._parts)
+
+
 def parse_position(value: str | None, what: str) -> Vector | None:
     """A position given back (``Last-Event-ID`` or ``?after=``); None for none; 422 if malformed."""
     if value is None or value == "":
@@ -92,7 +127,7 @@ def _in_time_order(found: list[EventPublic]) -> list[EventPublic]:
 async def _events(
     hub: FloorHub,
     visible: Callable[[], list[str]],
-    last: Vector,
+    position: Position,
     with_devices: bool,
     follow: bool,
     still_valid: Valid,
@@ -114,17 +149,16 @@ async def _events(
                 yield b": credentials revoked\n\n"
                 return
         for table_id in visible():  # a table that joined the floor: from when the hub found it
-            last.setdefault(table_id, hub.since.get(table_id, 0))
+            position.join(table_id, hub.since.get(table_id, 0))
+        last = position.last
         batch = hub.after(last)
         if batch is None:
             batch = _in_time_order(await anyio.to_thread.run_sync(hub.read_store, dict(last)))
         frames = []
         for found in batch:
-            last[found.table_id] = found.seq
+            position.advance(found.table_id, found.seq)
             if with_devices or not found.kind.startswith("device."):
-                frames.append(
-                    b"id: %s\ndata: %s\n\n" % (encode_position(last).encode(), hub.data(found, _data))
-                )
+                frames.append(b"id: %s\ndata: %s\n\n" % (position.encode().encode(), hub.data(found, _data)))
         if frames:
             yield b"".join(frames)  # a terminal that is behind gets its events in one write
             quiet_since = time.monotonic()
@@ -195,7 +229,9 @@ async def stream(
     else:  # a table the position does not name: from when the hub started following it
         last = {table_id: given.get(table_id, hub.since.get(table_id, 0)) for table_id in tables}
     return StreamingResponse(
-        _events(hub, visible, last, who.role is Role.SURVEILLANCE, follow, token_check(request, who)),
+        _events(
+            hub, visible, Position(last), who.role is Role.SURVEILLANCE, follow, token_check(request, who)
+        ),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
