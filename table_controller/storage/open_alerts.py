@@ -57,4 +57,5 @@ class OpenAlerts:
                 self._seen[event.table_id] = event.seq
             return {table_id: dict(self._open.get(table_id, {})) for table_id in ids}
 
+
 __all__ = ["OpenAlerts"]
