@@ -121,9 +121,9 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def migration_sql() -> dict[str, list[tuple[str, Any]]]:
-    """The SQL the migration to head ran on PostgreSQL, recorded once (see ``engine``)."""
-    return {}
+def migration_sql() -> list[tuple[str, Any]]:
+    """The SQL the migration to head ran on PostgreSQL, recorded by the first test (see ``engine``)."""
+    return []
 
 
 def _record_migration(engine: Engine) -> list[tuple[str, Any]]:
@@ -156,13 +156,12 @@ def engine(empty_engine: Engine, request: pytest.FixtureRequest) -> Engine:
         assert path is not None and not path.exists(), "the test's SQLite file is new"
         shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
         return empty_engine
-    migration_sql: dict[str, list[tuple[str, Any]]] = request.getfixturevalue("migration_sql")
-    backend = empty_engine.dialect.name
-    if backend not in migration_sql:
-        migration_sql[backend] = _record_migration(empty_engine)
+    recorded: list[tuple[str, Any]] = request.getfixturevalue("migration_sql")
+    if not recorded:
+        recorded.extend(_record_migration(empty_engine))
     else:
         with empty_engine.begin() as connection:
-            for statement, parameters in migration_sql[backend]:
+            for statement, parameters in recorded:
                 connection.exec_driver_sql(statement, parameters if parameters else None)
     assert current_revision(empty_engine) == head_revision()
     return empty_engine

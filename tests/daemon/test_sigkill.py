@@ -72,6 +72,7 @@ def _kill_chain(store: Store, tmp_path: Path, points: list[str], *, banked: bool
     kills: list[tuple[Kill, int]] = []  # each on its point, with its resumer's index in daemons
     daemons: list[Daemon] = []
     late: list[str] = []
+    opened = _player_banked if banked else event_is("round.opened")
     sims = Simulators().start(tmp_path)
     try:
         for point in points:
@@ -80,7 +81,6 @@ def _kill_chain(store: Store, tmp_path: Path, points: list[str], *, banked: bool
                 log_path = tmp_path / f"daemon-{len(daemons) + 1}.log"
                 daemon = Daemon(store.args, sims.ports, log_path, rounds=100)
                 daemons.append(daemon)
-                opened = _player_banked if banked else event_is("round.opened")
                 try:
                     round_id = daemon.wait_for(opened)["round_id"]
                     daemon.wait_for(lambda line, t=trigger, r=round_id: t(line) and line.get("round_id") == r)

@@ -6,11 +6,17 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from table_controller.floor.routers.stream import Position, encode_position, parse_position
+from table_controller.floor.hub import Vector
+from table_controller.floor.routers.stream import Position, parse_position
 
 TABLES = st.sampled_from(["t1", "t2", "t10", "bacc-3", "pg.7", "A_1"])
 SEQS = st.integers(min_value=0, max_value=10**15 - 1)
 STEPS = st.lists(st.tuples(st.sampled_from(["join", "advance"]), TABLES, SEQS), max_size=40)
+
+
+def encode_position(vector: Vector) -> str:
+    """The id of a whole vector, formatted from scratch: the reference the kept id must equal."""
+    return ",".join(f"{table_id}:{seq}" for table_id, seq in sorted(vector.items()))
 
 
 @given(start=st.dictionaries(TABLES, SEQS), steps=STEPS)

@@ -54,13 +54,9 @@ _LAST_EVENT_ID_PARAMETER = {
 }
 
 
-def encode_position(last: Vector) -> str:
-    """The stream's position as an SSE id: ``table:seq`` of each table, sorted, comma-separated."""
-    return ",".join(f"{table_id}:{seq}" for table_id, seq in sorted(last.items()))
-
-
 class Position:
-    """A stream's position and its SSE id (``encode_position``), kept up to date as it moves.
+    """A stream's position and its SSE id, ``table:seq`` of each table, sorted by table,
+    comma-separated (module docstring), kept up to date as it moves.
 
     Every event sent carries the id, and an event moves one table: that table's ``table:seq``
     is formatted again and the parts joined, instead of the whole vector sorted and formatted
@@ -68,14 +64,12 @@ class Position:
 
     def __init__(self, last: Vector) -> None:
         self.last: Vector = dict(last)
-        self._parts: list[str] = []
-        self._index: dict[str, int] = {}
         self._reorder()
 
     def _reorder(self) -> None:
         order = sorted(self.last)
-        self._index = {table_id: index for index, table_id in enumerate(order)}
-        self._parts = [f"{table_id}:{self.last[table_id]}" for table_id in order]
+        self._index: dict[str, int] = {table_id: index for index, table_id in enumerate(order)}
+        self._parts: list[str] = [f"{table_id}:{self.last[table_id]}" for table_id in order]
 
     def join(self, table_id: str, seq: int) -> None:
         """A table the stream now follows, from ``seq`` (a table already followed keeps its own)."""
