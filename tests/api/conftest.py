@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -22,6 +21,7 @@ from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, make_engine, sqlite_url, unit_of_work, upgrade_to_head
 
+from ..live_client import live_client
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
 
 ROLES = ("dealer", "pit", "surveillance", "admin")
@@ -79,7 +79,7 @@ def served_api(
         service = TableService(settings, engine)
         tokens = add_people(engine)
         app = create_app(settings, service, engine, poll_interval=poll_interval)
-        with serving(app) as base, httpx.Client(base_url=base, timeout=timeout) as client:
+        with serving(app) as base, live_client(base_url=base, timeout=timeout) as client:
             yield Served(app, base, Api(client, service, engine, tokens))  # type: ignore[arg-type]
     finally:
         engine.dispose()

@@ -20,7 +20,6 @@ from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
-import httpx
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
@@ -42,6 +41,7 @@ from table_controller.storage import make_engine, sqlite_url, upgrade_to_head, v
 from table_controller.storage.session import read_snapshot
 from table_controller.table_state import DeckCheck
 
+from ..live_client import live_client
 from .conftest import ROLES, add_people
 
 ANSWERS = {200, 201, 401, 403, 409, 422, 503}
@@ -77,7 +77,7 @@ class ApiMachine(RuleBasedStateMachine):
         self.service = TableService(self.settings, self.engine)
         app = create_app(self.settings, self.service, self.engine, poll_interval=0.05)
         base = self.stack.enter_context(serving(app))
-        self.client = self.stack.enter_context(httpx.Client(base_url=base, timeout=10))
+        self.client = self.stack.enter_context(live_client(base_url=base, timeout=10))
 
     def teardown(self) -> None:
         try:

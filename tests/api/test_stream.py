@@ -16,6 +16,7 @@ from table_controller.settings import TableSettings
 from table_controller.storage import list_events
 from table_controller.storage.session import read_snapshot
 
+from ..live_client import live_client
 from .conftest import WAGERS, Api, add_people, play_round
 
 
@@ -63,7 +64,7 @@ def served(engine) -> Iterator[tuple[str, Api]]:
     service = TableService(settings, engine)
     tokens = add_people(engine)
     app = create_app(settings, service, engine, poll_interval=0.02)
-    with serving(app) as base, httpx.Client(base_url=base) as client:
+    with serving(app) as base, live_client(base_url=base) as client:
         yield base, Api(client, service, engine, tokens)  # type: ignore[arg-type]
 
 

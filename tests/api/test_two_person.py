@@ -21,6 +21,7 @@ from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, unit_of_work, verify_chain
 from table_controller.storage.session import read_snapshot
 
+from ..live_client import live_client
 from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, deal_round, make_api, play_round
 
 TOTAL = 3500  # WAGERS: 2500 + 1000 cents
@@ -401,7 +402,7 @@ def test_second_pit_users_confirming_at_once_do_it_once(engine):
             tokens[name] = add_user(session, name=name, role="pit")
     with (
         serving(create_app(settings, service, engine)) as base,
-        httpx.Client(base_url=base, timeout=30) as client,
+        live_client(base_url=base, timeout=30) as client,
     ):
 
         def call(path: str, who: str, body: dict | None = None) -> httpx.Response:
