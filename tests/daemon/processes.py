@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 
 from sqlalchemy import text
@@ -150,7 +151,10 @@ class Daemon:
         with self._stderr.open() as stderr, self.log_path.open("a") as log:
             partial = ""
             while True:
-                exited = not self.process.is_alive()
+                # whether the sentinel is readable, not ``is_alive()``: a forkserver child's
+                # ``poll`` is not thread-safe, and one run alongside the test's ``join`` can read
+                # the exit status the other just took, find the pipe empty and report 255
+                exited = bool(wait([self.process.sentinel], 0))
                 chunk = stderr.read()
                 partial += chunk
                 *whole, partial = partial.split("\n")
