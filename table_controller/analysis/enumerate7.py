@@ -13,10 +13,15 @@ A hand with ``j`` jokers has ``n = 7 - j`` natural cards. Counting in two passes
 With the ``C(J, j)`` ways to pick the hand's jokers from the deck's J, every one of the
 C(52 + J, 7) hands is counted once (the totals are checked). About 300,000 patterns in all
 instead of 177 million hands.
+
+The counts belong to the deck alone, so a process counts each deck once (``_COUNTED``): every
+table app of a floor, every par-sheet request and every table's theoretical win of the same game
+share them, where each used to spend one to three seconds of CPU on the same count.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +37,8 @@ Progress = Callable[[int, int], None]  # (steps done, steps in all)
 
 @dataclass(frozen=True, slots=True)
 class SevenCardCounts:
-    """Hands of seven cards from one deck, by best five-card category and by Big Hand line."""
+    """Hands of seven cards from one deck, by best five-card category and by Big Hand line
+    (one instance per deck and process, shared by every caller: read, never changed)."""
 
     deck_jokers: int
     total: int
@@ -46,8 +52,23 @@ def _flush_cases(naturals: int, jokers: int) -> list[tuple[int, int]]:
     return [(size, naturals - size) for size in range(max(5 - jokers, 0), naturals + 1)]
 
 
+_COUNTED: dict[Game, SevenCardCounts] = {}
+_COUNTING = threading.Lock()  # one count per deck even when two threads ask at once
+
+
 def count_seven_card_hands(game: Game, progress: Progress | None = None) -> SevenCardCounts:
-    """Exact category counts of every seven-card hand of ``game``'s deck."""
+    """Exact category counts of every seven-card hand of ``game``'s deck, counted once per
+    process (``progress`` hears the count's steps, or one step when it was already counted)."""
+    with _COUNTING:
+        counts = _COUNTED.get(game)
+        if counts is None:
+            counts = _COUNTED[game] = _count(game, progress)
+        elif progress is not None:
+            progress(1, 1)
+    return counts
+
+
+def _count(game: Game, progress: Progress | None) -> SevenCardCounts:
     deck_jokers = game.jokers
     high: Counter[HighCategory] = Counter()
     big: Counter[SevenCardCategory] = Counter()

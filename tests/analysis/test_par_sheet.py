@@ -3,6 +3,8 @@ game core's, the bonus math cross-checked by brute force."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from fractions import Fraction
 from itertools import combinations
@@ -10,6 +12,7 @@ from math import comb
 
 import pytest
 
+from table_controller.analysis import enumerate7
 from table_controller.analysis.enumerate7 import count_seven_card_hands
 from table_controller.analysis.par_sheet import big_hand_math, joker_bonus_combinations, joker_bonus_math
 from table_controller.analysis.patterns import best_five, big_hand
@@ -142,3 +145,39 @@ def test_joker_bonus_is_exact_and_reproduces_003() -> None:
     assert math.house_edge == Fraction(4, 53)
     assert math.published_matches  # 003: "25.93% hit rate"
     assert {line.line for line in math.lines} == {line.value for line in JOKER_BONUS_LINES.values()}
+
+
+def test_a_deck_is_counted_once_per_process_even_by_two_threads_at_once(monkeypatch) -> None:
+    """The counts are the deck's alone: a second request, or one racing the first, gets the same
+    counts without counting again, and its progress hears one finished step."""
+    counted: list[Game] = []
+
+    def slow_count(game: Game, progress):
+        counted.append(game)
+        time.sleep(0.2)  # long enough for the other thread to ask meanwhile
+        if progress is not None:
+            progress(5, 5)
+        return object()
+
+    monkeypatch.setattr(enumerate7, "_COUNTED", {})
+    monkeypatch.setattr(enumerate7, "_count", slow_count)
+    heard: dict[str, list[tuple[int, int]]] = {"first": [], "second": []}
+    got: dict[str, object] = {}
+
+    def ask(name: str) -> None:
+        def progress(done: int, steps: int) -> None:
+            heard[name].append((done, steps))
+
+        got[name] = count_seven_card_hands(Game.STANDARD, progress)
+
+    threads = [threading.Thread(target=ask, args=(name,)) for name in heard]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert counted == [Game.STANDARD]
+    assert got["first"] is got["second"]
+    assert sorted(heard.values()) == [[(1, 1)], [(5, 5)]]  # the counter heard the steps, the other one
+    assert count_seven_card_hands(Game.STANDARD) is got["first"]
+    count_seven_card_hands(Game.DOUBLE_JOKER)
+    assert counted == [Game.STANDARD, Game.DOUBLE_JOKER]  # another deck is counted on its own
