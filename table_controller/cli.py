@@ -31,7 +31,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import structlog
 import typer
@@ -42,27 +42,49 @@ from .game.cards import Game, codes, parse_hand
 from .game.evaluator import RankingRules, Wheel, high_category, low_category, rank_high, rank_low
 from .logs import configure_logging
 
+
+class LazyGroup(NamedTuple):
+    """A command group imported when it is used: the module whose ``app`` it is, and its one-line
+    help, which the group's ``app`` takes from here so that the top-level ``--help`` can list it
+    without the import."""
+
+    module: str
+    help: str
+
+
 LAZY_GROUPS = {
-    # command group: the module whose ``app`` it is, imported when the group is used, so that
-    # ``rank`` and ``house-way`` load the game core only, not the store or the analysis
-    "users": "table_controller.users_cli",
-    "round": "table_controller.round_cli",
-    "analyze": "table_controller.analysis_cli",
+    # imported on use, so that ``rank`` and ``house-way`` load the game core only, not the store
+    # or the analysis (numba), and ``--help`` lists the groups without loading either
+    "users": LazyGroup("table_controller.users_cli", "People who use the terminals, and their keys."),
+    "round": LazyGroup("table_controller.round_cli", "The table's open round, without the API."),
+    "analyze": LazyGroup("table_controller.analysis_cli", "The table's math: par sheets and house edge."),
 }
 
 
 class _Commands(TyperGroup):
     """The top-level commands, with the groups of ``LAZY_GROUPS`` imported on first use."""
 
+    listing = False  # while the top-level help is written: a group not yet imported is listed as such
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*super().list_commands(ctx), *(name for name in LAZY_GROUPS if name not in self.commands)]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in LAZY_GROUPS and cmd_name not in self.commands:
-            group = typer.main.get_command(importlib.import_module(LAZY_GROUPS[cmd_name]).app)
+            lazy = LAZY_GROUPS[cmd_name]
+            if self.listing:
+                return TyperGroup(name=cmd_name, help=lazy.help)
+            group = typer.main.get_command(importlib.import_module(lazy.module).app)
             group.name = cmd_name
             self.commands[cmd_name] = group
         return super().get_command(ctx, cmd_name)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
 
 
 app = typer.Typer(

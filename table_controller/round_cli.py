@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from sqlalchemy.engine import Engine
 
+from .cli import LAZY_GROUPS
 from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 from .storage import redacted
 from .storage.errors import StorageError
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from .service import TableService
     from .settings import TableSettings
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="The table's open round, without the API.")
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["round"].help)
 WAITS = 3  # exit status: the void is requested, a second pit user confirms it
 
 ActorOption = Annotated[

@@ -25,6 +25,7 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session
 
+from .cli import LAZY_GROUPS
 from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 from .storage import append_event, redacted, unit_of_work
 from .storage.errors import InvalidFieldError
@@ -41,9 +42,7 @@ from .storage.users import (
     set_scope,
 )
 
-app = typer.Typer(
-    no_args_is_help=True, add_completion=False, help="People who use the terminals, and their keys."
-)
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["users"].help)
 CLI_ACTOR = "admin-cli"
 
 PitOption = Annotated[
