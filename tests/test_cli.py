@@ -140,37 +140,38 @@ def test_a_rejected_hand_is_reported_once_on_standard_output_not_also_as_a_log_l
     assert result.stderr == ""
 
 
+HEAVY = {"sqlalchemy", "fastapi", "numpy", "numba"}  # the store, the API, the analysis
+
+
+def _in_a_new_interpreter(code: str) -> tuple[str, list[str]]:
+    """``code`` run by a Python of its own: what it printed, and every module it left imported."""
+    probe = f"{code}\nimport sys\nprint()\nprint(' '.join(sorted(sys.modules)))\n"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    printed, _, modules = result.stdout.rstrip("\n").rpartition("\n")
+    return printed, modules.split()
+
+
+def _words(text: str) -> str:
+    """Rich's help boxes as plain words: borders and line wraps gone."""
+    return " ".join(text.replace("│", " ").split())
+
+
 def test_the_game_commands_import_the_game_core_only():
     """``rank`` and ``house-way`` are asked at the table: they start without the store, the API
     or the analysis (their imports took seconds when the command line imported every group)."""
-    probe = (
-        "import sys, table_controller.cli; "
-        "heavy = {'sqlalchemy', 'fastapi', 'numpy', 'numba'}; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
-    )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "[]"
+    _, modules = _in_a_new_interpreter("import table_controller.cli")
+    assert [m for m in modules if m.split(".")[0] in HEAVY] == []
 
 
 def test_the_help_lists_every_group_without_importing_it():
     """``table-controller --help`` names each group with its line of help, and imports neither the
     store nor the analysis to do it (it took four times as long when it imported them); a group
     is imported when it is used, and its own help is the line listed."""
-    probe = (
-        "import sys\n"
-        "from table_controller.cli import app\n"
-        "try:\n"
-        "    app(['--help'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "heavy = {'sqlalchemy', 'fastapi', 'numpy', 'numba'}\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m.endswith('_cli')))\n"
+    listing, modules = _in_a_new_interpreter(
+        "from table_controller.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
     )
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    listing, _, imported = result.stdout.rpartition("\n[")
-    assert imported.strip() == "]"
-    words = " ".join(listing.replace("│", " ").split())
+    assert [m for m in modules if m.split(".")[0] in HEAVY or m.endswith("_cli")] == []
     for name, group in LAZY_GROUPS.items():
-        assert f"{name} {group.help}" in words
+        assert f"{name} {group.help}" in _words(listing)
         used = runner.invoke(app, [name, "--help"])
-        assert used.exit_code == 0 and group.help in " ".join(used.stdout.replace("│", " ").split())
+        assert used.exit_code == 0 and group.help in _words(used.stdout)
