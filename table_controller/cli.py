@@ -26,7 +26,6 @@ good, 1 if any hand failed, 2 for usage errors.
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import json
 import sys
@@ -42,24 +41,7 @@ from typer.core import TyperGroup
 from .game.cards import Game, codes, parse_hand
 from .game.evaluator import RankingRules, Wheel, high_category, low_category, rank_high, rank_low
 from .logs import configure_logging
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Run a command's imports with Python's cyclic garbage collector paused, then freeze what
-    they made (``gc.freeze``): modules, classes and tables that live as long as the process, which
-    the collector would otherwise walk again and again while they are made and at every full
-    collection afterwards (README.md, "Speed of the suite"). One collection first, so that no
-    garbage is frozen with them (a command run inside a longer-lived process, as the tests do)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.collect()
-        gc.freeze()
-        if enabled:
-            gc.enable()
+from .startup import collector_paused
 
 
 class LazyGroup(NamedTuple):
@@ -310,8 +292,6 @@ def run_command(
         from .daemon import main as run_daemon
         from .settings import load_settings
         from .storage import StorageError
-
-        importlib.import_module(".api.app", __package__)  # what the daemon serves, imported with the rest
 
     overrides: dict[str, Any] = {
         "data_dir": data_dir,

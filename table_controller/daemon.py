@@ -43,6 +43,7 @@ from .children import compute_table_math, die_with_parent, table_math_for
 from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
 from .service import TableService
 from .settings import TableSettings
+from .startup import collector_paused
 from .storage import open_read_store, open_store, redacted
 from .storage.checkpoints import CheckpointKeyError
 
@@ -411,8 +412,9 @@ class RunningApi:
 
 async def start_api(settings: TableSettings, service: TableService, engine: Any) -> RunningApi:
     """Serve the API on ``settings.host:settings.port`` (port 0: any free port) and print its address."""
-    from .api.app import create_app
-    from .api.server import make_server
+    with collector_paused():
+        from .api.app import create_app
+        from .api.server import make_server
 
     read_engine = open_read_store(settings.read_db_url) if settings.read_db_url else None
     app = create_app(settings, service, engine, read_engine=read_engine)

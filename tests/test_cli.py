@@ -9,7 +9,8 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from table_controller.cli import LAZY_GROUPS, app, collector_paused
+from table_controller.cli import LAZY_GROUPS, app
+from table_controller.startup import collector_paused
 
 runner = CliRunner()
 
