@@ -10,15 +10,9 @@ from selenium.webdriver.common.by import By
 
 from table_controller.api.security_headers import DOCS_CONTENT_SECURITY_POLICY
 
+from ..browser import csp_violations
 from .conftest import served_api
-from .test_pages_browser import (  # noqa: F401 - browser, browser_installed and chromium are fixtures
-    browser,
-    browser_installed,
-    chromium,
-    csp_violations,
-    text,
-    wait_for,
-)
+from .test_pages_browser import text, wait_for
 
 EXTERNAL = re.compile(r"""(src|href)=["']?(https?:)?//""")
 
@@ -38,7 +32,7 @@ def test_docs_and_redoc_are_served_offline_with_their_assets(tmp_path):
         assert client.get("/openapi.json").json()["info"]["title"] == "Pai Gow Poker table t1"
 
 
-def test_swagger_ui_and_redoc_draw_the_api_in_a_browser(tmp_path, browser):  # noqa: F811 - fixture
+def test_swagger_ui_and_redoc_draw_the_api_in_a_browser(tmp_path, browser):
     with served_api(tmp_path) as (_, base, _api):
         browser.get(f"{base}/docs")
         wait_for(browser, lambda d: "Pai Gow Poker table t1" in text(d, ".swagger-ui .info .title"))

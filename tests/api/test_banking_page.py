@@ -17,10 +17,7 @@ from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
 
 from ..round.tables import deal
 from .conftest import add_people
-from .test_pages_browser import (  # noqa: F401 - browser, browser_installed and chromium are fixtures
-    browser,
-    browser_installed,
-    chromium,
+from .test_pages_browser import (
     form_error,
     sign_in,
     submit,
@@ -45,7 +42,7 @@ def banked_site(tmp_path) -> Iterator[tuple[str, TableService, dict[str, str]]]:
         engine.dispose()
 
 
-def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_site, browser):  # noqa: F811
+def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_site, browser):
     base, service, tokens = banked_site
     sign_in(browser, base, tokens["dealer"])
     wait_for(browser, lambda d: d.find_element("id", "open-round").is_displayed())

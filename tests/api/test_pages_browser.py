@@ -1,5 +1,6 @@
-"""The terminal pages in a real headless browser (docs/api.md): Debian's chromium and its driver,
-driven by selenium, against a real uvicorn server on a loopback port.
+"""The terminal pages in a real headless browser (docs/api.md): Debian's headless Chromium and
+its driver (the ``browser`` fixture, tests/browser.py), driven by selenium, against a real
+uvicorn server on a loopback port.
 
 Every test also reads the browser's console at the end and fails on any Content-Security-Policy
 violation: the pages keep all their script and style in files, so the CSP (security_headers.py)
@@ -13,7 +14,6 @@ never skip.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -24,9 +24,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -37,35 +35,11 @@ from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, unit_of_work
 
+from ..browser import csp_violations
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
 from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, play_round, served_api, set_player_hands
 
 T = TypeVar("T")
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-SETUP = "scripts/setup-test-host.sh"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--window-size=1400,1000",
-]
-
-
-@pytest.fixture(scope="session")
-def browser_installed() -> None:
-    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
-    if missing:
-        pytest.fail(
-            f"no headless browser ({', '.join(missing)} missing): install it with: bash {SETUP}",
-            pytrace=False,
-        )
 
 
 @pytest.fixture
@@ -74,54 +48,6 @@ def site(tmp_path) -> Iterator[tuple[str, Api]]:
         assert play_round(api) == "t1-1"
         assert play_round(api, how="override") == "t1-2"
         yield base, api
-
-
-@pytest.fixture(scope="session")
-def chromium(browser_installed, tmp_path_factory) -> Iterator[webdriver.Chrome]:
-    """One headless Chromium per test process: starting one costs about a second, and each test
-    gets it clean (``browser``): every test serves the pages on a port of its own, so its
-    origin, and with it the token kept in ``sessionStorage``, is new to the browser."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for CSP reports
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    for flag in [*FLAGS, f"--user-data-dir={profile}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
-    driver.implicitly_wait(0)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-@pytest.fixture
-def browser(chromium) -> Iterator[webdriver.Chrome]:
-    """The process's browser on a blank page, no cookies, its console read; after the test, the
-    console must hold no Content-Security-Policy report."""
-    chromium.get("about:blank")
-    chromium.delete_all_cookies()
-    chromium.get_log("browser")  # what an earlier test left in the console is not this test's
-    try:
-        yield chromium
-        violations = csp_violations(chromium)
-        if violations:
-            pytest.fail(
-                "the Content-Security-Policy blocked something:\n" + "\n".join(violations), pytrace=False
-            )
-    finally:
-        with contextlib.suppress(Exception):
-            chromium.switch_to.alert.dismiss()  # a dialog a failed test left open
-        chromium.get("about:blank")  # the page stops polling a server that is about to stop
-
-
-def csp_violations(driver) -> list[str]:
-    """The console's CSP reports since the last call (reading the console empties it)."""
-    return [
-        entry["message"]
-        for entry in driver.get_log("browser")
-        if "Content Security Policy" in entry["message"]
-    ]
 
 
 def wait_for(driver, condition, timeout: float = 10):

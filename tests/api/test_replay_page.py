@@ -23,10 +23,7 @@ from table_controller.storage.session import read_snapshot
 
 from ..round.tables import POSITION_3
 from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, deal_round, play_round, served_api
-from .test_pages_browser import (  # noqa: F401 - browser, browser_installed, chromium and site are fixtures
-    browser,
-    browser_installed,
-    chromium,
+from .test_pages_browser import (  # noqa: F401 - site is a fixture
     codes,
     form_error,
     screenshot,
@@ -176,7 +173,7 @@ def floor_paths(tmp_path) -> Iterator[tuple[str, Api, list[str]]]:
 
 def test_the_pages_given_a_table_read_the_floors_paths_and_keep_the_table_in_their_links(
     floor_paths,
-    browser,  # noqa: F811
+    browser,
 ):
     base, api, asked = floor_paths
     sign_in(browser, base, api.tokens["surveillance"])

@@ -17,10 +17,8 @@ from table_controller.floor.settings import FloorSettings
 from table_controller.storage import make_engine, read_snapshot, sqlite_url, upgrade_to_head
 from table_controller.storage.alerts import list_alerts
 
-from ..api.test_pages_browser import browser, browser_installed, chromium, sign_in, text, wait_for
+from ..api.test_pages_browser import sign_in, text, wait_for
 from .conftest import Floor, add_people, play, put_tables, services
-
-__all__ = ["browser", "browser_installed", "chromium"]  # the browser fixtures, used here
 
 LAGGING: set[str] = set()  # not empty: the floor's answers say they were read off a replica behind
 
