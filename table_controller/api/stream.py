@@ -24,13 +24,13 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 import structlog
-from sqlalchemy import event, func
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
-from sqlmodel import select
 
 from ..storage import list_events
-from ..storage.models import Event, EventPublic
+from ..storage.floor import chain_heads
+from ..storage.models import EventPublic
 from ..storage.session import READ_ONLY, read_snapshot
 
 log = structlog.get_logger()
@@ -208,8 +208,7 @@ class EventHub(PolledHub):
 
     def _last_seq(self) -> int:
         with read_snapshot(self.engine) as session:
-            last = session.exec(select(func.max(Event.seq)).where(Event.table_id == self.table_id)).one()
-        return int(last or 0)
+            return chain_heads(session, chains=[self.table_id])[self.table_id]
 
     def read_store(self, after: int, limit: int = STORE_PAGE) -> list[EventPublic]:
         with read_snapshot(self.engine) as session:

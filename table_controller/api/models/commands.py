@@ -102,7 +102,7 @@ class BankCreate(_Body):
     co_bank: bool = False
 
 
-class RoundCreate(_Body):
+class OpenRoundCreate(_Body):
     """Open a round: the wagers of each position that plays, keyed by position ``"2"``..``"7"``
     (the banker is position 1, 003, 004), as the ``round.opened`` event stores them
     (docs/round-lifecycle.md, "The phases"). ``bank`` absent: the house banks and positions are

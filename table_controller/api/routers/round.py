@@ -25,10 +25,10 @@ from ..deps import OverrideDep, PlayDep, ServiceDep, Store, StoreDep, VoidDep
 from ..errors import ApiError, responses
 from ..models.commands import (
     DealerSettingCreate,
+    OpenRoundCreate,
     OverrideCreate,
     PlayerSettingCreate,
     PositionKey,
-    RoundCreate,
     VoidCreate,
     WagerCreate,
     cents,
@@ -40,7 +40,7 @@ from .approvals import ApprovalPublic, approval_view
 router = APIRouter(prefix="/api/round", tags=["round"])
 
 
-def round_create_model(settings: TableSettings) -> type[RoundCreate]:
+def open_round_model(settings: TableSettings) -> type[OpenRoundCreate]:
     """The body of ``POST /api/round`` with this table's limits in its schema (cents): the
     OpenAPI document tells a terminal what the table accepts. Bonus wagers exist only in the
     Double Joker game (003)."""
@@ -57,7 +57,7 @@ def round_create_model(settings: TableSettings) -> type[RoundCreate]:
         dict[PositionKey, wager],
         Field(min_length=1, max_length=6, examples=[{"3": {"main": 2500}, "5": {"main": 1000}}]),
     ]
-    return create_model("RoundCreate", __base__=RoundCreate, wagers=(wagers, ...))
+    return create_model("OpenRoundCreate", __base__=OpenRoundCreate, wagers=(wagers, ...))
 
 
 async def command(
@@ -74,7 +74,7 @@ async def command(
 
 
 async def _open_round(
-    body: RoundCreate, who: PlayDep, service: ServiceDep, store: StoreDep
+    body: OpenRoundCreate, who: PlayDep, service: ServiceDep, store: StoreDep
 ) -> TableStatePublic:
     """Open a round with the positions' wagers (cents), within the table limits given in this
     schema, banked by the house or by a player (``bank``; docs/settlement.md, 8). 409 when the
@@ -109,7 +109,7 @@ async def _open_round(
 
 def open_round_router(settings: TableSettings) -> APIRouter:
     """``POST /api/round`` for one table: its body's schema carries the table's limits."""
-    body_model = round_create_model(settings)
+    body_model = open_round_model(settings)
 
     async def open_round(body: Any, who: PlayDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
         return await _open_round(body, who, service, store)
