@@ -1,4 +1,4 @@
-"""Device drivers: bytes in, typed frozen events out (STYLE.md; docs/protocols/).
+"""Device drivers: bytes in, typed frozen events out (docs/design.md, "Layers"; docs/protocols/).
 
 Drivers are found by name and imported lazily (python-can habit), so that importing
 ``drivers`` pulls in neither pyserial nor pyusb::

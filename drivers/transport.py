@@ -2,7 +2,7 @@
 
 ``SerialTransport`` opens any pyserial URL with ``serial.serial_for_url``: ``/dev/ttyUSB0``,
 ``socket://host:port``, ``rfc2217://...``, ``spy://...`` and an in-process simulator scheme
-(``simshuffler://``, found through ``url_packages``) all work (STYLE.md, pyserial habit).
+(``simshuffler://``, found through ``url_packages``) all work (docs/design.md, "Devices as configuration").
 In-memory ports have no file descriptor, so reads are plain blocking reads with a timeout,
 never fd polling.
 

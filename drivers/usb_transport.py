@@ -6,8 +6,8 @@ against the descriptors: all from :class:`UsbConfig`, never hard-coded (dice-sha
 shaker's defaults are in docs/protocols/dice-shaker.md, "USB").
 
 ``backend`` is passed to ``usb.core.find(backend=...)``: production leaves it None (libusb),
-tests pass a simulator's ``usb.backend.IBackend`` so this code runs unchanged (STYLE.md,
-pyusb habit). Bytes are a stream: the link's framer reassembles frames across packets, so
+tests pass a simulator's ``usb.backend.IBackend`` so this code runs unchanged (docs/design.md,
+"Devices as configuration"). Bytes are a stream: the link's framer reassembles frames across packets, so
 reads always ask for whole packets (a short buffer would overflow on a real bus) and keep
 what the caller did not take.
 

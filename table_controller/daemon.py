@@ -8,7 +8,7 @@ SIGTERM / SIGINT asks for a stop: the step in progress ends, the round stays whe
 the store and the next start resumes it. A SIGKILL at any moment loses nothing either: every
 step was committed before it was shown as done (docs/round-lifecycle.md).
 
-Layering (STYLE.md): ``table_controller`` never imports ``simulators``. ``--simulate`` runs
+Layering (docs/design.md, "Layers"): ``table_controller`` never imports ``simulators``. ``--simulate`` runs
 ``python -m simulators shuffler|dice --pty``, reads the tty path each prints, and configures
 the production drivers with it, exactly as it would a real port. The children die with the
 daemon (``PR_SET_PDEATHSIG`` on Linux) and are stopped on a clean exit; their logs go to

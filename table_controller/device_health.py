@@ -1,6 +1,6 @@
 """Device health: is each device talking, since when, and who it says it is (docs/api.md).
 
-The drivers only turn bytes into events (STYLE.md); this registry is where the conductor puts
+The drivers only turn bytes into events (docs/design.md, "Layers"); this registry is where the conductor puts
 what it learns about each device's link, and where the API reads it:
 
 - the link's state, ``up`` / ``down`` / ``never`` (not connected since the daemon started),

@@ -3,7 +3,7 @@
 Pass it to the driver's configuration (``UsbTransport(..., backend=backend)``): pyusb's own
 ``usb.core.find``, ``Device``, ``Configuration`` and ``Endpoint`` classes then read the
 simulated descriptors and move bytes through the simulated bulk endpoints, so the real
-driver code runs unchanged (STYLE.md, pyusb/pyftdi habit).
+driver code runs unchanged (docs/design.md, "Devices as configuration").
 
 Errors are raised the way pyusb's libusb1 backend raises them (``USBError(strerror,
 libusb error code, errno)``, ``USBTimeoutError`` on a timed-out transfer), so the driver's

@@ -1,5 +1,5 @@
 """What a result was computed for: the game, the house way and the pay tables, by name and
-by the SHA-256 of the files' bytes (STYLE.md "Rules as evidence")."""
+by the SHA-256 of the files' bytes (docs/design.md, "Rules as evidence")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Cards, card codes and the two decks.
 
 Card codes are two characters, rank then suit (``As``, ``Td``, ``7c``), and ``JK`` for a
-joker (STYLE.md, Naming). Ranks ``2-9 T J Q K A`` (``10`` accepted), suits ``s h d c``,
+joker (docs/design.md, "Naming"). Ranks ``2-9 T J Q K A`` (``10`` accepted), suits ``s h d c``,
 case-insensitive in, canonical out. ``parse_rank`` is the one reading of a rank in the code
 base: card codes and the house way files (game/house_way) both use it.
 

@@ -1,8 +1,8 @@
 """What the store keeps: the event log (the audit chain) and the round projections (docs/round-lifecycle.md).
 
-Per entity a Base / Create / Table / Public family (STYLE.md): Create and Update models
-validate what callers hand in, table models stay inside the storage package, Public models
-go out. Money is integer cents (BIGINT columns, strict ``int`` in, never a float).
+Per entity a Base / Create / Table / Public family (docs/design.md, "Model families"): Create
+and Update models validate what callers hand in, table models stay inside the storage package,
+Public models go out. Money is integer cents (BIGINT columns, strict ``int`` in, never a float).
 
 - ``events``: the append-only log, one row per event, hash-chained per table (``chain.py``,
   ``docs/audit-chain.md``). It is the evidence; UPDATE, DELETE and TRUNCATE are refused by

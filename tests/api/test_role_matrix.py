@@ -1,8 +1,8 @@
 """Every endpoint against every role, allowed and refused (docs/api.md, Tests).
 
 The endpoints are read from the app itself (its OpenAPI document), and must all be in the
-table below, written from the issue's "Who may do what": a new endpoint that is not added
-here fails the test, so none can be forgotten.
+table below, written from docs/api.md's "People, roles and tokens": a new endpoint that is not
+added here fails the test, so none can be forgotten.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """A table on in-process simulators: the production drivers and conductor, the simulated devices.
 
 The shuffler is reached by its ``simshuffler://<name>`` URL and the dice shaker through its
-pyusb backend, exactly as configuration reaches real devices (STYLE.md); the simulators
-outlive the drivers, as machines outlive a controller that restarts.
+pyusb backend, exactly as configuration reaches real devices (docs/design.md, "Devices as
+configuration"); the simulators outlive the drivers, as machines outlive a controller that
+restarts.
 """
 
 from __future__ import annotations

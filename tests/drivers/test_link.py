@@ -600,7 +600,7 @@ def test_leak_fixture_fails_a_leaked_thread_port_pty_and_task(pytester, monkeypa
     )
 
 
-# -- the layers (STYLE.md: each arrow points one way) -------------------------------------------------
+# -- the layers (docs/design.md, "Layers": each arrow points one way) ---------------------------------
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Card codes and decks (STYLE.md Naming; 001 and 003 for the deck sizes)."""
+"""Card codes and decks (docs/design.md, "Naming"; 001 and 003 for the deck sizes)."""
 
 import pytest
 
