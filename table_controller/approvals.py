@@ -88,7 +88,7 @@ def _request(
     reason: str,
     setting: dict[str, list[str]] | None = None,
 ) -> Approval:
-    engine = service.recorder.engine
+    engine = service.engine
     with unit_of_work(engine) as session:
         waiting = [
             a
@@ -138,13 +138,13 @@ def void(service: TableService, *, actor: str, reason: str) -> RoundState | Appr
 
 
 def _check_not_own_setting(service: TableService, state: RoundState, actor: str) -> None:
-    with read_snapshot(service.recorder.engine) as session:
+    with read_snapshot(service.engine) as session:
         setters = alert_actors(
             session, table_id=service.table_id, round_id=state.round_id, alert="house-way-deviation"
         )
     if actor in setters:
         raise refuse(
-            service.recorder.engine,
+            service.engine,
             service.table_id,
             actor=actor,
             round_id=state.round_id,
@@ -176,7 +176,7 @@ def confirm(service: TableService, *, seq: int, actor: str) -> RoundState:
 
     Refused (``TwoPersonRefusedError``, chained) for the person who asked; a request whose round
     is no longer open is closed as cancelled by the system and refused (``ApprovalClosedError``)."""
-    engine = service.recorder.engine
+    engine = service.engine
     with service.lock:
         with read_snapshot(engine) as session:
             found = get_approval(session, table_id=service.table_id, seq=seq)
@@ -239,7 +239,7 @@ def confirm(service: TableService, *, seq: int, actor: str) -> RoundState:
 
 def cancel(service: TableService, *, seq: int, actor: str, note: str = "") -> Approval:
     """A pit user withdraws or declines request ``seq`` (nothing is done)."""
-    engine = service.recorder.engine
+    engine = service.engine
     with service.lock:
         with unit_of_work(engine) as session:
             close_approval(

@@ -193,6 +193,12 @@ class TableService:
         return self._outage
 
     @property
+    def engine(self) -> Engine:
+        """The store the table writes its record to (what a command layered on the service, such
+        as approvals.py, reads and writes beside it)."""
+        return self.recorder.engine
+
+    @property
     def lock(self) -> AbstractContextManager[Any]:
         """The table's command lock (re-entrant): held across a check and the command it guards,
         as a second pit user's confirmation does (approvals.py)."""
