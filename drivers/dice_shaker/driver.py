@@ -5,7 +5,7 @@ this module adds only the codec call and the commands. The same class runs over 
 (``UsbTransport``, the production wiring) and over a serial port (``SerialTransport``, the
 shaker's serial variant and its simulator over a pty or socket).
 
-``roll()`` makes the driver a :class:`~drivers.dice_shaker.roll.DiceSource`: it sends one SHAKE
+``roll()`` makes the driver a :class:`~drivers.dice_shaker.roll.RollSource`: it sends one SHAKE
 and returns the ROLL that answers it, or raises :class:`ShakeFailed` when the device voids the
 shake (cocked or unreadable die: re-shake) or refuses it (cover open, tamper, busy). It never
 re-shakes on its own: whether and when to re-shake is the controller's call, and every attempt
@@ -18,50 +18,25 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import structlog
 
 from ..base import CommandsDropped, Driver, DriverEvent, ErrorEvent
-from ..errors import DriverError, DriverIOError, DriverTimeoutError
+from ..errors import DriverIOError, DriverTimeoutError
 from ..framing import Frame
 from ..transport import SerialTransport, Transport
 from ..usb_transport import UsbConfig, UsbTransport
 from . import codec
 from .codec import DiceMsg, UnusableAnswerError
-from .events import DEVICE, DiceFault, DiceRead, ShakeRefused
+from .events import DEVICE, DiceFault, DiceRead, ShakeFailed, ShakeRefused
 from .roll import DiceRoll, DiceSourceKind
 
 log = structlog.get_logger()
 
 #: The shaker's documented defaults (docs/protocols/dice-shaker.md, "USB"): pid.codes test ids.
 DEFAULT_USB = UsbConfig(vendor_id=0x1209, product_id=0x0007)
-
-
-class ShakeFailed(DriverError):
-    """A SHAKE that produced no roll; ``event`` (DiceFault, ShakeRefused or CommandsDropped) says why."""
-
-    def __init__(self, message: str, *, event: DriverEvent, raw: bytes | None = None) -> None:
-        super().__init__(message, raw=raw)
-        self.event = event
-
-    @property
-    def needs_reshake(self) -> bool:
-        """True when the device voided the shake for a die fault; shake again when ready."""
-        return isinstance(self.event, DiceFault) and self.event.needs_reshake
-
-    @property
-    def answer_unusable(self) -> bool:
-        """True when the device answered, but with a frame the host refused (a die showing 7)."""
-        return isinstance(self.event, ErrorEvent)
-
-    def __reduce__(self) -> tuple[Callable[..., ShakeFailed], tuple[object, ...]]:
-        return (_rebuild_shake_failed, (self.args[0] if self.args else "", self.event, self.raw))
-
-
-def _rebuild_shake_failed(message: str, event: DriverEvent, raw: bytes | None) -> ShakeFailed:
-    return ShakeFailed(message, event=event, raw=raw)
 
 
 class DiceShakerDriver(Driver):

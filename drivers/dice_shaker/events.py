@@ -2,16 +2,20 @@
 
 Every event carries ``event_id``: the device's message id, unique within its session. Faults
 and refusals extend the shared ``DeviceFault`` / ``FaultCleared`` / ``CommandRejected`` of
-``drivers.base`` so a consumer that knows only those still sees them.
+``drivers.base`` so a consumer that knows only those still sees them. ``ShakeFailed`` is the
+error a SHAKE without a roll raises, carrying the event that says why: it lives here, beside
+those events, so the conductor can catch it without importing the driver module.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from ..base import CommandRejected, DeviceEvent, DeviceFault, FaultCleared
+from ..base import CommandRejected, DeviceEvent, DeviceFault, DriverEvent, ErrorEvent, FaultCleared
+from ..errors import DriverError
 
 DEVICE: Final = "dice-shaker"
 
@@ -104,3 +108,28 @@ class DiceStatus(DeviceEvent):
     reshake_needed: bool
     shaking: bool
     last_roll_id: int | None
+
+
+class ShakeFailed(DriverError):
+    """A SHAKE that produced no roll; ``event`` (DiceFault, ShakeRefused or CommandsDropped) says why."""
+
+    def __init__(self, message: str, *, event: DriverEvent, raw: bytes | None = None) -> None:
+        super().__init__(message, raw=raw)
+        self.event = event
+
+    @property
+    def needs_reshake(self) -> bool:
+        """True when the device voided the shake for a die fault; shake again when ready."""
+        return isinstance(self.event, DiceFault) and self.event.needs_reshake
+
+    @property
+    def answer_unusable(self) -> bool:
+        """True when the device answered, but with a frame the host refused (a die showing 7)."""
+        return isinstance(self.event, ErrorEvent)
+
+    def __reduce__(self) -> tuple[Callable[..., ShakeFailed], tuple[object, ...]]:
+        return (_rebuild_shake_failed, (self.args[0] if self.args else "", self.event, self.raw))
+
+
+def _rebuild_shake_failed(message: str, event: DriverEvent, raw: bytes | None) -> ShakeFailed:
+    return ShakeFailed(message, event=event, raw=raw)

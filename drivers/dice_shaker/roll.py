@@ -47,7 +47,7 @@ class DiceRoll:
 
 
 @runtime_checkable
-class DiceSource(Protocol):
+class RollSource(Protocol):
     """Anything that rolls three dice: the shaker driver or the RNG."""
 
     async def roll(self) -> DiceRoll:

@@ -19,19 +19,21 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import structlog
 
 from drivers.base import DriverEvent
-from drivers.dice_shaker.driver import DiceShakerDriver, ShakeFailed
-from drivers.dice_shaker.events import DiceRead, DiceStatus
+from drivers.dice_shaker.events import DiceRead, DiceStatus, ShakeFailed
 from drivers.dice_shaker.rng import RngDiceSource
 from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
 from .adapter import DeviceAdapter, wait_or_stop
 from .journal import DeviceRecord
+
+if TYPE_CHECKING:  # the driver class is found by name in drivers.DRIVERS, imported only when opened
+    from drivers.dice_shaker.driver import DiceShakerDriver  # noqa: F401 - named in the base class below
 
 log = structlog.get_logger()
 
@@ -78,7 +80,7 @@ class RngDice:
         return Roll(roll.faces, "rng", None)
 
 
-class ShakerAdapter(DeviceAdapter[DiceShakerDriver]):
+class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
     """The electronic dice shaker (USB, or its serial variant)."""
 
     device = DEVICE

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import structlog
 
 from drivers.base import CommandRejected, CommandsDropped, DeviceFault, DriverEvent, ErrorEvent, LinkRestored
 from drivers.errors import ProtocolError
-from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import (
     DealAborted,
     DeckChecked,
@@ -43,6 +43,9 @@ from ..game.deal import PILES, UNREADABLE_CODE
 from ..round.events import PilesDealt
 from .adapter import DeviceAdapter, wait_or_stop
 from .journal import DeviceRecord
+
+if TYPE_CHECKING:  # the driver class is found by name in drivers.DRIVERS, imported only when opened
+    from drivers.shuffler.driver import ShufflerDriver  # noqa: F401 - named in the base class below
 
 log = structlog.get_logger()
 
@@ -147,7 +150,7 @@ def rebuild_deal(round_id: str, records: Iterable[DeviceRecord]) -> Deal | None:
     return deal
 
 
-class ShufflerAdapter(DeviceAdapter[ShufflerDriver]):
+class ShufflerAdapter(DeviceAdapter["ShufflerDriver"]):
     """The shuffler with card reader, driven for one round at a time."""
 
     device = DEVICE

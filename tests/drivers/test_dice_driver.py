@@ -29,7 +29,7 @@ from drivers.dice_shaker.events import (
     ShakeRefused,
 )
 from drivers.dice_shaker.rng import RngDiceSource
-from drivers.dice_shaker.roll import DiceRoll, DiceSource, DiceSourceKind
+from drivers.dice_shaker.roll import DiceRoll, DiceSourceKind, RollSource
 from drivers.errors import DriverIOError, DriverTimeoutError, ProtocolError
 from drivers.link import LinkConfig
 from drivers.usb_transport import UsbConfig
@@ -176,7 +176,7 @@ async def test_status_request_is_answered_with_its_command_id(target):
 @pytest.mark.parametrize("target", TARGETS)
 async def test_the_driver_is_a_dice_source(target):
     async with shaker(target) as rig:
-        assert isinstance(rig.driver, DiceSource)
+        assert isinstance(rig.driver, RollSource)
 
 
 # -- device fault scenarios ---------------------------------------------------------------------
@@ -431,7 +431,7 @@ def test_rng_uses_secrets_and_covers_every_face():
 
 
 def test_both_sources_offer_the_same_interface():
-    assert isinstance(RngDiceSource(), DiceSource)
+    assert isinstance(RngDiceSource(), RollSource)
     assert DiceShakerDriver.source is DiceSourceKind.SHAKER and RngDiceSource.source is DiceSourceKind.RNG
 
 

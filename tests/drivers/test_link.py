@@ -651,6 +651,20 @@ def test_registry_loads_drivers_lazily_by_name():
     assert out.stdout.split() == ["drivers.shuffler.driver", "ShufflerDriver", "shuffler"]
 
 
+def test_the_daemon_reaches_the_drivers_only_through_the_registry():
+    """Importing the daemon and its conductor loads no driver module: the device is opened by
+    name (``drivers.load_driver``), as configuration names it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, table_controller.daemon, table_controller.conductor; "
+        "print(*sorted(m for m in sys.modules if m.startswith('drivers.') and m.endswith('.driver')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []
+
+
 def test_registry_refuses_an_unknown_name():
     import drivers
 
