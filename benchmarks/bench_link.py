@@ -38,7 +38,7 @@ from drivers.shuffler.driver import ShufflerDriver
 from drivers.shuffler.events import PileRead
 from drivers.shuffler.msgtypes import ShufflerMsg
 from simulators.channels import PtyChannel
-from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
+from simulators.device_link import DeviceLink, DeviceLinkConfig, SimulatedIdentity
 from simulators.runner import SimulatorRunner
 
 PILE_BODY = struct.pack(">IBB", 1, 1, 7) + b"7h5d9s4cTh4d2s"
@@ -127,7 +127,7 @@ async def driver_over_pty(frames: int) -> float:
     lock = threading.RLock()
     channel = PtyChannel()
     link = DeviceLink(
-        DeviceIdentity("BENCH", "0", "0"), lambda *_: None, config=DeviceLinkConfig(ack_timeout=0.5)
+        SimulatedIdentity("BENCH", "0", "0"), lambda *_: None, config=DeviceLinkConfig(ack_timeout=0.5)
     )
     runner = SimulatorRunner(link, channel, lock=lock, poll_interval=0.001, name="bench-device")
     runner.start()

@@ -31,7 +31,7 @@ NAK_REFUSED = 0x03
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceIdentity:
+class SimulatedIdentity:
     """What the device says of itself in its HELLO."""
 
     model: str
@@ -99,7 +99,7 @@ class DeviceLink:
 
     def __init__(
         self,
-        identity: DeviceIdentity,
+        identity: SimulatedIdentity,
         on_command: CommandHandler,
         *,
         write: Callable[[bytes], None] = lambda data: None,
@@ -362,4 +362,4 @@ class DeviceLink:
         self.write(data)
 
 
-__all__ = ["DeviceIdentity", "DeviceLink", "DeviceLinkConfig", "DeviceLinkState"]
+__all__ = ["DeviceLink", "DeviceLinkConfig", "DeviceLinkState", "SimulatedIdentity"]

@@ -9,8 +9,9 @@ defaults below. Unknown keys and unsafe values are refused at start with the fie
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -195,6 +196,23 @@ def flags_env_toml(
     return tuple(sources)
 
 
+_Settings = TypeVar("_Settings", bound=BaseSettings)
+
+
+def read_settings(
+    settings_cls: type[_Settings], config_file: Path | None, overrides: Mapping[str, Any]
+) -> _Settings:
+    """``settings_cls`` with ``config_file`` as its TOML file (flags_env_toml reads it from
+    ``model_config``) and the flags in ``overrides`` over it, a None meaning not given: a
+    table's settings and the floor's are read alike."""
+
+    class _FromFile(settings_cls):  # type: ignore[valid-type, misc]
+        model_config = SettingsConfigDict(toml_file=config_file)
+
+    settings: _Settings = _FromFile(**{k: v for k, v in overrides.items() if v is not None})
+    return settings
+
+
 class TableSettings(BaseSettings):
     """Everything the daemon needs to run one table."""
 
@@ -361,7 +379,4 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> TableSet
     if config_file is not None and not Path(config_file).is_file():
         raise FileNotFoundError(f"no config file {config_file}")
 
-    class _FromFile(TableSettings):
-        model_config = SettingsConfigDict(toml_file=config_file)
-
-    return _FromFile(**{k: v for k, v in overrides.items() if v is not None})
+    return read_settings(TableSettings, config_file, overrides)

@@ -1,11 +1,11 @@
 """The simulated dice shaker: the mechanism model behind the device side of the link.
 
 One :class:`DiceShakerSimulator` is one shaker. It is reached exactly as a real one is
-(STYLE.md): over USB through :meth:`usb_backend` (a pyusb ``IBackend`` handed to the driver's
-configuration), or as the serial variant over a pty or a TCP socket (:meth:`serve_pty`,
-:meth:`serve_socket`, the ``python -m simulators dice`` command). The USB path owns no thread:
-the device's clock advances while the host waits in a bulk read. The serial path runs one
-``SimulatorRunner`` thread, stopped by :meth:`close`.
+(docs/design.md, "Devices as configuration"): over USB through :meth:`usb_backend` (a pyusb
+``IBackend`` handed to the driver's configuration), or as the serial variant over a pty or a TCP
+socket (:meth:`serve_pty`, :meth:`serve_socket`, the ``python -m simulators dice`` command). The
+USB path owns no thread: the device's clock advances while the host waits in a bulk read. The
+serial path runs one ``SimulatorRunner`` thread, stopped by :meth:`close`.
 
 Link fault scenarios (simulators/faults.py) strike the first ROLL event: ``corrupted-frame``,
 ``dropped-frame``, ``duplicated-frame``, and ``link-cut`` (the cable is pulled right after
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 import structlog
 
 from simulators.channels import PtyChannel, SocketChannel
-from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
+from simulators.device_link import DeviceLink, DeviceLinkConfig, SimulatedIdentity
 from simulators.faults import DICE_SHAKER_FAULTS, LINK_FAULTS, Fault, LinkFaultInjector, parse_faults
 from simulators.runner import SimulatorRunner
 
@@ -56,7 +56,7 @@ class DiceShakerSimulator:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.faults: frozenset[Fault] = parse_faults(faults, DICE_SHAKER_FAULTS)
-        self.identity = DeviceIdentity(model=PRODUCT, serial_number=serial_number, firmware=firmware)
+        self.identity = SimulatedIdentity(model=PRODUCT, serial_number=serial_number, firmware=firmware)
         self.manufacturer = MANUFACTURER
         self.product = PRODUCT
         self.serial_number = serial_number

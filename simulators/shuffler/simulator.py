@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from drivers.shuffler.msgtypes import ShufflerMsg
 
 from ..channels import DeviceChannel, MemoryChannel, PtyChannel, SocketChannel
-from ..device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
+from ..device_link import DeviceLink, DeviceLinkConfig, SimulatedIdentity
 from ..faults import LINK_FAULTS, SHUFFLER_FAULTS, Fault, LinkFaultInjector, parse_faults
 from ..runner import SimulatorRunner
 from . import model as shuffler_model
@@ -55,7 +55,7 @@ class ShufflerSimulator:
         cut_duration: float = 0.3,
         link_config: DeviceLinkConfig | None = None,
         channel: DeviceChannel | None = None,
-        identity: DeviceIdentity | None = None,
+        identity: SimulatedIdentity | None = None,
         name: str | None = None,
     ) -> None:
         self.seed = seed
@@ -64,7 +64,7 @@ class ShufflerSimulator:
         self.pile_interval = pile_interval
         self.cut_duration = cut_duration
         self.link_config = link_config or DeviceLinkConfig()
-        self.identity = identity or DeviceIdentity(
+        self.identity = identity or SimulatedIdentity(
             model="SIM-SHUFFLER", serial_number="SIM0001", firmware="1.0.0"
         )
         self.channel = channel or MemoryChannel()

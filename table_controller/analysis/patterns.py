@@ -25,10 +25,11 @@ from collections.abc import Iterator
 from math import comb
 from typing import Final
 
+from ..game.cards import ACE
 from ..game.evaluator import HighCategory, SevenCardCategory
 
 RANKS: Final = 13
-ACE_INDEX: Final = 12
+ACE_INDEX: Final = ACE - 2  # ranks 2..Ace are indexed 0..12
 SUITS: Final = 4
 
 # Five consecutive ranks, A-high (the royal window) down to 6-high, then A-2-3-4-5 (001).

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 from typing import Final
 
+from ..game.cards import JOKER_CODE, RANK_CHARS, SUIT_CHARS, TEN_ALIAS
 from ..storage.users import NAME_PATTERN
 
-CARD_PATTERN: Final = r"^(?:[2-9TJQKAtjqka]|10)[shdcSHDC]$|^[Jj][Kk]$"
+# A card code as the game core reads it (game/cards.py: parse_card), in either case:
+# ^(?:[23456789TJQKAtjqka]|10)[shdcSHDC]$|^[Jj][Kk]$
+_RANKS: Final = "".join(dict.fromkeys(RANK_CHARS + RANK_CHARS.lower()))
+_JOKER: Final = "".join(f"[{char}{char.lower()}]" for char in JOKER_CODE)
+CARD_PATTERN: Final = rf"^(?:[{_RANKS}]|{TEN_ALIAS})[{SUIT_CHARS}{SUIT_CHARS.upper()}]$|^{_JOKER}$"
 # Free text (a reason, a note): no control characters, at least one letter or digit; kept as given.
 TEXT_PATTERN: Final = r"^[^\x00-\x1f\x7f]*[A-Za-z0-9][^\x00-\x1f\x7f]*$"
 ROUND_ID_PATTERN: Final = r"^[A-Za-z0-9][A-Za-z0-9_.-]*-[0-9]+$"

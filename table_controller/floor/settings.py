@@ -19,7 +19,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from ..settings import HttpSettings, TableSettings, flags_env_toml
+from ..settings import HttpSettings, TableSettings, flags_env_toml, read_settings
 
 DEFAULT_PORT = 8090
 
@@ -78,10 +78,7 @@ def load_floor_settings(config_file: Path | None = None, **overrides: Any) -> Fl
     if config_file is not None and not Path(config_file).is_file():
         raise FileNotFoundError(f"no config file {config_file}")
 
-    class _FromFile(FloorSettings):
-        model_config = SettingsConfigDict(toml_file=config_file)
-
-    return _FromFile(**{k: v for k, v in overrides.items() if v is not None})
+    return read_settings(FloorSettings, config_file, overrides)
 
 
 __all__ = ["DEFAULT_PORT", "FloorSettings", "load_floor_settings"]

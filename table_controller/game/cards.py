@@ -24,6 +24,7 @@ KING: Final = 13
 QUEEN: Final = 12
 JACK: Final = 11
 TEN: Final = 10
+TEN_ALIAS: Final = "10"  # read as T (card codes, way files); codes are written with T
 JOKER_CODE: Final = "JK"
 
 
@@ -109,7 +110,7 @@ NATURAL_CARDS: Final[tuple[Card, ...]] = tuple(
     Card(rank, suit) for rank in range(2, 15) for suit in SUIT_CHARS
 )
 _RANK_BY_CHAR: Final[dict[str, int]] = {char: rank for rank, char in enumerate(RANK_CHARS, start=2)}
-_RANK_BY_CHAR["10"] = TEN
+_RANK_BY_CHAR[TEN_ALIAS] = TEN
 
 
 def parse_rank(value: object) -> int:

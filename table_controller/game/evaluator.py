@@ -136,9 +136,9 @@ def _straight_height(ranks: frozenset[int], jokers: int, wheel: Wheel) -> int | 
     if len(ranks) + jokers != 5:
         return None
     best: int | None = None
-    for top in range(14, 5, -1):  # A-high .. 6-high
+    for top in range(ACE, 5, -1):  # A-high .. 6-high
         if ranks <= set(range(top - 4, top + 1)):
-            height = _ACE_HIGH_STRAIGHT if top == 14 else top
+            height = _ACE_HIGH_STRAIGHT if top == ACE else top
             best = height if best is None else max(best, height)
     if ranks <= _WHEEL_RANKS:
         height = _NEVADA_WHEEL if wheel is Wheel.NEVADA else _CALIFORNIA_WHEEL
@@ -178,7 +178,7 @@ def _class_score(hand: HandClass, wheel: Wheel) -> int:
         return max(best, _pack(category, [height]))
     if hand.suited:
         # 003: a filling joker counts as the highest rank missing from the suit.
-        missing = [rank for rank in range(14, 1, -1) if rank not in ranks][:jokers]
+        missing = [rank for rank in range(ACE, 1, -1) if rank not in ranks][:jokers]
         kickers = sorted(list(ranks) + missing, reverse=True)
         return max(best, _pack(HighCategory.FLUSH, kickers))
     if height is not None:
@@ -366,8 +366,8 @@ class SevenCardCategory(enum.IntEnum):
 
 
 # Seven consecutive ranks; the Ace plays low in A-2-3-4-5-6-7 (it does in A-2-3-4-5, 001, 004).
-_SEVEN_CARD_RUNS = [frozenset(range(top - 6, top + 1)) for top in range(14, 7, -1)]
-_SEVEN_CARD_RUNS.append(frozenset({14, 2, 3, 4, 5, 6, 7}))
+_SEVEN_CARD_RUNS = [frozenset(range(top - 6, top + 1)) for top in range(ACE, 7, -1)]
+_SEVEN_CARD_RUNS.append(frozenset({ACE, 2, 3, 4, 5, 6, 7}))
 
 _BY_HIGH_CATEGORY = {
     HighCategory.FIVE_ACES: SevenCardCategory.FIVE_ACES,

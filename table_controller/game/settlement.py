@@ -92,7 +92,7 @@ class BankerHandError(SettlementError):
     """The banker's setting does not use the banker's cards or is a foul."""
 
 
-class HouseWayError(SettlementError):
+class HouseWaySettingError(SettlementError):
     """The house way was needed but not given, or returned an unusable setting."""
 
 
@@ -143,7 +143,7 @@ class FoulKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
+class SettlementRule:
     """A settlement rule: a stable id for the audit record, its result, and where it comes from."""
 
     id: str
@@ -151,25 +151,25 @@ class Rule:
     cite: str
 
 
-RULES: Final[Mapping[str, Rule]] = {
+RULES: Final[Mapping[str, SettlementRule]] = {
     rule.id: rule
     for rule in (
-        Rule("both-hands-won", Outcome.WIN, f"{R001} rule 1; {R000}"),
-        Rule("one-hand-each", Outcome.PUSH, f"{R001} rule 3; {R000}"),
-        Rule("won-one-copy-goes-to-banker", Outcome.PUSH, f"{R001} rule 5; {R000}"),
-        Rule("both-hands-lost", Outcome.LOSE, f"{R001} rule 2; {R000}"),
-        Rule("lost-one-copy-goes-to-banker", Outcome.LOSE, f"{R001} rule 4; {R000}"),
-        Rule("both-hands-copied", Outcome.LOSE, f"{R001} rule 4; {R000}"),
-        Rule("foul-forfeit", Outcome.LOSE, f"{R001}; {R004}"),
-        Rule("dealer-not-qualified", Outcome.NOT_QUALIFIED, R003),
-        Rule("premium-overqualifier", Outcome.PREMIUM, R003),
+        SettlementRule("both-hands-won", Outcome.WIN, f"{R001} rule 1; {R000}"),
+        SettlementRule("one-hand-each", Outcome.PUSH, f"{R001} rule 3; {R000}"),
+        SettlementRule("won-one-copy-goes-to-banker", Outcome.PUSH, f"{R001} rule 5; {R000}"),
+        SettlementRule("both-hands-lost", Outcome.LOSE, f"{R001} rule 2; {R000}"),
+        SettlementRule("lost-one-copy-goes-to-banker", Outcome.LOSE, f"{R001} rule 4; {R000}"),
+        SettlementRule("both-hands-copied", Outcome.LOSE, f"{R001} rule 4; {R000}"),
+        SettlementRule("foul-forfeit", Outcome.LOSE, f"{R001}; {R004}"),
+        SettlementRule("dealer-not-qualified", Outcome.NOT_QUALIFIED, R003),
+        SettlementRule("premium-overqualifier", Outcome.PREMIUM, R003),
     )
 }
 
 # (high hand, low hand) -> the rule deciding the main wager (001 rules 1-5). The order of
 # the table is the table of 001; every one of the nine pairs is here.
 _W, _L, _C = HandResult.WIN, HandResult.LOSE, HandResult.COPY
-COMPARISON_RULES: Final[Mapping[tuple[HandResult, HandResult], Rule]] = {
+COMPARISON_RULES: Final[Mapping[tuple[HandResult, HandResult], SettlementRule]] = {
     (_W, _W): RULES["both-hands-won"],
     (_W, _L): RULES["one-hand-each"],
     (_L, _W): RULES["one-hand-each"],
@@ -478,16 +478,22 @@ def foul_kind(setting: Setting | None, ranking: RankingRules) -> FoulKind | None
 
 def _house_way_setting(reset: HouseWayReset | None, hand: PositionHand, ranking: RankingRules) -> Setting:
     if reset is None:
-        raise HouseWayError("the table re-sets fouls by the house way, but no house way was given")
+        raise HouseWaySettingError("the table re-sets fouls by the house way, but no house way was given")
     setting = reset(tuple(hand.cards))
     if not isinstance(setting, Setting):
-        raise HouseWayError(f"position {hand.position}: the house way returned {setting!r}, not a Setting")
+        raise HouseWaySettingError(
+            f"position {hand.position}: the house way returned {setting!r}, not a Setting"
+        )
     try:
         check_setting(hand.cards, setting.high, setting.low)
     except SettingError as error:
-        raise HouseWayError(f"position {hand.position}: the house way setting is wrong: {error}") from error
+        raise HouseWaySettingError(
+            f"position {hand.position}: the house way setting is wrong: {error}"
+        ) from error
     if not is_legal(setting, ranking):
-        raise HouseWayError(f"position {hand.position}: the house way setting {setting.as_dict()} is a foul")
+        raise HouseWaySettingError(
+            f"position {hand.position}: the house way setting {setting.as_dict()} is a foul"
+        )
     return setting
 
 
@@ -707,7 +713,7 @@ def _check_bank(
     if house_hand.bonus_wagers():
         raise BankError("the house's hand makes no bonus wager")
     if house_hand.setting is None or foul_kind(house_hand.setting, rules.ranking) is not None:
-        raise HouseWayError("the house's hand is set by the house way and is never a foul")
+        raise HouseWaySettingError("the house's hand is set by the house way and is never a foul")
 
 
 def _check_one_deck(rules: TableRules, banker: BankerHand, hands: Sequence[PositionHand]) -> None:
@@ -758,7 +764,7 @@ def settle_round(
         _check_bank(rules, bank, hands, house_hand)
     _check_one_deck(rules, banker, [*hands, *([house_hand] if house_hand is not None else [])])
     if rules.foul_rule is FoulRule.HOUSE_WAY and reset_by_house_way is None:
-        raise HouseWayError("the table re-sets fouls by the house way: give reset_by_house_way")
+        raise HouseWaySettingError("the table re-sets fouls by the house way: give reset_by_house_way")
     qualification = dealer_qualification(rules, banker.cards)
     records = tuple(
         _settle_position(rules, banker, qualification, hand, reset_by_house_way)
@@ -788,16 +794,16 @@ __all__ = [
     "FoulKind",
     "HandError",
     "HandResult",
-    "HouseWayError",
     "HouseWayReset",
+    "HouseWaySettingError",
     "Outcome",
     "PositionError",
     "PositionHand",
     "PositionSettlement",
     "RoundSettlement",
-    "Rule",
     "SettlementError",
     "SettlementMoneyError",
+    "SettlementRule",
     "WagerError",
     "compare_settings",
     "dealer_qualification",

@@ -41,7 +41,7 @@ from table_controller.game.setting import Setting, all_settings, is_legal
 from table_controller.game.settlement import (
     BankerHand,
     BankError,
-    HouseWayError,
+    HouseWaySettingError,
     Outcome,
     PositionHand,
     settle_round,
@@ -290,7 +290,7 @@ def test_the_house_hand_must_sit_where_the_dealer_sits_and_wager_the_house_wager
     with pytest.raises(BankError, match="player's bank"):
         settle_round(STANDARD, BANKER, positions(), house_hand=house_hand())
     fouled = hand(6, "Jd 2d 7h 6d 5s", "7d Qs", 2000)
-    with pytest.raises(HouseWayError):
+    with pytest.raises(HouseWaySettingError):
         settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=fouled)
 
 

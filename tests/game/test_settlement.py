@@ -28,7 +28,7 @@ from table_controller.game.settlement import (
     FoulKind,
     HandError,
     HandResult,
-    HouseWayError,
+    HouseWaySettingError,
     Outcome,
     PositionError,
     PositionHand,
@@ -273,7 +273,7 @@ def test_house_way_is_not_called_for_a_legal_hand():
 
 
 def test_house_way_foul_rule_needs_a_house_way():
-    with pytest.raises(HouseWayError, match="give reset_by_house_way"):
+    with pytest.raises(HouseWaySettingError, match="give reset_by_house_way"):
         settle_one(TableRules(foul_rule=FoulRule.HOUSE_WAY), fouled_hand())
 
 
@@ -286,7 +286,7 @@ def test_house_way_foul_rule_needs_a_house_way():
     ],
 )
 def test_an_unusable_house_way_setting_is_refused(house_way, message):
-    with pytest.raises(HouseWayError, match=message):
+    with pytest.raises(HouseWaySettingError, match=message):
         settle_one(TableRules(foul_rule=FoulRule.HOUSE_WAY), fouled_hand(), reset_by_house_way=house_way)
 
 

@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 
 from drivers.link import HostIdentity, HostLink, LinkConfig
 from drivers.transport import Transport
-from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig
+from simulators.device_link import DeviceLink, DeviceLinkConfig, SimulatedIdentity
 
 BURST = bytes.fromhex("00 A5 07 A5 00 13 A5 01 FF 33 A5")
 PILE = 0x22
@@ -120,7 +120,7 @@ def run_with_noise(burst: bytes, seconds: float = 3.0):
     """Production timings on both sides (link.md 7); the burst goes in front of one PILE."""
     clock = Clock()
     device = DeviceLink(
-        DeviceIdentity("SIM-SHUFFLER", "SIM0001", "1.0.0"),
+        SimulatedIdentity("SIM-SHUFFLER", "SIM0001", "1.0.0"),
         lambda *a: None,
         config=DeviceLinkConfig(),
         clock=clock,

@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from simulators.device_link import DeviceIdentity, DeviceLink, DeviceLinkConfig, DeviceLinkState
+from simulators.device_link import DeviceLink, DeviceLinkConfig, DeviceLinkState, SimulatedIdentity
 from simulators.faults import Fault, LinkFaultInjector, UnknownFaultError
 
 HOST_SESSION = 0x12345678
@@ -55,7 +55,7 @@ class Device:
         self.written = bytearray()
         self.commands: list[tuple[int, int, bytes]] = []
         self.link = DeviceLink(
-            DeviceIdentity("SHF-7", "A1234", "2.3.1"),
+            SimulatedIdentity("SHF-7", "A1234", "2.3.1"),
             lambda t, i, b: self.commands.append((t, i, b)),
             write=self.written.extend,
             config=config,

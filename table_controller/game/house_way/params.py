@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from ..cards import RANK_CHARS, parse_rank
+from ..cards import ACE, JACK, KING, QUEEN, RANK_CHARS, TEN, parse_rank
 from .ranks import parse_two_card_hand
 
 
@@ -77,7 +77,7 @@ class Entry(BaseModel):
 
 # -- words ------------------------------------------------------------------------------------
 
-_RANK_NAMES = {14: "Ace", 13: "King", 12: "Queen", 11: "Jack", 10: "Ten"}
+_RANK_NAMES = {ACE: "Ace", KING: "King", QUEEN: "Queen", JACK: "Jack", TEN: "Ten"}
 _GROUP_NAMES = {1: "singleton", 2: "pair", 3: "3-of-a-kind", 4: "4-of-a-kind", 5: "five of a kind"}
 _ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh"}
 _NTH = {

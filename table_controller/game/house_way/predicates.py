@@ -254,7 +254,7 @@ def pred_can_make_straight_of(*, ranks: list[int]) -> Predicate:
         raise ValueError("a straight has five ranks")
     holds = lambda f: sum(1 for r in wanted if not f.natural_places(r)) <= len(f.jokers)  # noqa: E731
     low = min(wanted)
-    if wanted == set(range(low, low + 5)) or wanted == {14, 2, 3, 4, 5}:
+    if wanted == set(range(low, low + 5)) or wanted == {ACE, 2, 3, 4, 5}:
         # five ranks in a row: the seven cards make a straight whenever these make one
         return with_static(holds, _false_unless(lambda sig: sig.straight))
     return holds
