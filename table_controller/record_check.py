@@ -17,29 +17,24 @@ Nothing here writes. The daemon runs the same check at start and as it plays (se
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from .pinned_rules import PinnedRules
 from .recorder import required_projection, settled_projection
 from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
 from .round.machine import apply, open_round
-from .storage.audit import ChainReport, verify_chain
+from .storage.audit import ChainReport, event_payloads, events_by_round, newest_round_ids, verify_chain
 from .storage.checkpoints import Checkpoint, chained_checkpoints, check_checkpoints
-from .storage.models import Event, Round, RoundPosition
 from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
-from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, Evidence, sha256_hex
+from .storage.record_rows import evidence_rows, round_projections, user_rows
+from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, sha256_hex
 from .storage.shifts import FLOOR_CHAIN
-from .storage.users import User
-
-_EVENTS = Event.__table__  # type: ignore[attr-defined]  # typed columns for the queries
 
 FINDINGS_LISTED = 200  # beyond this, findings are counted, not listed
 _NOT_CHECKED = "; its settlement and projections NOT CHECKED"  # said whenever a round stops early
@@ -129,62 +124,6 @@ def _differences(chained: Any, derived: Any, path: str = "") -> Iterator[tuple[s
             yield from _differences(left, right, f"{path}[{label}]")
     elif chained != derived:
         yield (path, chained, derived)
-
-
-def _projections(
-    session: Session, table_id: str | None, only: list[str] | None = None
-) -> tuple[dict[str, Any], dict[str, dict[int, Any]]]:
-    rounds_query = select(Round)
-    positions_query = select(RoundPosition)
-    if only is not None:  # the newest rounds only (the check while playing): not the whole table
-        rounds_query = rounds_query.where(col(Round.round_id).in_(only))
-        positions_query = positions_query.where(col(RoundPosition.round_id).in_(only))
-    if table_id is not None:
-        rounds_query = rounds_query.where(col(Round.table_id) == table_id)
-        positions_query = positions_query.join(
-            Round, col(Round.round_id) == col(RoundPosition.round_id)
-        ).where(col(Round.table_id) == table_id)
-    rounds = {row.round_id: row for row in session.execute(rounds_query).scalars()}
-    positions: dict[str, dict[int, Any]] = defaultdict(dict)
-    for row in session.execute(positions_query).scalars():
-        positions[row.round_id][row.position] = row
-    return rounds, positions
-
-
-def _newest_rounds(session: Session, table_id: str, last: int) -> list[str]:
-    """The ids of the table's ``last`` newest opened rounds, by the chain."""
-    query = (
-        select(_EVENTS.c.round_id)
-        .where(_EVENTS.c.table_id == table_id, _EVENTS.c.kind == "round.opened")
-        .order_by(_EVENTS.c.seq.desc())
-        .limit(last)
-    )
-    return [row[0] for row in session.execute(query)]
-
-
-def _round_events(
-    session: Session, table_id: str | None, only: list[str] | None = None
-) -> Iterator[tuple[str, list[tuple[int, str, str]]]]:
-    """(round id, [(seq, kind, payload text)...]) for every round with chained events."""
-    query = select(_EVENTS.c.round_id, _EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.payload).where(
-        _EVENTS.c.round_id.is_not(None),
-        _EVENTS.c.kind.in_(sorted(ROUND_EVENT_KINDS)),
-    )
-    if table_id is not None:
-        query = query.where(_EVENTS.c.table_id == table_id)
-    if only is not None:
-        query = query.where(_EVENTS.c.round_id.in_(only))
-    query = query.order_by(_EVENTS.c.table_id, _EVENTS.c.round_id, _EVENTS.c.seq)
-    current: str | None = None
-    events: list[tuple[int, str, str]] = []
-    for round_id, seq, kind, payload in session.execute(query, execution_options={"yield_per": 2000}):
-        if round_id != current:
-            if current is not None:
-                yield current, events
-            current, events = round_id, []
-        events.append((seq, kind, payload))
-    if current is not None:
-        yield current, events
 
 
 def _stored(value: Any) -> Any:
@@ -328,11 +267,15 @@ def check_rounds(
     """Re-derive every round (or the table's ``last`` ones) and compare; returns (rounds
     checked, settled rounds without a chained settlement, findings, findings not listed)."""
     found = _Findings()
-    only = None if last is None or table_id is None else _newest_rounds(session, table_id, last)
-    rounds, positions = _projections(session, table_id, only)
+    only: list[str] | None = None  # every round; the table's newest ``last`` with both given
+    if last is not None and table_id is not None:
+        only = newest_round_ids(session, table_id=table_id, last=last)
+    rounds, positions = round_projections(session, table_id=table_id, round_ids=only)
     check = _RoundCheck(session, rules or PinnedRules(), found)
     seen: set[str] = set()
-    for round_id, events in _round_events(session, table_id, only):
+    for round_id, events in events_by_round(
+        session, kinds=ROUND_EVENT_KINDS, table_id=table_id, round_ids=only
+    ):
         seen.add(round_id)
         check.check(round_id, events, rounds.get(round_id), positions.get(round_id, {}))
     if only is None:  # a projection row the chain never opened: inserted
@@ -352,7 +295,7 @@ def check_people(session: Session) -> tuple[int, list[Finding]]:
     except ValueError as error:
         found.add("people chain", str(error))
         return 0, found.items
-    rows = {row.name: row for row in session.execute(select(User)).scalars()}
+    rows = {row.name: row for row in user_rows(session)}
     for name in sorted(set(rows) | set(chained)):
         where = f"user {name}"
         row, record = rows.get(name), chained.get(name)
@@ -376,16 +319,12 @@ def check_evidence(session: Session) -> list[Finding]:
     """Every stored rules content still hashes to its key and was chained when stored."""
     found = _Findings()
     chained = set()
-    for (payload,) in session.execute(
-        select(_EVENTS.c.payload).where(
-            _EVENTS.c.table_id == EVIDENCE_CHAIN, _EVENTS.c.kind == EVIDENCE_STORED
-        )
-    ):
+    for payload in event_payloads(session, table_id=EVIDENCE_CHAIN, kind=EVIDENCE_STORED):
         try:
             chained.add(json.loads(payload)["sha256"])
         except (ValueError, KeyError, TypeError):
             found.add("evidence chain", f"an evidence.stored event is not readable: {payload[:80]!r}")
-    for row in session.execute(select(Evidence)).scalars():
+    for row in evidence_rows(session):
         where = f"rules {row.kind} {row.name!r} sha256 {row.sha256}"
         if sha256_hex(bytes(row.content)) != row.sha256:
             found.add(where, f"its content now hashes to {sha256_hex(bytes(row.content))} (edited)")

@@ -29,7 +29,7 @@ from ..storage.floor import (
     newest_first,
     today_sums,
 )
-from ..storage.floor_tables import FloorTable
+from ..storage.floor_tables import FloorTable, find_floor_table
 from ..storage.open_alerts import OpenAlerts
 from ..storage.reports import today_bounds
 from ..table_state import TableHold
@@ -49,7 +49,7 @@ def visible_tables(session: Session, scope: Scope, pit: str | None = None) -> li
 def visible_table(session: Session, scope: Scope, table_id: str) -> FloorTable | None:
     """The table if it is on the floor and within ``scope``; None either way it is not (the
     caller answers both with the same 404, so scope does not tell which tables exist)."""
-    row = session.get(FloorTable, table_id)
+    row = find_floor_table(session, table_id=table_id)
     return row if row is not None and scope.sees(row.table_id, row.pit) else None
 
 

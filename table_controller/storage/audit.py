@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -208,6 +208,67 @@ def last_event(session: Session, *, table_id: str, kinds: Iterable[str]) -> Even
         .limit(1)
     ).first()
     return None if row is None else EventPublic.model_validate(row, from_attributes=True)
+
+
+def list_events_by_kind_prefix(
+    session: Session, *, table_id: str, kind_prefix: str, after_seq: int = 0, limit: int | None = None
+) -> list[EventPublic]:
+    """The table's events whose kind starts with ``kind_prefix`` (``device.``,
+    ``device.shuffler.``), in chain order (seq) after ``after_seq``, at most ``limit``."""
+    statement = (
+        select(Event)
+        .where(Event.table_id == table_id, Event.seq > after_seq, col(Event.kind).startswith(kind_prefix))
+        .order_by(col(Event.seq))
+    )
+    if limit is not None:
+        statement = statement.limit(limit)
+    return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+
+
+def newest_round_ids(session: Session, *, table_id: str, last: int) -> list[str]:
+    """The ids of the table's ``last`` newest opened rounds (``round.opened``), newest first by
+    the chain."""
+    statement = (
+        select(_EVENTS.c.round_id)
+        .where(_EVENTS.c.table_id == table_id, _EVENTS.c.kind == "round.opened")
+        .order_by(_EVENTS.c.seq.desc())
+        .limit(last)
+    )
+    return [row[0] for row in session.execute(statement)]
+
+
+def events_by_round(
+    session: Session, *, kinds: Iterable[str], table_id: str | None = None, round_ids: list[str] | None = None
+) -> Iterator[tuple[str, list[tuple[int, str, str]]]]:
+    """(round id, [(seq, kind, payload text)...]) for every round with chained events of
+    ``kinds``, of one table and of some rounds only when given: by table, then round id, each
+    round's events in seq order. Read lazily, 2000 rows at a time."""
+    statement = select(_EVENTS.c.round_id, _EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.payload).where(
+        _EVENTS.c.round_id.is_not(None),
+        _EVENTS.c.kind.in_(sorted(kinds)),
+    )
+    if table_id is not None:
+        statement = statement.where(_EVENTS.c.table_id == table_id)
+    if round_ids is not None:
+        statement = statement.where(_EVENTS.c.round_id.in_(round_ids))
+    statement = statement.order_by(_EVENTS.c.table_id, _EVENTS.c.round_id, _EVENTS.c.seq)
+    current: str | None = None
+    events: list[tuple[int, str, str]] = []
+    for round_id, seq, kind, payload in session.execute(statement, execution_options={"yield_per": 2000}):
+        if round_id != current:
+            if current is not None:
+                yield current, events
+            current, events = round_id, []
+        events.append((seq, kind, payload))
+    if current is not None:
+        yield current, events
+
+
+def event_payloads(session: Session, *, table_id: str, kind: str) -> list[str]:
+    """The payload text of every event of ``kind`` in the ``table_id`` chain, in no promised
+    order (``evidence.stored`` of the evidence chain: which rules contents were chained)."""
+    statement = select(_EVENTS.c.payload).where(_EVENTS.c.table_id == table_id, _EVENTS.c.kind == kind)
+    return [payload for (payload,) in session.execute(statement)]
 
 
 def head_of_chain(session: Session, *, table_id: str) -> HeadOfChain | None:
@@ -566,9 +627,13 @@ __all__ = [
     "ChainReport",
     "HeadOfChain",
     "append_event",
+    "event_payloads",
+    "events_by_round",
     "head_of_chain",
     "list_events",
+    "list_events_by_kind_prefix",
     "lock_table",
+    "newest_round_ids",
     "stored_time_text",
     "verify_chain",
     "verify_range",

@@ -122,6 +122,12 @@ def heartbeat(session: Session, table_id: str, now: datetime) -> bool:
     return bool(getattr(result, "rowcount", 0))
 
 
+def find_floor_table(session: Session, *, table_id: str) -> FloorTable | None:
+    """The table's ``floor_tables`` row (by primary key, the session's copy when it holds one), or
+    None when the table is not on the floor."""
+    return session.get(FloorTable, table_id)
+
+
 def last_registration(session: Session, *, table_id: str) -> Registration | None:
     """What the table's chain last said it registered (``table.registered``), or None."""
     found = last_event(session, table_id=table_id, kinds=[REGISTERED])
@@ -137,6 +143,7 @@ __all__ = [
     "FloorTable",
     "Registration",
     "check_pit",
+    "find_floor_table",
     "heartbeat",
     "last_registration",
     "register_table",

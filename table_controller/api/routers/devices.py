@@ -9,9 +9,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from sqlmodel import Session, col, select
 
-from ...storage.models import Event, EventPublic
+from ...storage.audit import list_events_by_kind_prefix
 from ..deps import DeviceFramesDep, ServiceDep, StoreDep
 from ..errors import responses
 from ..models.events import EventPage, event_view
@@ -32,17 +31,13 @@ async def device_events(
 ) -> EventPage:
     """Device events (``device.*``) in chain order after ``after``, by pages."""
     prefix = f"device.{device}." if device else "device."
-    statement = (
-        select(Event)
-        .where(Event.table_id == service.table_id, Event.seq > after, col(Event.kind).startswith(prefix))
-        .order_by(col(Event.seq))
-        .limit(limit + 1)
+    rows = await store.read(
+        list_events_by_kind_prefix,
+        table_id=service.table_id,
+        kind_prefix=prefix,
+        after_seq=after,
+        limit=limit + 1,
     )
-
-    def rows_of(session: Session) -> list[EventPublic]:
-        return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
-
-    rows = await store.read(rows_of)
     more = len(rows) > limit
     page = rows[:limit]
     return EventPage(events=[event_view(e) for e in page], next_after=page[-1].seq if more else None)
