@@ -183,15 +183,19 @@ def list_events(
     *,
     table_id: str | None = None,
     round_id: str | None = None,
+    kind_prefix: str | None = None,
     after_seq: int = 0,
     limit: int | None = None,
 ) -> list[EventPublic]:
-    """Events in chain order (table, then seq), filtered by table and/or round."""
+    """Events in chain order (table, then seq), filtered by table, round and/or the start of
+    their kind (``device.``, ``device.shuffler.``)."""
     statement = select(Event).where(Event.seq > after_seq)
     if table_id is not None:
         statement = statement.where(Event.table_id == table_id)
     if round_id is not None:
         statement = statement.where(Event.round_id == round_id)
+    if kind_prefix is not None:
+        statement = statement.where(col(Event.kind).startswith(kind_prefix))
     statement = statement.order_by(col(Event.table_id), col(Event.seq))
     if limit is not None:
         statement = statement.limit(limit)
@@ -208,21 +212,6 @@ def last_event(session: Session, *, table_id: str, kinds: Iterable[str]) -> Even
         .limit(1)
     ).first()
     return None if row is None else EventPublic.model_validate(row, from_attributes=True)
-
-
-def list_events_by_kind_prefix(
-    session: Session, *, table_id: str, kind_prefix: str, after_seq: int = 0, limit: int | None = None
-) -> list[EventPublic]:
-    """The table's events whose kind starts with ``kind_prefix`` (``device.``,
-    ``device.shuffler.``), in chain order (seq) after ``after_seq``, at most ``limit``."""
-    statement = (
-        select(Event)
-        .where(Event.table_id == table_id, Event.seq > after_seq, col(Event.kind).startswith(kind_prefix))
-        .order_by(col(Event.seq))
-    )
-    if limit is not None:
-        statement = statement.limit(limit)
-    return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
 
 
 def newest_round_ids(session: Session, *, table_id: str, last: int) -> list[str]:
@@ -631,7 +620,6 @@ __all__ = [
     "events_by_round",
     "head_of_chain",
     "list_events",
-    "list_events_by_kind_prefix",
     "lock_table",
     "newest_round_ids",
     "stored_time_text",

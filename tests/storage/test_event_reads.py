@@ -12,7 +12,7 @@ from table_controller.storage import (
     append_event,
     event_payloads,
     events_by_round,
-    list_events_by_kind_prefix,
+    list_events,
     newest_round_ids,
     read_snapshot,
     unit_of_work,
@@ -49,12 +49,10 @@ def test_device_events_are_read_by_kind_prefix_in_seq_order(engine: Engine) -> N
         ],
     )
     with read_snapshot(engine) as session:
-        every = list_events_by_kind_prefix(session, table_id="PG-3", kind_prefix="device.")
-        shuffler = list_events_by_kind_prefix(
-            session, table_id="PG-3", kind_prefix="device.shuffler.", after_seq=1
-        )
-        first_two = list_events_by_kind_prefix(session, table_id="PG-3", kind_prefix="device.", limit=2)
-        none_after = list_events_by_kind_prefix(session, table_id="PG-3", kind_prefix="device.", after_seq=4)
+        every = list_events(session, table_id="PG-3", kind_prefix="device.")
+        shuffler = list_events(session, table_id="PG-3", kind_prefix="device.shuffler.", after_seq=1)
+        first_two = list_events(session, table_id="PG-3", kind_prefix="device.", limit=2)
+        none_after = list_events(session, table_id="PG-3", kind_prefix="device.", after_seq=4)
     assert all(isinstance(event, EventPublic) for event in every)
     assert [(e.seq, e.kind) for e in every] == [
         (1, "device.shuffler.pile-read"),

@@ -10,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ...storage.audit import list_events_by_kind_prefix
+from ...storage.audit import list_events
 from ..deps import DeviceFramesDep, ServiceDep, StoreDep
 from ..errors import responses
 from ..models.events import EventPage, event_view
@@ -32,7 +32,7 @@ async def device_events(
     """Device events (``device.*``) in chain order after ``after``, by pages."""
     prefix = f"device.{device}." if device else "device."
     rows = await store.read(
-        list_events_by_kind_prefix,
+        list_events,
         table_id=service.table_id,
         kind_prefix=prefix,
         after_seq=after,
