@@ -71,6 +71,9 @@ _PHASE = re.compile(r"[a-z][a-z0-9_-]*")
 
 
 StrictCount = Annotated[int, Strict()]
+StoredCents = Annotated[StrictCents, Field(ge=0)]  # an amount the store keeps: never negative
+DieFace = Annotated[StrictCount, Field(ge=1, le=6)]
+Seat = Annotated[StrictCount, Field(ge=2, le=7)]  # a player's seat: every position but the banker's
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -409,28 +412,28 @@ class RoundUpdate(SQLModel):
     voided: bool | None = None
     misdeal: bool | None = None
     void_reason: ReasonText | None = None
-    die_1: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
-    die_2: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
-    die_3: Annotated[StrictCount, Field(ge=1, le=6)] | None = None
+    die_1: DieFace | None = None
+    die_2: DieFace | None = None
+    die_3: DieFace | None = None
     dice_source: DiceSource | None = None
     start_position: Annotated[StrictCount, Field(ge=1, le=7)] | None = None
-    wagered_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    bonus_wagered_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    bonuses_paid_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    wagered_cents: StoredCents | None = None
+    bonus_wagered_cents: StoredCents | None = None
+    commission_cents: StoredCents | None = None
+    bonuses_paid_cents: StoredCents | None = None
     house_result_cents: StrictCents | None = None
     house_way_rule_id: RuleIdText | None = None
     override: bool | None = None
     theoretical_win_cents: StrictCents | None = None
-    theoretical_variance: Annotated[StrictCents, Field(ge=0)] | None = None
-    banker_seat: Annotated[StrictCount, Field(ge=2, le=7)] | None = None
-    bank_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    house_wager_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    theoretical_variance: StoredCents | None = None
+    banker_seat: Seat | None = None
+    bank_cents: StoredCents | None = None
+    house_wager_cents: StoredCents | None = None
     house_share_bp: Annotated[StrictCount, Field(gt=0, lt=10_000)] | None = None
-    bank_offer: Annotated[StrictCount, Field(ge=2, le=7)] | None = None
+    bank_offer: Seat | None = None
     dice_direction: Literal["counter-clockwise", "clockwise"] | None = None
     bank_gross_cents: StrictCents | None = None
-    bank_commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    bank_commission_cents: StoredCents | None = None
     banker_result_cents: StrictCents | None = None
     house_hand_result_cents: StrictCents | None = None
     house_way_required: str | None = None  # JSON, recorder.required_projection (0007)
@@ -465,9 +468,9 @@ class RoundPositionCreate(RoundPositionBase):
     """A position taking part in a round: the banker (1) or a position with a wager."""
 
     position: Annotated[StrictCount, Field(ge=1, le=7)]
-    wager_cents: Annotated[StrictCents, Field(ge=0)] = 0
-    big_hand_bonus_cents: Annotated[StrictCents, Field(ge=0)] = 0
-    joker_bonus_cents: Annotated[StrictCents, Field(ge=0)] = 0
+    wager_cents: StoredCents = 0
+    big_hand_bonus_cents: StoredCents = 0
+    joker_bonus_cents: StoredCents = 0
 
     model_config = SQLModelConfig(extra="forbid")
 
@@ -519,9 +522,9 @@ class RoundPosition(RoundPositionFields, RoundPositionBase, _RoundPositionKey, t
 class RoundPositionUpdate(SQLModel):
     """Changes to one position; only the fields given are written."""
 
-    wager_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    big_hand_bonus_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    joker_bonus_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    wager_cents: StoredCents | None = None
+    big_hand_bonus_cents: StoredCents | None = None
+    joker_bonus_cents: StoredCents | None = None
     cards: SevenCards = None
     high: HighHandCards = None
     low: LowHandCards = None
@@ -531,9 +534,9 @@ class RoundPositionUpdate(SQLModel):
     house_way_rule_id: RuleIdText | None = None
     fouled: bool | None = None
     outcome: PositionOutcome | None = None
-    win_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    commission_cents: Annotated[StrictCents, Field(ge=0)] | None = None
-    bonus_paid_cents: Annotated[StrictCents, Field(ge=0)] | None = None
+    win_cents: StoredCents | None = None
+    commission_cents: StoredCents | None = None
+    bonus_paid_cents: StoredCents | None = None
     net_cents: StrictCents | None = None
     override: bool | None = None
 
