@@ -22,7 +22,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from .game.house_way import HouseWay
-from .game.house_way.loader import WAYS_DIRECTORY, build_house_way
+from .game.house_way.loader import WAYS_DIRECTORY, build_house_way, load_house_way
 from .game.paytables import DEFAULT_FILES, Bonus, paytable_from_mapping, paytables_dir
 from .game.table_rules import TableRules
 from .round.events import RoundOpened
@@ -146,6 +146,15 @@ def keep_version(session: Session, *, table_id: str, version: RulesVersion) -> d
     return version.evidence
 
 
+def rules_from_snapshot(snapshot: Mapping[str, Any]) -> GameRoundRules:
+    """A round's rules from its ``round.opened`` snapshot alone (``{"table": TableRules as
+    JSON, "house_way": name}``), the house way loaded by name from config/house_ways: for a
+    round that pinned no contents by hash."""
+    return GameRoundRules(
+        table=TableRules.model_validate(snapshot["table"]), way=load_house_way(snapshot["house_way"])
+    )
+
+
 class PinnedRules:
     """``rules_for`` of the recorder: a round's rules from the contents its opening pinned."""
 
@@ -155,7 +164,7 @@ class PinnedRules:
 
     def __call__(self, opened: RoundOpened) -> GameRoundRules:
         if not opened.evidence:
-            return GameRoundRules.from_snapshot(opened.rules)
+            return rules_from_snapshot(opened.rules)
         if self.engine is None:
             raise ValueError("rules pinned by hash need the store to load them")
         with read_snapshot(self.engine) as session:
@@ -165,7 +174,7 @@ class PinnedRules:
         """The round's rules, loaded by the hashes it names; EvidenceError when they cannot be."""
         pins = opened.evidence
         if not pins:
-            return GameRoundRules.from_snapshot(opened.rules)
+            return rules_from_snapshot(opened.rules)
         table_pin = pins.get(TABLE_RULES)
         found = sha256_hex(table_rules_bytes(opened.rules["table"]))
         if table_pin != found:
@@ -196,6 +205,7 @@ __all__ = [
     "current_rules",
     "keep_version",
     "refreshed",
+    "rules_from_snapshot",
     "table_rules_bytes",
     "way_from_bytes",
 ]

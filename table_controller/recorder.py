@@ -27,6 +27,7 @@ from .game.evaluator import (
     rank_low,
     seven_card_category,
 )
+from .pinned_rules import rules_from_snapshot
 from .round.events import (
     ROUND_EVENT_KINDS,
     DealerOverride,
@@ -42,7 +43,6 @@ from .round.events import (
 )
 from .round.machine import RoundRules, RoundState, apply, open_round
 from .round.phases import Phase
-from .round.rules import GameRoundRules
 from .storage import (
     BANKER_POSITION,
     PositionOutcome,
@@ -278,7 +278,7 @@ class RoundRecorder:
         except Exception as error:  # its pinned rules are gone or changed: hold it, do not die
             failure = f"the rules round {opened.round_id} was opened under cannot be loaded: {error}"
             log.error("round.rules_not_trusted", round_id=opened.round_id, error=str(error))
-            return Resumed(state, GameRoundRules.from_snapshot(opened.rules), failure, held)
+            return Resumed(state, rules_from_snapshot(opened.rules), failure, held)
         for stored_event in events[1:]:
             try:
                 state = apply(state, event_from_payload(json_payload(stored_event.payload)), rules)

@@ -36,7 +36,7 @@ from .game.banking import (
     seat_of_position,
 )
 from .game.cards import Game
-from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed
+from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed, rules_from_snapshot
 from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.events import (
@@ -52,7 +52,6 @@ from .round.events import (
     Wager,
 )
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
-from .round.rules import GameRoundRules
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
@@ -86,7 +85,7 @@ class StoreOutage(StoreUnavailableError):
 
 def rules_for(opened: RoundOpened) -> RoundRules:
     """The rules a round was opened under, from its own stored snapshot."""
-    return GameRoundRules.from_snapshot(opened.rules)
+    return rules_from_snapshot(opened.rules)
 
 
 def check_wagers(game: Game, limits: Limits, wagers: Mapping[int, Wager]) -> None:

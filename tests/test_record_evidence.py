@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from table_controller.pinned_rules import PinnedRules, current_rules
+from table_controller.pinned_rules import PinnedRules, current_rules, rules_from_snapshot
 from table_controller.record_check import RecordReport, check_record
 from table_controller.record_watch import RecordWatch
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
@@ -499,10 +499,9 @@ def test_a_round_recorded_before_the_pins_and_the_chained_settlement_still_verif
     from table_controller.recorder import RoundRecorder, _project
     from table_controller.round.events import DealerSet, PlayerSet, RoundSettled
     from table_controller.round.machine import apply
-    from table_controller.round.rules import GameRoundRules
     from table_controller.storage import append_event
 
-    recorder = RoundRecorder(engine, "t1", lambda opened: GameRoundRules.from_snapshot(opened.rules))
+    recorder = RoundRecorder(engine, "t1", lambda opened: rules_from_snapshot(opened.rules))
     version = current_rules(_settings(tmp_path).table_rules(), "house-way-002")
     state, rules = recorder.open(
         game="standard", rules=version.snapshot, wagers={3: Wager(main=2500)}, actor="ann"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from table_controller.game.cards import Game
+from table_controller.pinned_rules import rules_from_snapshot
 from table_controller.recorder import RoundRecorder
 from table_controller.round.events import DealerSet, DiceRolled, PilesDealt, PlayerSet, RoundSettled, Wager
 from table_controller.round.machine import HouseWayDeviation
 from table_controller.round.phases import Phase
-from table_controller.round.rules import GameRoundRules
 from table_controller.storage import get_positions, get_round, list_events, verify_chain
 from table_controller.storage.session import read_snapshot
 
@@ -21,7 +21,7 @@ RULES = game_rules()
 
 @pytest.fixture
 def recorder(engine):
-    return RoundRecorder(engine, "t1", lambda opened: GameRoundRules.from_snapshot(opened.rules))
+    return RoundRecorder(engine, "t1", lambda opened: rules_from_snapshot(opened.rules))
 
 
 def play_to_dealer(recorder):

@@ -2,11 +2,11 @@
 
 Built from the rules stored in the round's ``round.opened`` event, so a round replayed after
 a restart (or by an auditor) is judged by the rules it was played under, not by today's.
+Nothing here reads a file: the house way is handed in, loaded by pinned_rules.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,7 @@ from ..game.cards import Card, parse_cards
 from ..game.deal import BANKER_POSITION
 from ..game.dealer import RequiredSetting, required_setting
 from ..game.evaluator import RankingRules
-from ..game.house_way import HouseWay, load_house_way
+from ..game.house_way import HouseWay
 from ..game.setting import Setting, same_values
 from ..game.settlement import BankerHand, PositionHand, RoundSettlement, settle_round
 from ..game.table_rules import TableRules
@@ -27,13 +27,6 @@ class GameRoundRules:
 
     table: TableRules
     way: HouseWay
-
-    @classmethod
-    def from_snapshot(cls, snapshot: Mapping[str, Any]) -> GameRoundRules:
-        """``{"table": TableRules as JSON, "house_way": name}``, as stored in round.opened."""
-        return cls(
-            table=TableRules.model_validate(snapshot["table"]), way=load_house_way(snapshot["house_way"])
-        )
 
     def snapshot(self) -> dict[str, Any]:
         return {"table": self.table.model_dump(mode="json"), "house_way": self.way.name}
