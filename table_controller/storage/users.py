@@ -28,7 +28,6 @@ from datetime import UTC, datetime
 from typing import Annotated, Final
 
 from pydantic import Field as PydanticField
-from pydantic import field_validator
 from sqlalchemy import CheckConstraint, Integer, UniqueConstraint
 from sqlmodel import Field, Session, SQLModel, col, select
 from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
@@ -101,6 +100,12 @@ def new_token() -> str:
     return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
 
 
+UserName = Annotated[
+    str, PydanticField(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN, examples=["ann"])
+]
+"""A person's name in a request body: the rule of :func:`check_user_name`, as the schema says it."""
+
+
 class UserBase(SQLModel):
     name: str = Field(max_length=NAME_MAX)
 
@@ -110,15 +115,8 @@ class UserCreate(UserBase):
 
     model_config = SQLModelConfig(extra="forbid")
 
-    name: Annotated[
-        str, PydanticField(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN, examples=["ann"])
-    ]
+    name: UserName
     role: Role
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        return check_user_name(value)
 
 
 class User(UserBase, table=True):
@@ -372,6 +370,7 @@ __all__ = [
     "UserConfirmError",
     "UserCreate",
     "UserExistsError",
+    "UserName",
     "UserNotFoundError",
     "UserPublic",
     "add_user",

@@ -43,7 +43,8 @@ from ..tokens import Principal
 
 router = APIRouter(prefix="/api", tags=["admin"])
 
-UserName = Annotated[str, Path(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)]
+# a person's name in a path: storage's UserName rule, carried by Path
+UserNameParam = Annotated[str, Path(min_length=1, max_length=NAME_MAX, pattern=NAME_PATTERN)]
 
 
 class UserKeyPublic(BaseModel):
@@ -103,7 +104,7 @@ async def create_user(body: UserCreate, who: AdminDep, store: StoreDep, service:
 
 @router.post("/users/{name}/disable", response_model=UserPublic, responses=responses(404, 503))
 async def disable(
-    name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+    name: UserNameParam, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
 ) -> UserPublic:
     """Refuse the person's token from now on (from the next request on)."""
 
@@ -120,7 +121,7 @@ async def disable(
 
 @router.post("/users/{name}/token", response_model=UserKeyPublic, responses=responses(404, 503))
 async def new_key(
-    name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+    name: UserNameParam, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
 ) -> UserKeyPublic:
     """Give the person a new token (the old one stops working; a disabled person is enabled). A
     key made for someone else changes nothing until a second admin confirms it."""
@@ -138,7 +139,7 @@ async def new_key(
 
 @router.post("/users/{name}/confirm", response_model=UserPublic, responses=responses(404, 409, 503))
 async def confirm(
-    name: UserName, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+    name: UserNameParam, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
 ) -> UserPublic:
     """A second admin confirms the key another admin made: from now on it may do what its role
     may. 403 for the admin who made it and for its holder; 409 when it is confirmed already."""
@@ -169,7 +170,12 @@ async def confirm(
 
 @router.post("/users/{name}/scope", response_model=UserPublic, responses=responses(404, 409, 503))
 async def scope(
-    name: UserName, body: ScopeChange, who: AdminDep, store: StoreDep, service: ServiceDep, tokens: TokensDep
+    name: UserNameParam,
+    body: ScopeChange,
+    who: AdminDep,
+    store: StoreDep,
+    service: ServiceDep,
+    tokens: TokensDep,
 ) -> UserPublic:
     """Keep a pit user to one pit's tables (``pit``) or a dealer to one table (``table_id``), or
     clear the scope (neither). Each table's API refuses a scoped person outside it (403
