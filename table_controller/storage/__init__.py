@@ -25,7 +25,7 @@ from .audit import (
     newest_round_ids,
     verify_chain,
 )
-from .chain import GENESIS_HASH, ChainLink, canonical_payload, event_hash, event_preimage, format_timestamp
+from .chain import GENESIS_HASH, ChainLink, canonical_payload, format_timestamp
 from .engine import make_engine, redacted, sqlite_path, sqlite_url
 from .errors import (
     ChainConflictError,
@@ -131,9 +131,7 @@ __all__ = [
     "check_schema_current",
     "create_round",
     "current_revision",
-    "event_hash",
     "event_payloads",
-    "event_preimage",
     "events_by_round",
     "find_open_round",
     "format_timestamp",

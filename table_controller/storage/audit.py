@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -144,19 +144,9 @@ def append_event(
         )
 
     seq = last_seq + 1
-    values: dict[str, Any] = {
-        "table_id": table_id,
-        "round_id": round_id,
-        "kind": kind,
-        "actor": actor,
-        "seq": seq,
-        "created_at": moment,
-        "payload": text,
-        "prev_hash": last_hash,
-    }
-    values["hash"] = ChainLink(
-        table_id, seq, round_id, kind, actor, format_timestamp(moment), last_hash, text
-    ).digest()
+    link = ChainLink(table_id, seq, round_id, kind, actor, format_timestamp(moment), last_hash, text)
+    # the row is the link's fields, its time kept as the datetime (the link hashes its text form)
+    values: dict[str, Any] = {**asdict(link), "created_at": moment, "hash": link.digest()}
     try:
         event_id = session.exec(_INSERT_EVENT, params=values).scalar_one()
     except IntegrityError as exc:

@@ -183,16 +183,6 @@ class ChainLink:
         return hashlib.sha256(self.preimage()).hexdigest()
 
 
-def event_preimage(**fields: Any) -> bytes:
-    """The exact bytes hashed for one event (``ChainLink(**fields).preimage()``)."""
-    return ChainLink(**fields).preimage()
-
-
-def event_hash(**fields: Any) -> str:
-    """SHA-256 of one event's preimage, lowercase hex (``ChainLink(**fields).digest()``)."""
-    return ChainLink(**fields).digest()
-
-
 __all__ = [
     "FORMAT_TAG",
     "GENESIS_HASH",
@@ -204,8 +194,6 @@ __all__ = [
     "check_name",
     "check_round_id",
     "check_table_id",
-    "event_hash",
-    "event_preimage",
     "format_timestamp",
     "utc_timestamp",
 ]

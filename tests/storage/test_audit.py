@@ -21,6 +21,7 @@ from table_controller.storage import (
     BreakKind,
     ChainBreak,
     ChainHeadMismatchError,
+    ChainLink,
     ChainReport,
     EventCreate,
     EventPublic,
@@ -28,7 +29,6 @@ from table_controller.storage import (
     InvalidFieldError,
     InvalidTimeError,
     append_event,
-    event_hash,
     format_timestamp,
     head_of_chain,
     list_events,
@@ -76,15 +76,18 @@ def test_events_are_numbered_and_linked_from_the_genesis_hash(engine: Engine) ->
     assert events[0].prev_hash == GENESIS_HASH
     assert events[1].prev_hash == events[0].hash
     assert events[2].prev_hash == events[1].hash
-    assert events[0].hash == event_hash(
-        table_id="PG-3",
-        seq=1,
-        round_id="PG-3-1",
-        kind="pile.dealt",
-        actor="device:shuffler",
-        created_at="2024-05-01T20:15:00.123456Z",
-        prev_hash=GENESIS_HASH,
-        payload='{"pile":1,"wager_cents":2500}',
+    assert (
+        events[0].hash
+        == ChainLink(
+            table_id="PG-3",
+            seq=1,
+            round_id="PG-3-1",
+            kind="pile.dealt",
+            actor="device:shuffler",
+            created_at="2024-05-01T20:15:00.123456Z",
+            prev_hash=GENESIS_HASH,
+            payload='{"pile":1,"wager_cents":2500}',
+        ).digest()
     )
 
 
@@ -269,7 +272,7 @@ def test_edited_and_rehashed_row_breaks_the_next_link(two_tables: Engine) -> Non
     with read_snapshot(two_tables) as session:
         row = next(e for e in list_events(session, table_id="PG-3") if e.seq == 4)
     forged_payload = '{"pile":4,"wager_cents":1}'
-    forged_hash = event_hash(
+    forged_hash = ChainLink(
         table_id=row.table_id,
         seq=row.seq,
         round_id=row.round_id,
@@ -278,7 +281,7 @@ def test_edited_and_rehashed_row_breaks_the_next_link(two_tables: Engine) -> Non
         created_at=format_timestamp(row.created_at),
         prev_hash=row.prev_hash,
         payload=forged_payload,
-    )
+    ).digest()
     tamper(
         two_tables,
         "UPDATE events SET payload = :p, hash = :h WHERE id = :i",
@@ -339,7 +342,7 @@ def _forge(engine: Engine, *, table_id: str, seq: int, prev_hash: str, good_hash
         "prev_hash": prev_hash,
         "payload": '{"paid_cents":100000}',
     }
-    digest = event_hash(**fields) if good_hash else "cd" * 32  # type: ignore[arg-type]
+    digest = ChainLink(**fields).digest() if good_hash else "cd" * 32  # type: ignore[arg-type]
     when = datetime(2024, 5, 1, 21, 0, tzinfo=UTC)
     tamper(
         engine,

@@ -16,13 +16,12 @@ from hypothesis import strategies as st
 
 from table_controller.storage.chain import (
     GENESIS_HASH,
+    ChainLink,
     canonical_payload,
     check_actor,
     check_kind,
     check_round_id,
     check_table_id,
-    event_hash,
-    event_preimage,
     format_timestamp,
 )
 from table_controller.storage.errors import InvalidEventError, InvalidFieldError, InvalidTimeError
@@ -69,13 +68,13 @@ EXAMPLE_DIGESTS = [
 def test_worked_example_digests_match_sha256sum() -> None:
     prev = GENESIS_HASH
     for fields, expected in zip(EXAMPLE, EXAMPLE_DIGESTS, strict=True):
-        digest = event_hash(prev_hash=prev, **fields)  # type: ignore[arg-type]
+        digest = ChainLink(prev_hash=prev, **fields).digest()  # type: ignore[arg-type]
         assert digest == expected
         prev = digest
 
 
 def test_preimage_is_nine_lines_without_trailing_newline() -> None:
-    preimage = event_preimage(prev_hash=GENESIS_HASH, **EXAMPLE[0])  # type: ignore[arg-type]
+    preimage = ChainLink(prev_hash=GENESIS_HASH, **EXAMPLE[0]).preimage()  # type: ignore[arg-type]
     assert preimage == (
         b"paigow-audit-v1\nPG-3\n1\nPG-3-1\nround.opened\nann\n2024-05-01T20:15:00.123456Z\n"
         + b"0" * 64
@@ -85,7 +84,7 @@ def test_preimage_is_nine_lines_without_trailing_newline() -> None:
 
 
 def test_table_level_event_hashes_an_empty_round_line() -> None:
-    preimage = event_preimage(prev_hash=EXAMPLE_DIGESTS[1], **EXAMPLE[2])  # type: ignore[arg-type]
+    preimage = ChainLink(prev_hash=EXAMPLE_DIGESTS[1], **EXAMPLE[2]).preimage()  # type: ignore[arg-type]
     assert b"\n3\n\ndevice.fault\n" in preimage
 
 
@@ -104,7 +103,7 @@ def test_utf8_text_is_hashed_as_utf8() -> None:
         + b"0" * 64
         + b'\n{"dealer":"ann","game":"standard"}'
     ).hexdigest()
-    assert event_hash(prev_hash=GENESIS_HASH, **fields) == expected  # type: ignore[arg-type]
+    assert ChainLink(prev_hash=GENESIS_HASH, **fields).digest() == expected  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- timestamps
