@@ -34,13 +34,13 @@ from typing import Literal
 
 from .game.banking import position_of_seat
 from .game.cards import Game, codes
+from .game.deal import PLAYER_POSITIONS
 from .game.setting import Setting, all_settings, is_legal
 from .round.events import Wager
 from .round.machine import RoundRules, RoundState
 from .settings import AutoDealerSettings, Limits
 
 Choice = Literal["house-way", "other", "foul"]
-PLAYER_POSITIONS = tuple(range(2, 8))
 MAX_UNITS = 10  # a main wager is 1..10 table minimums (within max_main)
 BONUS_STEP = 100  # bonus wagers in whole units of one dollar (cents)
 

@@ -27,9 +27,10 @@ from typing import Final
 
 from .cards import JOKER, Card, CardError, Game, codes, parse_card
 
-BANKER_POSITION: Final = 1  # positions are numbered from the banker's (000, 003, 004)
-
-POSITIONS = tuple(range(1, 8))
+# Positions 1..7 counter-clockwise, the banker is 1 (000_f88fa0f023e5142c.txt, 004_60e2fc6346e3399b.txt).
+POSITIONS: Final = tuple(range(1, 8))
+BANKER_POSITION: Final = 1
+PLAYER_POSITIONS: Final = tuple(p for p in POSITIONS if p != BANKER_POSITION)  # all but the banker's
 PILES = 7
 PILE_SIZE = 7
 DIE_FACES = range(1, 7)

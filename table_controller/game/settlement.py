@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from .banking import Bank, split_bank
 from .cards import Card, Game, codes
-from .deal import BANKER_POSITION
+from .deal import BANKER_POSITION, PLAYER_POSITIONS
 from .evaluator import HighCategory, RankingRules, best_five_category, compare, rank_high, rank_low
 from .money import (
     Cents,
@@ -54,8 +54,6 @@ R001: Final = "001_c9adb19db438d99f.txt"
 R002: Final = "002_08ea07f9e4b504bc.txt"
 R003: Final = "003_4dcc2fceebc6e4af.txt"
 R004: Final = "004_60e2fc6346e3399b.txt"
-
-PLAYER_POSITIONS: Final = range(2, 8)
 
 HouseWayReset = Callable[[tuple[Card, ...]], Setting]
 """Re-sets seven cards by the house way; injected (the house way engine lives elsewhere)."""
@@ -615,7 +613,8 @@ def _check_position(rules: TableRules, hand: PositionHand) -> None:
     number = hand.position
     if isinstance(number, bool) or not isinstance(number, int) or number not in PLAYER_POSITIONS:
         raise PositionError(
-            f"position {number!r} is not a player position (2..7; the banker is position {BANKER_POSITION})"
+            f"position {number!r} is not a player position "
+            f"({min(PLAYER_POSITIONS)}..{max(PLAYER_POSITIONS)}; the banker is position {BANKER_POSITION})"
         )
     who = f"position {number}"
     _check_seven(hand.cards, who)
@@ -780,7 +779,6 @@ def settle_round(
 __all__ = [
     "BONUS_CITES",
     "COMPARISON_RULES",
-    "PLAYER_POSITIONS",
     "RULES",
     "BankError",
     "BankSettlement",

@@ -11,12 +11,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
-from ..game.banking import Bank, position_of_seat
+from ..game.banking import DEALER_SEAT, PLAYER_SEATS, Bank, position_of_seat
 from ..game.cards import Game, parse_card
-from ..game.deal import DEFAULT_DICE_DIRECTION, DiceDirection
+from ..game.deal import DEFAULT_DICE_DIRECTION, PLAYER_POSITIONS, DiceDirection
 from ..game.money import BASIS_POINTS, Cents
 
-PlayerPosition = Annotated[int, Field(ge=2, le=7)]
+PlayerPosition = Annotated[int, Field(ge=min(PLAYER_POSITIONS), le=max(PLAYER_POSITIONS))]
+PlayerSeat = Annotated[int, Field(ge=min(PLAYER_SEATS), le=max(PLAYER_SEATS))]
 CardCode = str
 
 
@@ -53,7 +54,7 @@ class RoundBank(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    seat: int = Field(ge=2, le=7)
+    seat: PlayerSeat
     amount: Cents = Field(ge=0)
     house_wager: Cents = Field(default=0, ge=0)
     house_share_bp: int | None = Field(default=None, gt=0, lt=BASIS_POINTS)
@@ -65,7 +66,7 @@ class RoundBank(BaseModel):
     @property
     def house_position(self) -> int:
         """Where the dealer's seven cards sit this round (positions count from the banker, 004)."""
-        return position_of_seat(1, self.seat)
+        return position_of_seat(DEALER_SEAT, self.seat)
 
     def terms(self) -> Bank:
         """The game core's value of the same bank."""
@@ -97,7 +98,7 @@ class RoundOpened(_Event):
     rules: dict[str, Any]  # the table rules in force for this round, as stored
     wagers: dict[PlayerPosition, Wager]
     bank: RoundBank | None = None  # None: the house banks
-    bank_offer: int | None = Field(default=None, ge=2, le=7)
+    bank_offer: PlayerSeat | None = None
     dice_direction: DiceDirection = DEFAULT_DICE_DIRECTION
     # the rules' contents it was decided under, by SHA-256 ("house_way", "table_rules",
     # "paytable.<bonus>"; docs/audit-chain.md); empty in records older than the pins (by name)

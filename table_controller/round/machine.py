@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from ..game.cards import Card, Game, parse_cards
-from ..game.deal import BANKER_POSITION, Discrepancy, check_deal, start_position
+from ..game.deal import BANKER_POSITION, PLAYER_POSITIONS, Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
 from ..game.evaluator import RankingRules
 from ..game.setting import Setting, check_setting, is_legal
@@ -143,7 +143,7 @@ class RoundState:
     @property
     def discarded_positions(self) -> tuple[int, ...]:
         """Positions without a wager: their piles are discarded (004, 003)."""
-        return tuple(p for p in range(2, 8) if p not in self.wagers and p != self.house_position)
+        return tuple(p for p in PLAYER_POSITIONS if p not in self.wagers and p != self.house_position)
 
 
 Guard = Callable[[RoundState, Any, RoundRules], None]

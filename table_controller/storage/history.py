@@ -32,7 +32,7 @@ from .fixed_read import FixedRead
 from .models import Event, PositionOutcome, Round, RoundPosition
 
 ROUNDS = Round.__table__  # type: ignore[attr-defined]
-POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
+POSITION_ROWS = RoundPosition.__table__  # type: ignore[attr-defined]
 SPARSE = 5000  # a hand category held by at most this many positions is looked up by its index
 
 
@@ -146,7 +146,7 @@ def _rare_rounds(
 @lru_cache(maxsize=8)
 def _holding(categories: frozenset[str]) -> Select[Any]:
     """The rounds of the positions holding the given hand categories (at most SPARSE + 1)."""
-    p = POSITIONS.c
+    p = POSITION_ROWS.c
     return (
         select(p.round_id)
         .where(*[p[name] == bindparam(name) for name in sorted(categories)])
@@ -164,7 +164,7 @@ def _checked_only(column: Any) -> Any:
 def _page_select(shape: frozenset[str], newest_first: bool, rare: bool) -> Select[Any]:
     """The SELECT of history pages of one shape: the names of the filters given (and
     ``from``/``to``/``cursor``), every value a bound parameter of the same name."""
-    c, p = ROUNDS.c, POSITIONS.c
+    c, p = ROUNDS.c, POSITION_ROWS.c
 
     def bare(column: Any) -> Any:
         # With the rare rounds' ids in hand, the primary key must drive the query.
@@ -381,9 +381,9 @@ _ROUND_BY_ID = FixedRead(
     )
 )
 _POSITIONS_OF = FixedRead(
-    select(*[POSITIONS.c[name] for name in POSITION_COLUMNS])
-    .where(POSITIONS.c.round_id == bindparam("round_id"))
-    .order_by(POSITIONS.c.position)
+    select(*[POSITION_ROWS.c[name] for name in POSITION_COLUMNS])
+    .where(POSITION_ROWS.c.round_id == bindparam("round_id"))
+    .order_by(POSITION_ROWS.c.position)
 )
 _EVENTS_OF = FixedRead(
     select(*[_EVENTS.c[name] for name in _EVENT_COLUMNS])

@@ -43,8 +43,9 @@ from sqlalchemy import (
 from sqlmodel import Field, SQLModel
 from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
 
+from ..game.banking import PLAYER_SEATS
 from ..game.cards import Card, Game, codes, parse_cards
-from ..game.deal import BANKER_POSITION
+from ..game.deal import BANKER_POSITION, POSITIONS
 from ..game.evaluator import HighCategory, LowCategory, SevenCardCategory
 from ..game.money import StrictCents
 from .chain import (
@@ -62,7 +63,6 @@ from .chain import (
 )
 from .errors import InvalidFieldError
 
-POSITIONS = range(1, 8)  # seven positions, banker = 1 (003)
 PHASE_MAX = 32
 RULE_ID_MAX = 64
 REASON_MAX = 500
@@ -73,7 +73,10 @@ _PHASE = re.compile(r"[a-z][a-z0-9_-]*")
 StrictCount = Annotated[int, Strict()]
 StoredCents = Annotated[StrictCents, Field(ge=0)]  # an amount the store keeps: never negative
 DieFace = Annotated[StrictCount, Field(ge=1, le=6)]
-Seat = Annotated[StrictCount, Field(ge=2, le=7)]  # a player's seat: every position but the banker's
+PositionNumber = Annotated[
+    StrictCount, Field(ge=min(POSITIONS), le=max(POSITIONS))
+]  # the banker's or a player's
+Seat = Annotated[StrictCount, Field(ge=min(PLAYER_SEATS), le=max(PLAYER_SEATS))]  # a player's seat
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -416,7 +419,7 @@ class RoundUpdate(SQLModel):
     die_2: DieFace | None = None
     die_3: DieFace | None = None
     dice_source: DiceSource | None = None
-    start_position: Annotated[StrictCount, Field(ge=1, le=7)] | None = None
+    start_position: PositionNumber | None = None
     wagered_cents: StoredCents | None = None
     bonus_wagered_cents: StoredCents | None = None
     commission_cents: StoredCents | None = None
@@ -467,7 +470,7 @@ class RoundPositionBase(SQLModel):
 class RoundPositionCreate(RoundPositionBase):
     """A position taking part in a round: the banker (1) or a position with a wager."""
 
-    position: Annotated[StrictCount, Field(ge=1, le=7)]
+    position: PositionNumber
     wager_cents: StoredCents = 0
     big_hand_bonus_cents: StoredCents = 0
     joker_bonus_cents: StoredCents = 0
@@ -551,7 +554,6 @@ class RoundPositionPublic(RoundPositionFields, RoundPositionBase, _RoundPosition
 
 __all__ = [
     "BANKER_POSITION",
-    "POSITIONS",
     "ChainHead",
     "DiceSource",
     "Event",

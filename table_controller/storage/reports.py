@@ -24,7 +24,7 @@ from sqlmodel import Session
 from .models import BANKER_POSITION, Round, RoundPosition
 
 ROUNDS = Round.__table__  # type: ignore[attr-defined]
-POSITIONS = RoundPosition.__table__  # type: ignore[attr-defined]
+POSITION_ROWS = RoundPosition.__table__  # type: ignore[attr-defined]
 GAME_FIELDS = (
     "game",
     "rounds",
@@ -139,7 +139,7 @@ def _grouped(
     session: Session, key: Any, in_period: tuple[Any, ...], fields: tuple[str, ...]
 ) -> list[dict[str, Any]]:
     """Counts, money and theoretical win of the rounds grouped by ``key`` (game or dealer)."""
-    c, p = ROUNDS.c, POSITIONS.c
+    c, p = ROUNDS.c, POSITION_ROWS.c
     width = len(fields)
     lines = []
     for row in session.execute(
@@ -152,7 +152,7 @@ def _grouped(
         name: {"wins": int(w), "pushes": int(pu), "losses": int(lo)}
         for name, w, pu, lo in session.execute(
             select(key, _count(p.outcome == "win"), _count(p.outcome == "push"), _count(p.outcome == "lose"))
-            .join(POSITIONS, p.round_id == c.round_id)
+            .join(POSITION_ROWS, p.round_id == c.round_id)
             .where(*in_period, c.phase == "closed")
             .group_by(key)
         ).all()
@@ -164,7 +164,7 @@ def _grouped(
 
 def period_sums(session: Session, *, table_id: str, start: datetime, end: datetime) -> PeriodSums:
     """Grouped SELECTs over the rounds opened in ``[start, end)``: per game, per dealer, per position."""
-    c, p = ROUNDS.c, POSITIONS.c
+    c, p = ROUNDS.c, POSITION_ROWS.c
     in_period = (c.table_id == table_id, c.opened_at >= start, c.opened_at < end)
     per_game = _grouped(session, c.game, in_period, GAME_FIELDS)
     per_dealer = _grouped(session, c.dealer, in_period, DEALER_FIELDS)

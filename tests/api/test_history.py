@@ -11,6 +11,8 @@ import itertools
 
 import pytest
 
+from .conftest import play_round
+
 
 def numbers(api, **params):
     answer = api.get("/api/rounds", "surveillance", params=params)
@@ -161,6 +163,18 @@ def test_one_round_in_full(four_rounds):
     assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6, 7]
     assert all(b["prev_hash"] == a["hash"] for a, b in itertools.pairwise(events))
     assert events[0]["actor"] == "ann" and events[0]["payload"]["wagers"]["3"]["main"] == 2500
+
+
+def test_the_table_and_a_round_say_which_position_banks_and_which_play(api):
+    """The pages read the positions from the API (game/deal.py), never from a literal of their own."""
+    before = api.get("/api/table", "dealer").json()
+    assert (before["banker_position"], before["player_positions"]) == (1, [2, 3, 4, 5, 6, 7])
+    round_id = play_round(api)
+    live = api.get("/api/table", "surveillance").json()
+    assert (live["banker_position"], live["player_positions"]) == (1, [2, 3, 4, 5, 6, 7])
+    detail = api.get(f"/api/rounds/{round_id}", "surveillance").json()
+    assert (detail["banker_position"], detail["player_positions"]) == (1, [2, 3, 4, 5, 6, 7])
+    assert detail["positions"][0]["position"] == detail["banker_position"]  # the banker's row first
 
 
 def test_a_misdeal_in_full_has_its_piles_and_no_house_way(four_rounds):

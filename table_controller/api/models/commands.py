@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
+from ...game.banking import PLAYER_SEATS
 from ...game.cards import parse_card
 from ..patterns import CARD_PATTERN, TEXT_PATTERN
 
@@ -95,7 +96,11 @@ class BankCreate(_Body):
     seat: Annotated[
         int,
         Strict(),
-        Field(ge=2, le=7, description="the banking player's seat, 2..7"),
+        Field(
+            ge=min(PLAYER_SEATS),
+            le=max(PLAYER_SEATS),
+            description=f"the banking player's seat, {min(PLAYER_SEATS)}..{max(PLAYER_SEATS)}",
+        ),
         BeforeValidator(whole_number),
     ]
     amount: BodyCents

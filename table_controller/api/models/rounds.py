@@ -88,6 +88,8 @@ class PositionPublic(BaseModel):
 class RoundDetailPublic(RoundSummaryPublic):
     """One round in full: every event in chain order, the deal, the house way and each position."""
 
+    banker_position: int = Field(description="the banker's position, from which the others count (000, 004)")
+    player_positions: list[int] = Field(description="the players' positions: every position but the banker's")
     dice_rolled: DicePublic | None
     piles: list[PilePublic]
     unused: list[str]

@@ -14,13 +14,14 @@ from pydantic import BaseModel, Field, computed_field
 from ...game.banking import main_exposure
 from ...game.deal import pile_positions
 from ...game.table_rules import TableRules
+from ...round.events import PlayerPosition
 from ...round.machine import RoundState
 from ...round.phase_words import phase_words
 from .errors import SettingPublic
 
 
 class WagerPublic(BaseModel):
-    position: int = Field(ge=2, le=7)
+    position: PlayerPosition
     main: int = Field(description="main wager, cents")
     big_hand: int = Field(0, description="Big Hand Bonus wager, cents (Double Joker, 003)")
     joker_bonus: int = Field(0, description="Joker Bonus wager, cents (Double Joker, 003)")
@@ -345,6 +346,8 @@ class TableStatePublic(BaseModel):
     game: str
     house_way: str
     table_open: bool
+    banker_position: int = Field(description="the banker's position, from which the others count (000, 004)")
+    player_positions: list[int] = Field(description="the players' positions: every position but the banker's")
     hold: TableHoldPublic | None = None
     round_held: str | None = Field(
         default=None, description="what failed inside the open round: only a pit void moves it on"

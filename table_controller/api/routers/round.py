@@ -16,6 +16,7 @@ from pydantic import Field, create_model
 
 from ... import approvals
 from ...game.cards import Game
+from ...game.deal import PLAYER_POSITIONS
 from ...round.events import Wager
 from ...service import BankRefused, TableRefused, TableService, check_wagers
 from ...settings import TableSettings
@@ -135,7 +136,11 @@ async def set_player(
     who: PlayDep,
     service: ServiceDep,
     store: StoreDep,
-    position: int = Path(ge=2, le=7, description="the player's position, 2..7"),
+    position: int = Path(
+        ge=min(PLAYER_POSITIONS),
+        le=max(PLAYER_POSITIONS),
+        description=f"the player's position, {min(PLAYER_POSITIONS)}..{max(PLAYER_POSITIONS)}",
+    ),
 ) -> TableStatePublic:
     """Record a player's setting (high hand and low hand) as the player made it. A split other
     than five and two is a foul, settled by the foul rule (004)."""

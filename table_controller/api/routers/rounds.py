@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel, Field
 
 from ...game.cards import Game
+from ...game.deal import BANKER_POSITION, POSITIONS
 from ...game.evaluator import HighCategory, LowCategory, SevenCardCategory
 from ...storage.models import PositionOutcome
 from ..deps import AuditDep, ServiceDep, StoreDep
@@ -47,7 +48,12 @@ class HistoryParams(BaseModel):
     opened_to: datetime | None = Field(
         None, description="rounds opened before (with a time zone); after opened_from"
     )
-    position: int | None = Field(None, ge=1, le=7, description="a position took part (1 is the banker)")
+    position: int | None = Field(
+        None,
+        ge=min(POSITIONS),
+        le=max(POSITIONS),
+        description=f"a position took part ({BANKER_POSITION} is the banker)",
+    )
     outcome: PositionOutcome | None = Field(
         None, description="a position (the one given, or any) had this outcome"
     )

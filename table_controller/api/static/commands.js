@@ -8,7 +8,6 @@
 import { ApiError, api, cards, command, el, money, parseCards, parseCents } from "./app.js";
 
 const FINAL = new Set(["closed", "void"]);
-const POSITIONS = [2, 3, 4, 5, 6, 7];  // the banker is position 1
 const WAGER_KINDS = { "standard": ["main"], "double-joker": ["main", "big_hand", "joker_bonus"] };
 const LABELS = { main: "", big_hand: "Big Hand", joker_bonus: "Joker Bonus" };
 
@@ -16,11 +15,12 @@ const byId = (id) => document.getElementById(id);
 const fill = (id, ...children) => byId(id).replaceChildren(...children);
 const spaced = (codes) => codes.join(" ");
 
-// The wagers typed in the open-round form, in integer cents by position; an amount that is not
-// dollars and cents is refused here, before anything is sent.
-export function wagersFrom(data, game) {
+// The wagers typed in the open-round form, in integer cents by position (``positions``: the
+// players', as the table state gives them); an amount that is not dollars and cents is refused
+// here, before anything is sent.
+export function wagersFrom(data, game, positions) {
   const wagers = {};
-  for (const position of POSITIONS) {
+  for (const position of positions) {
     const wager = {};
     for (const kind of WAGER_KINDS[game] || ["main"]) {
       const text = String(data.get(`${kind}-${position}`) ?? "").trim();
@@ -47,8 +47,8 @@ export function bankFrom(data) {
   return { bank: { seat: Number(seat), amount, co_bank: data.get("co_bank") === "yes" } };
 }
 
-function wagerInputs(game) {
-  return POSITIONS.map((position) => el("div", { class: "wager" }, el("span", {}, `Position ${position}`),
+function wagerInputs(game, positions) {
+  return positions.map((position) => el("div", { class: "wager" }, el("span", {}, `Position ${position}`),
     (WAGER_KINDS[game] || ["main"]).map((kind) => el("label", {}, LABELS[kind],
       el("input", { name: `${kind}-${position}`, inputmode: "decimal", autocomplete: "off", size: "7", placeholder: "$" })))));
 }
@@ -86,7 +86,7 @@ export function commands(who, refresh) {
   };
   const setting = (data) => ({ high: parseCards(data.get("high")), low: parseCards(data.get("low")) });
 
-  on("open-round", (data) => api("/api/round", { method: "POST", body: { wagers: wagersFrom(data, state.game), ...bankFrom(data) } }));
+  on("open-round", (data) => api("/api/round", { method: "POST", body: { wagers: wagersFrom(data, state.game, state.player_positions), ...bankFrom(data) } }));
   on("player-setting", (data) => api(`/api/round/players/${encodeURIComponent(data.get("position"))}/setting`,
     { method: "POST", body: setting(data) }));
   on("dealer-setting", async (data) => {
@@ -186,7 +186,7 @@ export function commands(who, refresh) {
     state = next;
     if (game !== next.game && byId("wager-inputs")) {
       game = next.game;
-      fill("wager-inputs", ...wagerInputs(game));
+      fill("wager-inputs", ...wagerInputs(game, next.player_positions));
     }
     const round = next.round;
     const phase = round && !FINAL.has(round.phase) ? round.phase : null;

@@ -36,7 +36,7 @@ function bankerText(r) {
   const share = r.house_share_bp ? `, co-banked (the house's share ${r.house_share_bp / 100}%)` : "";
   const settled = r.banker_result_cents === null ? ""
     : `; the bank won ${money(r.bank_gross_cents)} gross, paid ${money(r.bank_commission_cents)} commission, the banker's result ${money(r.banker_result_cents)}`;
-  return `banked by seat ${r.banker_seat} (position 1): bank ${money(r.bank_cents)}, the house's hand ${money(r.house_wager_cents)}${share}${settled}`;
+  return `banked by seat ${r.banker_seat} (position ${r.banker_position}): bank ${money(r.bank_cents)}, the house's hand ${money(r.house_wager_cents)}${share}${settled}`;
 }
 
 // The rules' contents the round was decided under, by SHA-256 (docs/audit-chain.md).
@@ -73,13 +73,13 @@ function deal(r) {
     r.start_position ? `: the first pile goes to position ${r.start_position}, counting ${r.dice_direction}` : "") : "No dice were rolled.");
   const played = new Set(r.positions.map((p) => p.position));
   fill("piles", ...r.piles.map((p) => el("div", { class: "pile", "data-pile": String(p.pile), "data-position": p.position ? String(p.position) : "" },
-    el("h3", {}, `Pile ${p.pile}`, p.position ? ` → position ${p.position}${p.position === 1 ? " (the banker)" : played.has(p.position) ? "" : " (no wager: set aside)"}` : ""),
+    el("h3", {}, `Pile ${p.pile}`, p.position ? ` → position ${p.position}${p.position === r.banker_position ? " (the banker)" : played.has(p.position) ? "" : " (no wager: set aside)"}` : ""),
     cards(p.cards))));
   fill("unused", cards(r.unused));
 }
 
 function houseWay(r) {
-  const banker = r.positions.find((p) => p.position === 1);
+  const banker = r.positions.find((p) => p.position === r.banker_position);
   const way = r.house_way;
   if (!way || !banker) {
     fill("house-way", r.voided ? "The round was void before the banker's hand was set." : "The banker's hand is not set yet.");
@@ -96,7 +96,7 @@ function houseWay(r) {
 }
 
 function positionLabel(p, r) {
-  if (p.position === 1) return r.banker_seat ? `1 (the banker: seat ${r.banker_seat})` : "1 (the banker)";
+  if (p.position === r.banker_position) return r.banker_seat ? `${p.position} (the banker: seat ${r.banker_seat})` : `${p.position} (the banker)`;
   return p.house_hand ? `${p.position} (the house's hand)` : String(p.position);
 }
 
@@ -110,10 +110,10 @@ function positions(r) {
     ...r.positions.map((p) => el("tr", { class: `position-row${p.fouled ? " fouled" : ""}`, "data-position": String(p.position) },
       el("td", {}, positionLabel(p, r)), el("td", {}, cards(p.cards)),
       el("td", {}, hand(p.high, p.high_category)), el("td", {}, hand(p.low, p.low_category)),
-      el("td", { class: "outcome" }, p.position === 1 ? "" : [p.outcome || "", p.fouled ? el("span", { class: "foul-mark" }, " FOUL") : ""]),
-      el("td", { class: "money" }, p.position === 1 ? "" : money(p.wager_cents)),
+      el("td", { class: "outcome" }, p.position === r.banker_position ? "" : [p.outcome || "", p.fouled ? el("span", { class: "foul-mark" }, " FOUL") : ""]),
+      el("td", { class: "money" }, p.position === r.banker_position ? "" : money(p.wager_cents)),
       el("td", { class: "money" }, money(p.commission_cents)), el("td", { class: "money" }, money(p.bonus_paid_cents)),
-      el("td", { class: "money" }, p.position === 1 ? "" : signed(p.net_cents)))));
+      el("td", { class: "money" }, p.position === r.banker_position ? "" : signed(p.net_cents)))));
 }
 
 // -- the steps, in words --------------------------------------------------------------------------

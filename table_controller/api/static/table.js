@@ -16,15 +16,15 @@ function fill(id, ...children) {
 }
 
 // Who banks the round (docs/settlement.md, 8): the house, or a seat with its bank, the most the
-// bank could pay, the house's own hand and the co-banking share.
-function bankerText(round) {
+// bank could pay, the house's own hand and the co-banking share. ``banker`` is the banker's position.
+function bankerText(round, banker) {
   if (!round) return "";
   if (!round.bank) return `The house (the dealer)${round.bank_offer ? `; the bank was offered to seat ${round.bank_offer}` : ""}`;
   const bank = round.bank;
   const share = bank.co_banked
     ? `; co-banked: the house ${bank.house_share_bp / 100}%, the player ${100 - bank.house_share_bp / 100}%` : "";
   const house = bank.house_wager ? `; the house's hand at position ${bank.house_position} wagers ${money(bank.house_wager)}` : "";
-  return `Seat ${bank.seat} (position 1): bank ${money(bank.amount)}, exposure ${money(bank.exposure)}${house}${share}`;
+  return `Seat ${bank.seat} (position ${banker}): bank ${money(bank.amount)}, exposure ${money(bank.exposure)}${house}${share}`;
 }
 
 function render(state) {
@@ -34,16 +34,17 @@ function render(state) {
   fill("phase", phaseWords(round));
   document.getElementById("phase").dataset.phase = round ? round.phase : "";
   fill("round-id", round ? round.round_id : "");
-  fill("banker", bankerText(round));
+  const bankerPosition = state.banker_position;
+  fill("banker", bankerText(round, bankerPosition));
   const rows = [el("tr", {}, ["Position", "Wager", "Hand", "Setting (high | low)", "Outcome", "Net"].map((h) => el("th", {}, h)))];
   if (round) {
     const hands = Object.fromEntries(round.hands.map((h) => [h.position, h.cards]));
     const settings = Object.fromEntries(round.player_settings.map((s) => [s.position, s]));
     const results = round.settlement ? Object.fromEntries(round.settlement.positions.map((p) => [p.position, p])) : {};
     const banker = round.dealer_setting;
-    const bankerLabel = round.bank ? `1 (banker: seat ${round.bank.seat})` : "1 (banker)";
-    rows.push(el("tr", { "data-position": "1" }, el("td", {}, bankerLabel), el("td", {}, ""),
-      el("td", {}, cards(hands[1])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
+    const bankerLabel = round.bank ? `${bankerPosition} (banker: seat ${round.bank.seat})` : `${bankerPosition} (banker)`;
+    rows.push(el("tr", { "data-position": String(bankerPosition) }, el("td", {}, bankerLabel), el("td", {}, ""),
+      el("td", {}, cards(hands[bankerPosition])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
       el("td", {}, round.override ? `override by ${round.override.actor}` : ""), el("td", {}, "")));
     for (const wager of round.wagers) {
       const setting = settings[wager.position];
