@@ -31,7 +31,7 @@ from ..usb_transport import UsbConfig, UsbTransport
 from . import codec
 from .codec import DiceMsg, UnusableAnswerError
 from .events import DEVICE, DiceFault, DiceRead, ShakeFailed, ShakeRefused
-from .roll import DiceRoll, DiceSourceKind
+from .roll import DiceRoll, DiceSource
 
 log = structlog.get_logger()
 
@@ -43,7 +43,7 @@ class DiceShakerDriver(Driver):
     """One electronic dice shaker."""
 
     name: ClassVar[str] = DEVICE
-    source: ClassVar[DiceSourceKind] = DiceSourceKind.SHAKER
+    source: ClassVar[DiceSource] = DiceSource.SHAKER
 
     def __init__(self, transport: Transport, *, roll_timeout: float = 10.0, **options: Any) -> None:
         super().__init__(transport, **options)
@@ -95,7 +95,7 @@ class DiceShakerDriver(Driver):
             with self._pending_lock:
                 self._pending.pop(command_id, None)
         serial = self.hello.serial_number if self.hello is not None else ""
-        return DiceRoll(rolled.faces, DiceSourceKind.SHAKER, rolled.roll_id, serial)
+        return DiceRoll(rolled.faces, DiceSource.SHAKER, rolled.roll_id, serial)
 
     # -- codec ------------------------------------------------------------------------------
 

@@ -12,13 +12,13 @@ import itertools
 import secrets
 from collections.abc import Callable
 
-from .roll import DiceRoll, DiceSourceKind
+from .roll import DiceRoll, DiceSource
 
 
 class RngDiceSource:
     """Rolls three dice with the operating system's CSPRNG; roll ids count from 1 per instance."""
 
-    source = DiceSourceKind.RNG
+    source = DiceSource.RNG
 
     def __init__(self, *, randbelow: Callable[[int], int] = secrets.randbelow) -> None:
         self._randbelow = randbelow
@@ -27,7 +27,7 @@ class RngDiceSource:
     def roll_now(self) -> DiceRoll:
         """A roll, synchronously."""
         faces = tuple(self._face() for _ in range(3))
-        return DiceRoll(faces, DiceSourceKind.RNG, next(self._ids))  # type: ignore[arg-type]
+        return DiceRoll(faces, DiceSource.RNG, next(self._ids))  # type: ignore[arg-type]
 
     async def roll(self) -> DiceRoll:
         return self.roll_now()

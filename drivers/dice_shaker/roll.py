@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 
-class DiceSourceKind(enum.StrEnum):
+class DiceSource(enum.StrEnum):
+    """What chose the start position (the rules above; docs/protocols/dice-shaker.md): the
+    shaker's three dice, or three dice drawn from a random number generator (``secrets``) where
+    no shaker is fitted. The one definition: the round's events and the stored rounds use it.
+    Dice are never keyed in by hand: a cocked or unreadable die is re-shaken, never guessed."""
+
     SHAKER = "shaker"
     RNG = "rng"
 
@@ -28,7 +33,7 @@ class DiceRoll:
     """
 
     faces: tuple[int, int, int]
-    source: DiceSourceKind
+    source: DiceSource
     roll_id: int
     serial_number: str | None = None
 
@@ -37,7 +42,7 @@ class DiceRoll:
             raise ValueError(f"three faces 1..6 expected, got {self.faces!r}")
         if self.roll_id < 1:
             raise ValueError(f"roll id {self.roll_id} must be at least 1")
-        if (self.source is DiceSourceKind.SHAKER) != (self.serial_number is not None):
+        if (self.source is DiceSource.SHAKER) != (self.serial_number is not None):
             raise ValueError("a shaker roll names the shaker's serial number, an RNG roll none")
 
     @property

@@ -128,7 +128,10 @@ class RoundOpened(_Event):
 
 
 class DiceRolled(_Event):
-    """Three dice, and the source that chose them: the shaker or the RNG (docs/protocols/dice-shaker.md)."""
+    """Three dice, and the source that chose them: the shaker or the RNG (docs/protocols/dice-shaker.md).
+
+    ``source`` is a value of the drivers' ``DiceSource``, spelled out here because the round
+    imports no driver module (tests/round/test_round_is_pure.py checks that they agree)."""
 
     kind: Literal["dice.rolled"] = "dice.rolled"
     faces: tuple[int, int, int]

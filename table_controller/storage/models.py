@@ -43,6 +43,8 @@ from sqlalchemy import (
 from sqlmodel import Field, SQLModel
 from sqlmodel._compat import SQLModelConfig  # model_config's type; not exported yet (sqlmodel#2091)
 
+from drivers.dice_shaker.roll import DiceSource
+
 from ..game.banking import PLAYER_SEATS
 from ..game.cards import Card, Game, codes, parse_cards
 from ..game.deal import BANKER_POSITION, POSITIONS
@@ -116,16 +118,6 @@ def _utc_from_sqlite(value: str | None) -> datetime | None:
 
 
 _ID_TYPE = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements INTEGER keys only
-
-
-class DiceSource(enum.StrEnum):
-    """What chose the start position (000, 003; docs/protocols/dice-shaker.md): the dice shaker's
-    three dice, or, where no shaker is fitted, three dice drawn from a random number generator
-    (``secrets``).
-    Dice are never keyed in by hand: a cocked or unreadable die is re-shaken, never guessed."""
-
-    SHAKER = "shaker"
-    RNG = "rng"
 
 
 class PositionOutcome(enum.StrEnum):

@@ -29,7 +29,7 @@ from drivers.dice_shaker.events import (
     ShakeRefused,
 )
 from drivers.dice_shaker.rng import RngDiceSource
-from drivers.dice_shaker.roll import DiceRoll, DiceSourceKind, RollSource
+from drivers.dice_shaker.roll import DiceRoll, DiceSource, RollSource
 from drivers.errors import DriverIOError, DriverTimeoutError, ProtocolError
 from drivers.link import LinkConfig
 from drivers.usb_transport import UsbConfig
@@ -138,7 +138,7 @@ async def test_start_reports_link_up_then_the_status(target):
 async def test_roll_returns_the_roll_the_device_made(target):
     async with shaker(target) as rig:
         roll = await rig.driver.roll()
-        assert roll.source is DiceSourceKind.SHAKER
+        assert roll.source is DiceSource.SHAKER
         assert roll.serial_number == rig.driver.hello.serial_number
         assert all(1 <= face <= 6 for face in roll.faces) and 3 <= roll.total <= 18
         events = await collect(rig.driver, has(DiceRead))
@@ -413,8 +413,8 @@ class Draws:
 async def test_rng_faces_are_draws_plus_one_and_say_rng():
     source = RngDiceSource(randbelow=Draws(0, 5, 2, 3, 3, 4))
     first, second = await source.roll(), await source.roll()
-    assert first == DiceRoll((1, 6, 3), DiceSourceKind.RNG, 1, None)
-    assert second == DiceRoll((4, 4, 5), DiceSourceKind.RNG, 2, None)
+    assert first == DiceRoll((1, 6, 3), DiceSource.RNG, 1, None)
+    assert second == DiceRoll((4, 4, 5), DiceSource.RNG, 2, None)
     assert first.total == 10
 
 
@@ -432,18 +432,18 @@ def test_rng_uses_secrets_and_covers_every_face():
 
 def test_both_sources_offer_the_same_interface():
     assert isinstance(RngDiceSource(), RollSource)
-    assert DiceShakerDriver.source is DiceSourceKind.SHAKER and RngDiceSource.source is DiceSourceKind.RNG
+    assert DiceShakerDriver.source is DiceSource.SHAKER and RngDiceSource.source is DiceSource.RNG
 
 
 @pytest.mark.parametrize(
     ("faces", "source", "roll_id", "serial"),
     [
-        ((0, 1, 2), DiceSourceKind.RNG, 1, None),
-        ((1, 2), DiceSourceKind.RNG, 1, None),
-        ((1, 2, 7), DiceSourceKind.SHAKER, 1, "DS3"),
-        ((1, 2, 3), DiceSourceKind.RNG, 0, None),
-        ((1, 2, 3), DiceSourceKind.SHAKER, 1, None),
-        ((1, 2, 3), DiceSourceKind.RNG, 1, "DS3"),
+        ((0, 1, 2), DiceSource.RNG, 1, None),
+        ((1, 2), DiceSource.RNG, 1, None),
+        ((1, 2, 7), DiceSource.SHAKER, 1, "DS3"),
+        ((1, 2, 3), DiceSource.RNG, 0, None),
+        ((1, 2, 3), DiceSource.SHAKER, 1, None),
+        ((1, 2, 3), DiceSource.RNG, 1, "DS3"),
     ],
 )
 def test_a_dice_roll_refuses_impossible_values(faces, source, roll_id, serial):

@@ -42,3 +42,16 @@ def test_the_round_package_imports_no_io_layer_and_no_file_reader():
         if module.startswith(FORBIDDEN) or names & FILE_READERS
     ]
     assert found == []
+
+
+def test_a_dice_rolled_event_names_its_source_as_the_drivers_dice_source_does():
+    """The round spells the dice's source out (it imports no driver): the words are the drivers'
+    ``DiceSource`` values, the one definition the store uses too."""
+    from typing import get_args
+
+    from drivers.dice_shaker.roll import DiceSource
+    from table_controller.round.events import DiceRolled
+    from table_controller.storage import DiceSource as StoredDiceSource
+
+    assert set(get_args(DiceRolled.model_fields["source"].annotation)) == {s.value for s in DiceSource}
+    assert StoredDiceSource is DiceSource
