@@ -77,7 +77,21 @@ class RankingRules:
 DEFAULT_RULES = RankingRules()
 
 
-class HighCategory(enum.IntEnum):
+class LabelledCategory(enum.IntEnum):
+    """A category of hands with its label, the word the record, the API and the pages use:
+    the member's name in lowercase, words joined by ``-`` (``three-of-a-kind``)."""
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+    @classmethod
+    def by_label(cls) -> dict[str, LabelledCategory]:
+        """Every member by its label, in the category's order."""
+        return {member.label: member for member in cls}
+
+
+class HighCategory(LabelledCategory):
     """Five-card categories; the order is the ranking (002, five aces on top)."""
 
     HIGH_CARD = 0
@@ -92,20 +106,12 @@ class HighCategory(enum.IntEnum):
     ROYAL_FLUSH = 9
     FIVE_ACES = 10
 
-    @property
-    def label(self) -> str:
-        return self.name.lower().replace("_", "-")
 
-
-class LowCategory(enum.IntEnum):
+class LowCategory(LabelledCategory):
     """Two-card categories (001: the only two-card hands are a pair and high cards)."""
 
     HIGH_CARD = 0
     PAIR = 1
-
-    @property
-    def label(self) -> str:
-        return self.name.lower().replace("_", "-")
 
 
 CATEGORY_SHIFT = 20
@@ -346,7 +352,7 @@ def best_five_category(cards: Sequence[Card], rules: RankingRules = DEFAULT_RULE
     return max(high_category(rank_high(five, rules)) for five in combinations(cards, 5))
 
 
-class SevenCardCategory(enum.IntEnum):
+class SevenCardCategory(LabelledCategory):
     """Best hand seven cards can make, for the Big Hand Bonus (003); order is the ranking."""
 
     NOTHING = 0  # straight or worse
@@ -359,10 +365,6 @@ class SevenCardCategory(enum.IntEnum):
     SEVEN_CARD_STRAIGHT_FLUSH = 7
     SIX_ACES = 8
     SEVEN_CARD_NATURAL_STRAIGHT_FLUSH = 9
-
-    @property
-    def label(self) -> str:
-        return self.name.lower().replace("_", "-")
 
 
 # Seven consecutive ranks; the Ace plays low in A-2-3-4-5-6-7 (it does in A-2-3-4-5, 001, 004).
@@ -412,6 +414,7 @@ __all__ = [
     "DEFAULT_RULES",
     "CardIntError",
     "HighCategory",
+    "LabelledCategory",
     "LowCategory",
     "RankingRules",
     "SevenCardCategory",

@@ -48,7 +48,7 @@ from drivers.dice_shaker.roll import DiceSource
 from ..game.banking import PLAYER_SEATS
 from ..game.cards import Card, Game, codes, parse_cards
 from ..game.deal import BANKER_POSITION, POSITIONS
-from ..game.evaluator import HighCategory, LowCategory, SevenCardCategory
+from ..game.evaluator import HighCategory, LabelledCategory, LowCategory, SevenCardCategory
 from ..game.money import StrictCents
 from .chain import (
     ACTOR_MAX,
@@ -171,12 +171,12 @@ def _card_text(value: Any, what: str, sizes: range) -> str | None:
     return " ".join(codes(cards))
 
 
-def _category_label(value: Any, category: type[enum.IntEnum], what: str) -> str | None:
+def _category_label(value: Any, category: type[LabelledCategory], what: str) -> str | None:
     if value is None:
         return None
-    labels = {member.name.lower().replace("_", "-"): member for member in category}
+    labels = category.by_label()
     if isinstance(value, category):
-        return value.name.lower().replace("_", "-")
+        return value.label
     if isinstance(value, str) and value in labels:
         return value
     raise InvalidFieldError(f"{what} {value!r} is not one of {', '.join(labels)}")

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from ...game.cards import Game
 from ...game.deal import BANKER_POSITION, POSITIONS
-from ...game.evaluator import HighCategory, LowCategory, SevenCardCategory
+from ...game.evaluator import HighCategory, LabelledCategory, LowCategory, SevenCardCategory
 from ...storage.models import PositionOutcome
 from ..deps import AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
@@ -25,14 +25,15 @@ from ..times import aware_utc
 router = APIRouter(prefix="/api/rounds", tags=["rounds"])
 
 
-def _labels(name: str, category: type[enum.IntEnum]) -> type[enum.StrEnum]:
-    labels = [member.name.lower().replace("_", "-") for member in category]
-    return enum.StrEnum(name, {label.replace("-", "_").upper(): label for label in labels})  # type: ignore[return-value]
+def _labels(name: str, category: type[LabelledCategory]) -> type[enum.StrEnum]:
+    """The category's labels as the choices of a query parameter (its OpenAPI enum)."""
+    return enum.StrEnum(name, {member.name: label for label, member in category.by_label().items()})  # type: ignore[return-value]
 
 
-HighCategoryLabel = _labels("HighCategoryLabel", HighCategory)
-LowCategoryLabel = _labels("LowCategoryLabel", LowCategory)
-SevenCardCategoryLabel = _labels("SevenCardCategoryLabel", SevenCardCategory)
+# the history's filters by category; named apart from storage's stored labels (storage/models.py)
+HighCategoryFilter = _labels("HighCategoryLabel", HighCategory)
+LowCategoryFilter = _labels("LowCategoryLabel", LowCategory)
+SevenCardCategoryFilter = _labels("SevenCardCategoryLabel", SevenCardCategory)
 RoundId = Annotated[str, Path(min_length=3, max_length=80, pattern=ROUND_ID_PATTERN, examples=["table-1-42"])]
 
 
@@ -60,9 +61,9 @@ class HistoryParams(BaseModel):
     game: Game | None = None
     dealer: str | None = Field(None, min_length=1, max_length=128, description="who opened the round")
     card: CardCode | None = Field(None, description="a position (the one given, or any) held this card")
-    high_category: HighCategoryLabel | None = None  # type: ignore[valid-type]
-    low_category: LowCategoryLabel | None = None  # type: ignore[valid-type]
-    seven_card_category: SevenCardCategoryLabel | None = None  # type: ignore[valid-type]
+    high_category: HighCategoryFilter | None = None  # type: ignore[valid-type]
+    low_category: LowCategoryFilter | None = None  # type: ignore[valid-type]
+    seven_card_category: SevenCardCategoryFilter | None = None  # type: ignore[valid-type]
     voided: bool | None = Field(None, description="voided rounds (misdeals included) or not")
     misdeal: bool | None = None
     override: bool | None = Field(None, description="the pit let a deviating dealer setting stand")
