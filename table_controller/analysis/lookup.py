@@ -37,13 +37,13 @@ from filelock import FileLock
 
 from ..game.evaluator import DEFAULT_RULES, RankingRules, rank_high, rank_low
 from ..game.house_way import HouseWay
+from ..game.ranking_tables import MAX_JOKERS
 from .patterns import RANKS, SUITS, best_five, rank_multisets
 from .vecrank import card_of_id, high_beats_low_np, rank_high_ids, rank_low_ids
 
 FORMAT = "analysis-lookup/1"
 JOKER_SHIFT = 39
 FLUSH_SHIFT = 41
-MAX_JOKERS = 2
 GAME_DIR = Path(__file__).resolve().parents[1] / "game"
 
 # A hand as one int64 *mask*: bit ``card id`` per card (the jokers are bits 52 and 53), so a

@@ -31,13 +31,13 @@ from typing import Any
 
 from ..cards import Card, codes
 from ..evaluator import DEFAULT_RULES, RankingRules, rank_low
+from ..ranking_tables import MAX_JOKERS
 from ..setting import Setting
 from .actions import ActionEntry, Candidates, Follow
 from .errors import NoLegalSettingError
 from .facts import (
     FLUSH,
     KINDS,
-    MAX_JOKERS,
     ROYAL_FLUSH,
     STRAIGHT,
     STRAIGHT_FLUSH,

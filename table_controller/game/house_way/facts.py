@@ -37,8 +37,17 @@ except ImportError:  # pragma: no cover
             mapping[element] = mapping.get(element, 0) + 1
 
 
-from ..cards import ACE, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError
+from ..cards import (
+    ACE,
+    SUIT_CHARS,
+    Card,
+    DuplicateCardError,
+    HandSizeError,
+    TooManyJokersError,
+    UnknownCardError,
+)
 from ..evaluator import RankingRules, Wheel, rank_high, rank_low
+from ..ranking_tables import MAX_JOKERS
 from .straights import (
     NIBBLE,
     five_card_windows,
@@ -48,9 +57,6 @@ from .straights import (
     straight_window_of_ranks,
     straight_windows,
 )
-
-SUITS = "shdc"
-MAX_JOKERS = 2  # the most any deck holds (003)
 
 # Layout of a card's code (module docstring): a nibble per suit and the joker count (the
 # flush table's key), the card bits (16 per suit, bit r for rank r), a nibble per rank.
@@ -65,7 +71,7 @@ _ACE_AT = NIBBLE * ACE
 def _card_codes() -> dict[str, dict[int, int]]:
     """suit -> rank -> code, for every card of the decks (the joker: suit "", rank 0)."""
     codes: dict[str, dict[int, int]] = {"": {0: 1 << _JOKERS_AT}}
-    for index, suit in enumerate(SUITS):
+    for index, suit in enumerate(SUIT_CHARS):
         codes[suit] = {
             rank: 1 << (NIBBLE * index)
             | 1 << (_CARDS_AT + 16 * index + rank)
@@ -226,7 +232,11 @@ def _flush_table() -> dict[int, str | None]:
                     counters = s | h << 4 | d << 8 | c << 12
                     for jokers in range(8 - s - h - d - c):
                         found = next(
-                            (suit for suit, n in zip(SUITS, (s, h, d, c), strict=True) if n + jokers >= 5),
+                            (
+                                suit
+                                for suit, n in zip(SUIT_CHARS, (s, h, d, c), strict=True)
+                                if n + jokers >= 5
+                            ),
                             None,
                         )
                         table[counters | jokers << 16] = found

@@ -28,14 +28,23 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from ..cards import ACE, Card, DuplicateCardError, HandSizeError, TooManyJokersError, UnknownCardError, codes
+from ..cards import (
+    ACE,
+    SUIT_CHARS,
+    Card,
+    DuplicateCardError,
+    HandSizeError,
+    TooManyJokersError,
+    UnknownCardError,
+    codes,
+)
 from ..evaluator import DEFAULT_RULES, RankingRules, Wheel, rank_high, rank_low
+from ..ranking_tables import MAX_JOKERS
 from ..setting import Setting, is_legal
 from .engine import HouseWay, HouseWayResult, Rule, Section
 from .errors import NoLegalSettingError
 from .facts import (
     FLUSH,
-    MAX_JOKERS,
     ROYAL_FLUSH,
     STRAIGHT,
     STRAIGHT_FLUSH,
@@ -43,7 +52,6 @@ from .facts import (
     group_kinds,
 )
 
-SUITS = "shdc"
 Low = tuple[int, int]
 
 
@@ -137,7 +145,7 @@ class PlainFacts:
 
     def _flush_suit(self, places: Sequence[int]) -> str | None:
         jokers = sum(1 for i in places if i in self.jokers)
-        for suit in SUITS:
+        for suit in SUIT_CHARS:
             if sum(1 for i in places if self.suits[i] == suit) + jokers >= 5:
                 return suit
         return None
@@ -257,7 +265,7 @@ def _check_hand(cards: Sequence[Card], max_jokers: int) -> None:
     if len(cards) != 7:
         raise HandSizeError(len(cards), (7,))
     for card in cards:
-        natural = isinstance(card, Card) and card.suit in tuple(SUITS) and card.rank in range(2, ACE + 1)
+        natural = isinstance(card, Card) and card.suit in tuple(SUIT_CHARS) and card.rank in range(2, ACE + 1)
         if not (natural or (isinstance(card, Card) and card.is_joker and card.suit == "")):
             raise UnknownCardError(
                 f"Card(rank={getattr(card, 'rank', None)!r}, suit={getattr(card, 'suit', None)!r})"
