@@ -154,6 +154,9 @@ def test_day_report_json_within_each_persons_scope(floor: Floor):
     assert floor.get("/api/floor/reports/day", "cy", params={"day": "2026-02-30"}).status_code == 422
     assert floor.get("/api/floor/reports/day", "cy", params={"by": "seat"}).status_code == 422
     assert floor.get("/api/floor/reports/day", "cy", params={"tz": "Mars/Olympus"}).status_code == 422
+    # a pit is named as the floor's other filters name it (floor/routers/tables.py, PitQuery)
+    assert floor.get("/api/floor/reports/day", "cy", params={**DAY_QUERY, "pit": ""}).status_code == 422
+    assert floor.get("/api/floor/reports/day", "cy", params={**DAY_QUERY, "pit": "p" * 65}).status_code == 422
 
 
 @SQLITE_ONLY

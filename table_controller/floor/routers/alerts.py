@@ -15,7 +15,7 @@ from fastapi import APIRouter, Path, Query, Request
 from ...api.deps import AuditDep, StoreDep
 from ...api.errors import responses
 from ...api.models.commands import AcknowledgeCreate
-from ...api.routers.alerts import acknowledge_on
+from ...api.routers.alerts import MAX_ALERTS, acknowledge_on
 from ...storage.session import read_snapshot
 from ..deps import ScopeDep, TableAcknowledgeDep, not_on_floor
 from ..models import FloorAlertPublic
@@ -23,7 +23,6 @@ from ..overview import alerts_of, floor_alert_view, visible_table
 from .tables import PitQuery, TableId
 
 router = APIRouter(prefix="/api/floor", tags=["floor"])
-MAX_ALERTS = 500
 
 
 @router.get("/alerts", response_model=list[FloorAlertPublic], responses=responses())

@@ -22,13 +22,13 @@ from ..deps import ScopeDep, not_on_floor
 from ..report_page import Paper, page_policy, report_page, report_pdf
 from ..reports import By, FloorReportPublic, floor_report, floor_report_csv
 from ..scope import Scope
+from .tables import PitQuery
 
 log = structlog.get_logger()
 router = APIRouter(prefix="/api/floor/reports", tags=["floor reports"])
 
 Format = Literal["json", "csv", "html", "pdf"]
 DayQuery = Annotated[date | None, Query(description="the gaming day, YYYY-MM-DD; default: today")]
-PitQuery = Annotated[str | None, Query(max_length=64, description="one pit's tables only")]
 TableQuery = Annotated[str | None, Query(max_length=64, description="one table only")]
 ByQuery = Annotated[By | None, Query(description="one grouping only (default: per table, pit and dealer)")]
 TzQuery = Annotated[
