@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 import structlog
 
-from drivers.shuffler.codec import CARDS_PER_PILE, JOKER, PILES, RANKS, SUITS
 from drivers.shuffler.msgtypes import ShufflerMsg
 
 from ..faults import Fault
@@ -29,7 +28,15 @@ from .wire import FaultCode, Reject, State
 
 log = structlog.get_logger()
 
+# the card codes as docs/protocols/shuffler.md gives them, written here rather than taken from the
+# driver's codec: the simulator is the device side, written from the document alone, so that
+# the two meet only on the wire (tests/drivers/test_link.py checks the imports)
+RANKS = "23456789TJQKA"
+SUITS = "shdc"
+JOKER = "JK"
 NATURALS = tuple(rank + suit for rank in RANKS for suit in SUITS)
+PILES = 7
+PILE_SIZE = 7
 
 # where each scenario strikes (docs/protocols/shuffler.md, section 7)
 JAM_AFTER_PILE = 3
@@ -227,7 +234,7 @@ class ShufflerModel:
     def _gather_duplicates(self, order: list[str]) -> None:
         """Put both copies of the duplicated card into one pile, so the pile shows it twice."""
         card = DUPLICATE[0]
-        targets = [(DUPLICATE_PILE - 1) * CARDS_PER_PILE + pos - 1 for pos in DUPLICATE_PILE_POSITIONS]
+        targets = [(DUPLICATE_PILE - 1) * PILE_SIZE + pos - 1 for pos in DUPLICATE_PILE_POSITIONS]
         for target in targets:
             if order[target] != card:
                 source = next(i for i, code in enumerate(order) if code == card and i not in targets)
@@ -241,8 +248,8 @@ class ShufflerModel:
             self._emit(wire.rejected(command_id, Reject.NOT_SHUFFLED))
             return
         order = self.order
-        piles = [order[i * CARDS_PER_PILE : (i + 1) * CARDS_PER_PILE] for i in range(PILES)]
-        unused = order[PILES * CARDS_PER_PILE :]
+        piles = [order[i * PILE_SIZE : (i + 1) * PILE_SIZE] for i in range(PILES)]
+        unused = order[PILES * PILE_SIZE :]
         self.deals += 1
         self.dealing = _Deal(command_id, piles, unused, next_at=self.clock())
         self.order = None
