@@ -10,7 +10,7 @@ import pytest
 
 from table_controller.game.house_way import available_house_ways, load_house_way
 from table_controller.game.house_way.registry import ACTIONS, PREDICATES, SELECTORS
-from table_controller.game.house_way.review import render, sheet_path
+from table_controller.game.house_way.review import SHEETS_DIRECTORY, render, sheet_path
 
 
 @pytest.mark.parametrize("name", available_house_ways())
@@ -22,6 +22,13 @@ def test_the_committed_review_sheet_is_current(name):
     assert path.read_text(encoding="utf-8") == render(load_house_way(name)), (
         f"{path} is stale: run python -m table_controller.game.house_way.review {name}"
     )
+
+
+def test_every_committed_review_sheet_is_of_a_way_that_exists():
+    """A sheet left behind by a way file deleted or renamed would tell a reviewer of a way the
+    table can no longer deal by."""
+    sheets = sorted(SHEETS_DIRECTORY.glob("*.md"))
+    assert [path.stem for path in sheets] == sorted(available_house_ways())
 
 
 @pytest.mark.parametrize("name", available_house_ways())
