@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 from sqlmodel import Session
 
 from ..game.cards import parse_cards
-from ..game.deal import BANKER_POSITION, PLAYER_POSITIONS, pile_positions
+from ..game.deal import BANKER_POSITION, pile_positions
 from ..game.house_way.errors import HouseWayFileError
 from ..pinned_rules import PinnedRules
 from ..round.events import ROUND_EVENT_KINDS, RoundOpened, event_from_payload
@@ -131,8 +131,6 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
     )
     banker = next((p for p in positions if p["position"] == BANKER_POSITION), None)
     detail.update(
-        banker_position=BANKER_POSITION,
-        player_positions=list(PLAYER_POSITIONS),
         dice_rolled=None
         if rolled is None
         else {"faces": rolled["faces"], "source": rolled["source"], "roll_id": rolled.get("roll_id")},

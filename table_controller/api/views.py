@@ -11,7 +11,6 @@ from sqlmodel import Session
 from ..device_health import DeviceHealth
 from ..game.banking import BankingError, check_banking_allowed
 from ..game.cards import CardError, parse_cards
-from ..game.deal import BANKER_POSITION, PLAYER_POSITIONS
 from ..game.evaluator import RankingRules
 from ..game.setting import Setting, is_legal
 from ..game.table_rules import TableRules
@@ -175,8 +174,6 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         game=service.settings.game.value,
         house_way=service.settings.house_way,
         table_open=service.table_open,
-        banker_position=BANKER_POSITION,
-        player_positions=list(PLAYER_POSITIONS),
         hold=hold_view(service.hold),
         round_held=service.held if state is not None and not state.phase.is_final else None,
         store_outage=outage_view(service),

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field, computed_field
 
 from ...round.phase_words import phase_words
 from .events import ChainEventPublic
-from .table import DicePublic, HouseWayPublic, PilePublic, RoundStatePublic
+from .table import DicePublic, HouseWayPublic, PilePublic, PositionsPublic, RoundStatePublic
 
 
 class RoundSummaryPublic(BaseModel):
@@ -85,11 +85,9 @@ class PositionPublic(BaseModel):
     )
 
 
-class RoundDetailPublic(RoundSummaryPublic):
+class RoundDetailPublic(RoundSummaryPublic, PositionsPublic):
     """One round in full: every event in chain order, the deal, the house way and each position."""
 
-    banker_position: int = Field(description="the banker's position, from which the others count (000, 004)")
-    player_positions: list[int] = Field(description="the players' positions: every position but the banker's")
     dice_rolled: DicePublic | None
     piles: list[PilePublic]
     unused: list[str]

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, computed_field
 
 from ...game.banking import main_exposure
-from ...game.deal import pile_positions
+from ...game.deal import BANKER_POSITION, PLAYER_POSITIONS, pile_positions
 from ...game.table_rules import TableRules
 from ...round.events import PlayerPosition
 from ...round.machine import RoundState
@@ -341,13 +341,27 @@ class ReadLagPublic(BaseModel):
     words: str = Field(description="the lag in words, for a banner")
 
 
-class TableStatePublic(BaseModel):
+class PositionsPublic(BaseModel):
+    """The table's positions as game/deal.py defines them (000_f88fa0f023e5142c.txt,
+    004_60e2fc6346e3399b.txt): the pages tell the banker's row and build the wager inputs from
+    these, never from numbers of their own."""
+
+    @computed_field(description="the banker's position, from which the others count")  # type: ignore[prop-decorator]
+    @property
+    def banker_position(self) -> int:
+        return BANKER_POSITION
+
+    @computed_field(description="the players' positions: every position but the banker's")  # type: ignore[prop-decorator]
+    @property
+    def player_positions(self) -> list[int]:
+        return list(PLAYER_POSITIONS)
+
+
+class TableStatePublic(PositionsPublic):
     table_id: str
     game: str
     house_way: str
     table_open: bool
-    banker_position: int = Field(description="the banker's position, from which the others count (000, 004)")
-    player_positions: list[int] = Field(description="the players' positions: every position but the banker's")
     hold: TableHoldPublic | None = None
     round_held: str | None = Field(
         default=None, description="what failed inside the open round: only a pit void moves it on"
