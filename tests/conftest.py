@@ -40,6 +40,9 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return max(2, (os.cpu_count() or 1) * 3 // 2)
 
 
+WHOLE_HEAP_EVERY = 100  # middle-generation collections between two whole-heap ones (Python: 10)
+
+
 def pytest_collection_finish(session) -> None:
     """A worker's whole-heap collections a tenth as often: Python runs one after every ten
     middle-generation collections whose survivors grew the old generation by a quarter, and a
@@ -48,9 +51,6 @@ def pytest_collection_finish(session) -> None:
     the next whole-heap collection; the young generations are collected as before."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, WHOLE_HEAP_EVERY)
-
-
-WHOLE_HEAP_EVERY = 100  # middle-generation collections between two whole-heap ones (Python: 10)
 
 
 @pytest.fixture(autouse=True)

@@ -75,9 +75,7 @@ _PHASE = re.compile(r"[a-z][a-z0-9_-]*")
 StrictCount = Annotated[int, Strict()]
 StoredCents = Annotated[StrictCents, Field(ge=0)]  # an amount the store keeps: never negative
 DieFace = Annotated[StrictCount, Field(ge=1, le=6)]
-PositionNumber = Annotated[
-    StrictCount, Field(ge=min(POSITIONS), le=max(POSITIONS))
-]  # the banker's or a player's
+PositionNumber = Annotated[StrictCount, Field(ge=min(POSITIONS), le=max(POSITIONS))]  # banker's or player's
 Seat = Annotated[StrictCount, Field(ge=min(PLAYER_SEATS), le=max(PLAYER_SEATS))]  # a player's seat
 
 
