@@ -30,6 +30,7 @@ pytest_plugins = [
     "tests.leaks",  # fails a test that leaves a port, thread, pty or asyncio task open
     "tests.db_fixtures",  # engine (SQLite and PostgreSQL) and postgres_url
     "tests.browser",  # one headless browser per test process, for the web-page tests
+    "tests.tiers",  # the quick tier: pytest -m quick
 ]
 
 

@@ -571,6 +571,7 @@ def test_link_config_refuses_unsafe_values(kwargs):
 # -- the leak fixture (tests/leaks.py) fails what it should ----------------------------------------
 
 
+@pytest.mark.slow  # a pytest run in a new interpreter
 def test_leak_fixture_fails_a_leaked_thread_port_pty_and_task(pytester, monkeypatch):
     pytester.makeconftest((Path(__file__).parents[1] / "leaks.py").read_text())
     pytester.makeini("[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n")
@@ -638,6 +639,7 @@ def test_simulators_use_only_the_framer_crc_and_message_constants_of_the_drivers
     assert bad == []
 
 
+@pytest.mark.slow  # a new interpreter
 def test_registry_loads_drivers_lazily_by_name():
     import subprocess
     import sys
@@ -651,6 +653,7 @@ def test_registry_loads_drivers_lazily_by_name():
     assert out.stdout.split() == ["drivers.shuffler.driver", "ShufflerDriver", "shuffler"]
 
 
+@pytest.mark.slow  # a new interpreter
 def test_the_daemon_reaches_the_drivers_only_through_the_registry():
     """Importing the daemon and its conductor loads no driver module: the device is opened by
     name (``drivers.load_driver``), as configuration names it."""

@@ -169,7 +169,12 @@ async def process_rig(
         process.stdout.close()
 
 
-TRANSPORTS = ["memory", "pty", "process", pytest.param("hardware", marks=pytest.mark.hardware)]
+TRANSPORTS = [
+    "memory",
+    "pty",
+    pytest.param("process", marks=pytest.mark.slow),
+    pytest.param("hardware", marks=pytest.mark.hardware),
+]
 SIMULATED = ["memory", "pty"]
 
 

@@ -88,7 +88,7 @@ async def test_duplicated_frame_is_acked_and_dropped(kind):
         assert r.driver.stats.duplicates_dropped == 1
 
 
-@pytest.mark.parametrize("kind", [*SIMULATED, "process"])
+@pytest.mark.parametrize("kind", [*SIMULATED, pytest.param("process", marks=pytest.mark.slow)])
 async def test_link_cut_mid_deal_loses_nothing_and_duplicates_nothing(kind):
     async with rig(kind, faults=["link-cut"], cut_duration=0.3) as r:
         await r.next()
