@@ -232,3 +232,13 @@ def test_raw_device_events_are_for_surveillance(api):
     assert [e["kind"] for e in only] == ["device.dice-shaker.roll"]
     first = api.get("/api/devices/events", "surveillance", params={"limit": 1}).json()
     assert first["next_after"] == 1 and len(first["events"]) == 1
+
+
+def test_an_unknown_time_zone_is_refused_in_one_short_sentence(api):
+    """A wrong ``tz`` is named with an example of a right one, not answered with the whole tz
+    database (the zones were an enum: 22 KB of names)."""
+    answer = api.get("/api/reports/day", params={"date": "2024-05-01", "tz": "Mars/Olympus"})
+    assert answer.status_code == 422
+    assert "unknown time zone 'Mars/Olympus'" in answer.text
+    assert "America/Las_Vegas" in answer.text
+    assert len(answer.content) < 1000, len(answer.content)
