@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from table_controller.cli import LAZY_GROUPS, app
+from table_controller.game.cards import CARD_CODE_FORMAT
 from table_controller.startup import collector_paused
 
 runner = CliRunner()
@@ -61,7 +62,7 @@ def test_rank_two_card_hand_and_copy():
 def test_rank_bad_single_hand_exits_1_naming_the_code():
     code, [out] = run("rank", "As", "Zs")
     assert code == 1
-    assert out == {"error": "unknown card code 'Zs'"}
+    assert out == {"error": f"unknown card code 'Zs': {CARD_CODE_FORMAT}"}
 
 
 def test_rank_batch_answers_each_line_in_order_and_reports_bad_lines(tmp_path):
@@ -71,7 +72,7 @@ def test_rank_batch_answers_each_line_in_order_and_reports_bad_lines(tmp_path):
     assert code == 1
     assert [line.get("category") for line in lines[:2]] == ["pair", "full-house"]
     assert lines[2:] == [
-        {"line": 5, "error": "unknown card code 'Xx'"},
+        {"line": 5, "error": f"unknown card code 'Xx': {CARD_CODE_FORMAT}"},
         {"line": 6, "error": "2 jokers, the deck holds 1"},
         {"line": 8, "error": "3 cards, expected 5 or 2"},
     ]
@@ -139,7 +140,7 @@ def test_console_script_is_installed_and_runs():
 def test_a_rejected_hand_is_reported_once_on_standard_output_not_also_as_a_log_line():
     result = runner.invoke(app, ["rank", "Zs", "As"])
     assert result.exit_code == 1
-    assert result.stdout == '{"error": "unknown card code \'Zs\'"}\n'
+    assert result.stdout == json.dumps({"error": f"unknown card code 'Zs': {CARD_CODE_FORMAT}"}) + "\n"
     assert result.stderr == ""
 
 

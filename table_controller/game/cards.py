@@ -28,6 +28,12 @@ TEN_ALIAS: Final = "10"  # read as T (card codes, way files); codes are written 
 JOKER_CODE: Final = "JK"
 
 
+CARD_CODE_FORMAT: Final = (
+    "a rank (A K Q J T 9 .. 2; 10 for T) then a suit (s h d c), e.g. As or Td; JK the joker"
+)
+"""The accepted card codes, in words: every refusal of a code says it."""
+
+
 class CardError(ValueError):
     """Base class of every error about card codes and card sets."""
 
@@ -44,7 +50,7 @@ class UnknownCardError(CardError):
     """A card code that names no card."""
 
     def __init__(self, code: str) -> None:
-        super().__init__(f"unknown card code {code!r}")
+        super().__init__(f"unknown card code {code!r}: {CARD_CODE_FORMAT}")
         self.code = code
 
 

@@ -39,6 +39,7 @@ def test_unknown_code_is_an_error_naming_the_code(code):
     with pytest.raises(UnknownCardError) as info:
         parse_card(code)
     assert repr(code) in str(info.value)
+    assert "a rank (A K Q J T 9 .. 2; 10 for T) then a suit (s h d c)" in str(info.value)
 
 
 def test_card_attributes():
