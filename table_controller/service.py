@@ -55,6 +55,7 @@ from .round.machine import HouseWayDeviation, RoundRules, RoundState, Transition
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
+from .storage.floor import last_payloads
 from .storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
 from .storage.open_alerts import OpenAlerts
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
@@ -684,8 +685,10 @@ class TableService:
         """Put the table on the floor (``floor_tables``) at start. When its pit, game, house way
         or address differ from what its chain last said, chain ``table.registered`` first, as
         any note of the table (kept through an outage), so the chain says which pit the table
-        was in when. Never raises: a table that cannot register deals all the same, and the
-        heartbeat registers it once the store answers."""
+        was in when. A table that has never chained its state (``table.state``) chains it with
+        its first registration, so the floor shows its devices from its first report rather
+        than "not reported yet" until something changes. Never raises: a table that cannot
+        register deals all the same, and the heartbeat registers it once the store answers."""
         self._floor_started = datetime.now(UTC)
         try:
             self._register(self._floor_started, self._floor_started)
@@ -701,9 +704,13 @@ class TableService:
         engine = self.recorder.engine
         with read_snapshot(engine) as session:
             chained = last_registration(session, table_id=self.table_id)
-        if registration not in (chained, self._floor_chained):
+            stated = bool(last_payloads(session, table_ids=[self.table_id], kind=TABLE_STATE))
+        changed = registration not in (chained, self._floor_chained)
+        if changed or not stated:
+            notes = [Note(REGISTERED, "system", registration.payload(previous=chained))] if changed else []
             with self._lock:
-                self._notes([Note(REGISTERED, "system", registration.payload(previous=chained))])
+                self._notes([*notes, *([] if stated else [self._state_note()])])
+        if changed:
             self._floor_chained = registration
             log.info(
                 "floor.registration_changed",

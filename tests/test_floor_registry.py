@@ -189,3 +189,31 @@ def test_the_daemons_heartbeat_thread_beats_until_it_is_stopped(engine):
     finally:
         stop()
     assert not [t for t in threading.enumerate() if t.name == "floor-heartbeat"]
+
+
+def test_the_first_registration_chains_the_tables_state_so_the_floor_shows_its_devices(engine):
+    """A new table has chained no ``table.state``; its first registration chains it (open, no
+    faults, no hold), so the floor's device column reads "ok" from the first report instead of
+    "not reported yet" until something changes. A second start chains it no more."""
+    from table_controller.floor.overview import devices_view
+    from table_controller.recorder import TABLE_STATE
+    from table_controller.storage.floor import last_payloads
+
+    def state() -> dict | None:
+        with read_snapshot(engine) as session:
+            return last_payloads(session, table_ids=["t1"], kind=TABLE_STATE).get("t1")
+
+    def states() -> int:
+        with read_snapshot(engine) as session:
+            return sum(e.kind == TABLE_STATE for e in list_events(session, table_id="t1"))
+
+    assert state() is None
+    _started(engine)
+    first = state()
+    assert first is not None
+    assert devices_view(first).status == "ok"
+    assert (first["faults"], first["hold"]) == ([], None)
+    _started(engine)
+    assert states() == 1
+    with read_snapshot(engine) as session:
+        assert verify_chain(session, table_id="t1").ok
