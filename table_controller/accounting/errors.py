@@ -49,7 +49,10 @@ class CountFileError(AccountingError):
         self.problems = problems
         shown = "; ".join(str(problem) for problem in problems[:5])
         more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
-        super().__init__(f"the count-room file has {len(problems)} bad line(s): {shown}{more}")
+        lines = len({problem.line for problem in problems})
+        super().__init__(
+            f"the count-room file has {len(problems)} problem(s) on {lines} line(s): {shown}{more}"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,3 +115,25 @@ def test_rounds_given_twice_or_of_another_table_are_refused(rounds_of):
 
     with pytest.raises((DuplicateError, MismatchError)):
         reconcile(account(), rounds_of(day.rounds()), period=day.PERIOD)
+
+
+def test_a_co_banked_round_keeps_the_houses_share_in_its_result():
+    # tests/game/test_banking.py: seat 3 co-banks 50/50, the bank nets $33.25: the player $16.62,
+    # the house $16.63; the house: $3.00 commission - $20 on its hand + $16.63 = -$0.37
+    from table_controller.accounting.facts import settled_round
+    from table_controller.game.banking import Bank
+    from table_controller.game.settlement import settle_round
+    from table_controller.game.table_rules import TableRules
+
+    settlement = settle_round(
+        TableRules(),
+        day.BANKER,
+        [day._wins(2, 2_500), day._pushes(5, 1_000), day._loses(7, 4_000)],
+        bank=Bank(seat=3, amount=10_000, house_wager=2_000, house_share_bp=5_000),
+        house_hand=day._hand(6, "7h 7d Qs 6d 5s", "Jd 2d", 2_000),
+    )
+    fact = settled_round(
+        settlement, round_id="r-co", table_id=day.TABLE, opened_at=day.at(16), settled_at=day.at(16)
+    )
+    assert (fact.house_result, fact.banker_net) == (-37, 1_662)
+    assert sum(s.net for s in fact.seats) == 2_375 + 0 - 4_000
