@@ -36,6 +36,10 @@ def test_chips_are_built_in_order_and_once_per_denomination():
         Chips(((500, 1), (100, 2)))
     with pytest.raises(ChipError):
         Chips.of([(100, 1)])  # type: ignore[arg-type]
+    with pytest.raises(ChipError, match="count"):
+        Chips(((100, 0),))  # built directly, a zero count is refused (Chips.of drops it)
+    with pytest.raises(ChipError, match="denomination, chips"):
+        Chips((100,))  # type: ignore[arg-type]
 
 
 def test_a_chip_the_casino_does_not_use_is_refused():
