@@ -114,6 +114,9 @@ SeatEvent = SeatTaken | SeatLeft | BuyIn | TableClosed | SettledRound
 """What the builder folds; a SettledRound happens at its ``settled_at``."""
 
 
+_EVENTS = (SettledRound, SeatTaken, SeatLeft, BuyIn, TableClosed)
+
+
 def event_time(event: SeatEvent) -> datetime:
     return event.settled_at if isinstance(event, SettledRound) else event.at
 
@@ -375,7 +378,7 @@ class RatingBuilder:
     def feed(self, event: SeatEvent) -> tuple[Rating, ...]:
         """Apply ``event``; refused (RatingError, nothing changed): an event earlier than the last,
         a round of another table or given twice, a move the seat's phase does not allow."""
-        if not isinstance(event, SeatTaken | SeatLeft | BuyIn | TableClosed | SettledRound):
+        if not isinstance(event, _EVENTS):
             raise RatingError(f"not a seat event: {event!r}")
         at = event_time(event)
         if self._last is not None and at < self._last:
@@ -393,8 +396,7 @@ class RatingBuilder:
             for seat in PLAYER_SEATS:
                 closed += self._step(seat, Act.CLOSE, at)
         elif isinstance(event, BuyIn):
-            self._step(event.seat, Act.PLAY, at)
-            current = self._seats[event.seat].open
+            current = self._play(event.seat, at)
             if current is not None:
                 current.buy_ins[event.kind] += event.amount
         else:
@@ -465,30 +467,39 @@ class RatingBuilder:
         closed += self._step(event.seat, act, event.at)
         return closed
 
+    def _play(self, seat: int, at: datetime) -> _Open | None:
+        """A round or buy-in at ``seat``: the open rating it counts in, if any. A rated seat stays
+        rated (TRANSITIONS' (rated, play)), taken without the table's lookup: a closed day folds
+        tens of thousands of rounds."""
+        here = self._seats[seat]
+        if here.phase is SeatPhase.RATED and here.open is not None:
+            here.open.last = at
+        else:
+            self._step(seat, Act.PLAY, at)
+        return here.open
+
     def _round(self, played: SettledRound) -> list[Rating]:
         self._rounds.add(played.round_id)
         at = played.settled_at
-        theory = (
-            apportion(played.theoretical_win, {s.seat: s.wagered for s in played.seats})
-            if played.theoretical_win is not None
-            else {}
-        )
+        theory = None
+        if played.theoretical_win is not None:
+            theory = apportion(
+                played.theoretical_win, {s.seat: s.main_wager + s.bonus_wager for s in played.seats}
+            )
         for result in played.seats:
-            self._step(result.seat, Act.PLAY, at)
-            current = self._seats[result.seat].open
+            current = self._play(result.seat, at)
             if current is None:
                 continue
             current.rounds += 1
             current.main_wagered += result.main_wager
             current.bonus_wagered += result.bonus_wager
             current.actual_win -= result.net
-            if played.theoretical_win is not None:
+            if theory is not None:
                 current.theoretical_win += theory[result.seat]
                 current.theoretical_rounds += 1
             current.round_ids.append(played.round_id)
         if played.bank is not None:
-            self._step(played.bank.seat, Act.PLAY, at)
-            current = self._seats[played.bank.seat].open
+            current = self._play(played.bank.seat, at)
             if current is not None:
                 current.banks += 1
                 current.bank_actual_win -= played.bank.banker_net
@@ -496,9 +507,10 @@ class RatingBuilder:
         return []
 
     def _idle_until(self, at: datetime) -> list[Rating]:
-        closed = []
+        closed: list[Rating] = []
+        oldest = at - self.idle_after
         for seat, here in self._seats.items():
-            if here.open is not None and at - here.open.last > self.idle_after:
+            if here.open is not None and here.open.last < oldest:
                 closed += self._step(seat, Act.IDLE, at)
         return closed
 
