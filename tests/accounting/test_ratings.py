@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table_controller.accounting.errors import AdjustmentError, NaiveTimeError, RatingError
@@ -246,6 +246,7 @@ def test_an_open_rating_is_not_adjusted():
         )
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a loaded machine is not a failure
 @given(st.integers(-(10**9), 10**9), st.dictionaries(st.integers(2, 7), st.integers(0, 10**6), min_size=1))
 def test_apportion_adds_up_exactly_and_is_within_a_unit_of_the_proportion(total, weights):
     shares = apportion(total, weights)
@@ -300,6 +301,7 @@ def tables(draw):
     return events
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a loaded machine is not a failure
 @given(tables(), st.integers(1, 30))
 def test_a_ratings_totals_are_the_sums_of_its_rounds(events, idle_minutes):
     builder = RatingBuilder("PG-1", idle_after=timedelta(minutes=idle_minutes))

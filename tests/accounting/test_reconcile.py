@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from table_controller.accounting.chips import Chips, ChipSet, CountKind, InventoryCount
@@ -123,6 +123,7 @@ def simulate(rounds, buy_ins, fills, credits, lines, taken=0):
     return reconcile(account, rounds, named, period=PERIOD)  # fmt: skip
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a loaded machine is not a failure
 @given(days())
 def test_counted_win_less_computed_result_is_the_named_lines_when_nothing_is_missing(a_day):
     result = simulate(*a_day)
@@ -130,6 +131,7 @@ def test_counted_win_less_computed_result_is_the_named_lines_when_nothing_is_mis
     assert result.variance == 0 and not result.flagged
 
 
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # a loaded machine is not a failure
 @given(days(), st.integers(1, 10**6))
 def test_chips_taken_from_the_tray_are_exactly_the_variance(a_day, taken):
     result = simulate(*a_day, taken=taken)
