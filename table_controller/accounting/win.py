@@ -102,12 +102,16 @@ def account_table(
 
     ``slips`` may hold the table's slips of any period: those delivered in ``period`` and not
     voided count. ``drop`` holds the entries of the period's gaming day; for a shift, those of
-    that shift count. Refused: an opener or closer of another table or period (MismatchError),
-    a slip of another table (MismatchError), a slip number twice (DuplicateError), a drop
-    entry of another table or day (MismatchError).
+    that shift count. Refused (MismatchError): an opener or closer of another table or period, a
+    closer counted before the opener, a slip of another table, a drop entry of another table or
+    day; (DuplicateError) a slip number or a marker twice.
     """
     _check_count(opener, CountKind.OPENER, table_id, period)
     _check_count(closer, CountKind.CLOSER, table_id, period)
+    if closer.at < opener.at:
+        raise MismatchError(
+            f"the closer ({closer.at.isoformat()}) was counted before the opener ({opener.at.isoformat()})"
+        )
     totals = {SlipKind.FILL: 0, SlipKind.CREDIT: 0}
     numbers: dict[SlipKind, list[int]] = {SlipKind.FILL: [], SlipKind.CREDIT: []}
     seen: set[int] = set()

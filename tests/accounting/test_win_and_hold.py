@@ -133,6 +133,10 @@ def other_slip(**changes):
         ),
         ({"closer": day.count(CountKind.CLOSER, day.CLOSER_CHIPS, day.at(11), "day")}, MismatchError),
         ({"opener": "11100.00"}, MismatchError),
+        (
+            {"closer": day.count(CountKind.CLOSER, day.CLOSER_CHIPS, day.at(10, 59))},
+            MismatchError,
+        ),  # before 11:00
         ({"slips": [*day.slips(), other_slip(table_id="PG-2")]}, MismatchError),
         ({"slips": [*day.slips(), other_slip(number=101)]}, DuplicateError),
         (
