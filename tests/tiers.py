@@ -1,6 +1,6 @@
 """The quick tier (a pytest plugin, see tests/conftest.py): ``pytest -m quick`` runs the game
-core, the drivers, the round machine and storage on SQLite, for the inner loop (README.md's
-development notes: at most 30 s on this 2-core machine).
+core, the accounting core, the drivers, the round machine and storage on SQLite, for the inner
+loop (README.md's development notes: at most 30 s on this 2-core machine).
 
 A test is quick when it lives in one of ``QUICK_FOLDERS``, is not marked ``slow`` and does not
 run on PostgreSQL. The tier starts no process: while it runs, starting one fails the test that
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-QUICK_FOLDERS = ("game", "drivers", "round", "storage")
+QUICK_FOLDERS = ("game", "accounting", "drivers", "round", "storage")
 QUICK_EXAMPLES_SHARE = 4  # a property's examples in the quick tier: one in four
 QUICK_MIN_EXAMPLES = 25
 TESTS = Path(__file__).resolve().parent
