@@ -21,7 +21,7 @@ from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from ..game.money import Cents
-from ..storage.reports import Band, band
+from .band import Band, band
 from .chips import CountKind, InventoryCount
 from .drop import Drop, DropEntry, drop_of
 from .errors import DuplicateError, MismatchError

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import Any
 
 from sqlalchemy import case, func, literal, null, select
 from sqlalchemy.sql.expression import ColumnElement
 from sqlmodel import Session
 
+from ..accounting.band import Band, band
 from .models import BANKER_POSITION, Round, RoundPosition
 
 ROUNDS = Round.__table__  # type: ignore[attr-defined]
@@ -46,7 +46,6 @@ THEORY_FIELDS = (
 )  # the last two None when no round has one
 SUM_FIELDS = GAME_FIELDS[1:]  # the counts and money of any group of rounds (``sum_columns``)
 DEALER_FIELDS = ("dealer", *SUM_FIELDS)
-Z_95 = Decimal("1.96")
 POSITION_FIELDS = (
     "position",
     "rounds",
@@ -215,37 +214,6 @@ def _per_banker(session: Session, in_period: tuple[Any, ...]) -> list[dict[str, 
 
 
 # --- the band of the actual result around the theoretical win ----------------------------------
-
-
-@dataclass(frozen=True)
-class Band:
-    """Actual against theoretical over the rounds that carry a theoretical win (integer cents)."""
-
-    rounds: int  # settled rounds with a theoretical win
-    actual_cents: int  # the house result of those rounds
-    theoretical_cents: int
-    variance: int  # cents squared
-    low_cents: int  # theoretical - 1.96 sqrt(variance), half-even to whole cents
-    high_cents: int
-
-    @property
-    def outside(self) -> bool:
-        return self.actual_cents < self.low_cents or self.actual_cents > self.high_cents
-
-
-def band(*, rounds: int, actual_cents: int, theoretical_cents: int, variance: int) -> Band:
-    """theoretical ± 1.96 sqrt(variance), in Decimal (no float), rounded half-even to cents."""
-    with localcontext() as context:
-        context.prec = 40
-        half = (Z_95 * Decimal(variance).sqrt()).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
-    return Band(
-        rounds,
-        actual_cents,
-        theoretical_cents,
-        variance,
-        theoretical_cents - int(half),
-        theoretical_cents + int(half),
-    )
 
 
 def band_of(line: dict[str, Any]) -> Band | None:
