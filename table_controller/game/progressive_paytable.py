@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from ..shipped import CONFIG_DIR
 from .fortune import FortuneHand
-from .money import BASIS_POINTS, Cents
+from .money import BASIS_POINTS, Cents, format_cents
 from .progressive import (
     WHOLE_METER,
     HitClaim,
@@ -77,7 +77,7 @@ class Award:
             )
             return f"{share} of {self.level}"
         if self.kind is AwardKind.FIXED:
-            return f"{self.amount} cents (for 1)"
+            return f"{format_cents(self.amount)} for 1"
         return f"{self.odds} to 1"
 
 
