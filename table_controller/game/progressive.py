@@ -101,7 +101,6 @@ class AdjustmentReason(enum.StrEnum):
     """Why a meter is adjusted (PRG-29, PRG-30, PRG-32)."""
 
     MALFUNCTION_CORRECTION = "malfunction-correction"  # up or down, documented (NJ, NM, MI, FL)
-    DOWN_TO_LIMIT = "down-to-limit"  # down to the approved limit, no further (NJ 13:69D-1.52(f))
     NON_DISPLAYED_PRIZE = "non-displayed-prize"  # down, WA 230-15-695
     SEED_RECOVERY = "seed-recovery"  # down, WA 230-15-695
     SIGN_VARIANCE = "sign-variance"  # up: a variance added to the sign (SD 20:18:17:24.02)
@@ -110,7 +109,6 @@ class AdjustmentReason(enum.StrEnum):
 _DOWN_REASONS: Final = frozenset(
     {
         AdjustmentReason.MALFUNCTION_CORRECTION,
-        AdjustmentReason.DOWN_TO_LIMIT,
         AdjustmentReason.NON_DISPLAYED_PRIZE,
         AdjustmentReason.SEED_RECOVERY,
     }
@@ -556,7 +554,8 @@ def adjust(
 ) -> tuple[Pool, AdjustmentRecord]:
     """A documented correction of a meter by two people while the pool is closed (PRG-29,
     PRG-30, PRG-14: the values before and after are recorded). The meter stays within
-    [reset, limit]; ``DOWN_TO_LIMIT`` takes it down to the limit exactly."""
+    [reset, limit]: no operation takes it above its limit, so NJ's "correction down to the
+    limit" is never needed (docs/progressive.md)."""
     _two_people(requested_by, approved_by)
     if pool.open:
         raise PoolOpenError(f"pool {pool.name} is open: close it before adjusting a meter")
@@ -572,8 +571,6 @@ def adjust(
         raise AdjustmentError(f"the meter would show {format_cents(after)}, below its reset (PRG-07)")
     if params.limit is not None and after > params.limit:
         raise AdjustmentError(f"the meter would show {format_cents(after)}, above its limit")
-    if reason is AdjustmentReason.DOWN_TO_LIMIT and (params.limit is None or after != params.limit):
-        raise AdjustmentError("a correction down to the limit ends exactly at the limit")
     meters = {**pool.meters, level_name: replace(level, meter=after, adjusted=level.adjusted + amount)}
     record = AdjustmentRecord(level_name, amount, reason, requested_by, approved_by, note, level.meter, after)
     return replace(pool, meters=meters), record

@@ -274,13 +274,29 @@ def test_an_adjustment_by_two_people_records_before_and_after() -> None:
         (4_000_000, AdjustmentReason.SIGN_VARIANCE),  # above the limit
         (-100, AdjustmentReason.SIGN_VARIANCE),  # not a reason to go down
         (100, AdjustmentReason.SEED_RECOVERY),  # not a reason to go up
-        (-100, AdjustmentReason.DOWN_TO_LIMIT),  # not ending at the limit
         (0, AdjustmentReason.MALFUNCTION_CORRECTION),
     ],
 )
 def test_adjustments_that_break_the_meters_rules_are_refused(amount, reason) -> None:
     with pytest.raises(AdjustmentError):
         adjust(_closed_with_meter(100), "jackpot", amount, reason, requested_by="ann", approved_by="bob")
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        AdjustmentReason.NON_DISPLAYED_PRIZE,
+        AdjustmentReason.SEED_RECOVERY,
+        AdjustmentReason.MALFUNCTION_CORRECTION,
+    ],
+)
+def test_the_reasons_that_may_take_a_meter_down(reason) -> None:
+    """WA 230-15-695 (non-displayed prizes, seed recovery) and a documented malfunction."""
+    pool, record = adjust(
+        _closed_with_meter(100), "jackpot", -1_500, reason, requested_by="ann", approved_by="bob"
+    )
+    assert record.reason is reason and pool.meters["jackpot"].meter == 1_000_000
+    pool.check_ledger()
 
 
 def test_an_adjustment_while_the_pool_is_open_is_refused() -> None:
