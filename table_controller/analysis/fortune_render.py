@@ -134,7 +134,7 @@ def fortune_tables(doc: dict[str, Any]) -> list[Table]:
             f"{level['one_in']:,.1f}" if level["one_in"] else "-",
             _pct(level["return_at_reset"], 4),
             meter_text,
-            format_cents(int(even)) if even is not None else "-",
+            format_cents(round(even)),  # to the nearest cent if even is not None else "-",
         )
     return [table, lines, levels]
 
