@@ -3,6 +3,7 @@ by hand and against the research's table (progressive-research.md §1.2, §1.4, 
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 from itertools import combinations, product
 from math import comb
@@ -16,6 +17,7 @@ from table_controller.analysis.fortune_math import (
     pattern_fortune,
     royal_match_ways,
 )
+from table_controller.game.cards import JOKER, Card
 from table_controller.game.evaluator import HighCategory as H
 from table_controller.game.fortune import FortuneHand, fortune_hand, load_fortune_paytable
 from table_controller.game.paytables import paytables_dir
@@ -107,6 +109,23 @@ def test_the_pattern_line_equals_the_game_cores_on_random_and_rich_hands() -> No
         assert pattern_fortune(*_pattern(hand)) is expected, hand
         seen.add(line)
     assert len(seen) >= 10
+
+
+def test_every_hand_of_a_reduced_deck_by_brute_force() -> None:
+    """T-A in three suits and the joker (16 cards, 11,440 hands): the game core's line of
+    every hand, counted; the pattern line agrees with it on every hand. Royal + match by
+    hand: the royal's suit (3), natural or the joker in one of five places (1 + 5), the K-Q
+    of one of the two other suits (2)."""
+    deck = [Card(rank, suit) for rank in range(10, 15) for suit in "shd"] + [JOKER]
+    counted: Counter[FortuneHand] = Counter()
+    for hand in combinations(deck, 7):
+        line = fortune_hand(hand)
+        counted[line] += 1
+        expected = F.ROYAL_FLUSH if line is F.ROYAL_FLUSH_WITH_ROYAL_MATCH else line
+        assert pattern_fortune(*_pattern(hand)) is expected, hand
+    assert sum(counted.values()) == comb(16, 7)
+    assert counted[F.ROYAL_FLUSH_WITH_ROYAL_MATCH] == 3 * (1 + 5) * 2
+    assert counted[F.FIVE_ACES] == counted[F.SEVEN_CARD_NATURAL_STRAIGHT_FLUSH] == 0  # three Aces, five ranks
 
 
 def test_royal_match_ways_equal_brute_force() -> None:
