@@ -105,9 +105,9 @@ def _royal_match(cards: Sequence[Card]) -> bool:
         if not card.is_joker:
             by_suit.setdefault(card.suit, set()).add(card.rank)
     royal_suits = [suit for suit, ranks in by_suit.items() if len(ranks & _ROYAL_RANKS) >= 5 - jokers]
-    return any(
-        {KING, QUEEN} <= ranks for suit, ranks in by_suit.items() if suit not in royal_suits and royal_suits
-    )
+    if not royal_suits:
+        return False
+    return any({KING, QUEEN} <= ranks for suit, ranks in by_suit.items() if suit not in royal_suits)
 
 
 def fortune_hand(cards: Sequence[Card], rules: RankingRules = DEFAULT_RULES) -> FortuneHand:
@@ -356,7 +356,7 @@ def settle_fortune(
     qualifying hand, once per hand. Bonus first, envy second (§1.3 payment order).
     """
     progressive = progressive_wagers or {}
-    for position, wager in {**fortune_wagers, **progressive}.items():
+    for position, wager in [*fortune_wagers.items(), *progressive.items()]:
         check_amount(wager, f"fortune or progressive wager at position {position}")
         if position == dealer_position:
             raise FortuneSettlementError(f"position {position} is the dealer's: it places no Fortune wager")

@@ -243,3 +243,5 @@ def test_bad_wagers_are_refused() -> None:
         settle_fortune(hands, {3: 500}, table, dealer_position=1)
     with pytest.raises(InvalidAmountError):
         settle_fortune(hands, {2: 0}, table, dealer_position=1)
+    with pytest.raises(InvalidAmountError):  # a bad Fortune wager beside a good progressive one
+        settle_fortune(hands, {2: 0}, table, dealer_position=1, progressive_wagers={2: 100})
