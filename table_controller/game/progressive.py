@@ -199,6 +199,7 @@ class PendingHit:
     sequence: int
     table_id: str
     position: int
+    held: bool = False  # held for pit verification before it may be paid (PRG-28)
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +304,7 @@ class HitRecord:
     seeded_from_reserve: Cents
     rolled_forward: Cents
     meter_after: Cents
+    held: bool = False  # held for pit verification (PRG-28)
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +313,7 @@ class HitBatchRecord:
     rule: SimultaneousRule
     percent_base: PercentBase
     hits: tuple[HitRecord, ...]
+    hold_from: Cents | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +323,7 @@ class PaymentRecord:
     level: str
     amount: Cents
     paid_by: str
+    verified_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,12 +464,14 @@ def resolve_hits(
     claims: Sequence[HitClaim],
     rule: SimultaneousRule = SimultaneousRule.IN_ORDER,
     percent_base: PercentBase = PercentBase.AT_PAYMENT,
+    hold_from: Cents | None = None,
 ) -> tuple[Pool, HitBatchRecord]:
     """Resolve hits found together, ordered by sequence (PRG-24): each award is taken off
     the meter and locked pending payment, and the meter reseeds at its reset at the moment of
     the hit (PRG-25, DEQ's jackpot lock). A share is rounded down to the cent; the fraction
     stays on the meter. ``SHARED``: the claims of one level and one share split that share
-    of the meter at the first one's turn equally, the odd cents one each to the earliest."""
+    of the meter at the first one's turn equally, the odd cents one each to the earliest.
+    A hit of ``hold_from`` cents or more is held for pit verification (PRG-28)."""
     ordered = sorted(claims, key=lambda claim: claim.sequence)
     if len({claim.sequence for claim in ordered}) != len(ordered):
         raise ProgressiveError("two hits with one sequence number: the order must be recorded (PRG-24)")
@@ -502,27 +508,35 @@ def resolve_hits(
         level = replace(level, meter=level.meter - taken, locked=level.locked + taken, hits=level.hits + 1)
         level, seed, from_reserve, rolled = _reseed(params, level)
         meters[claim.level] = level
+        held = hold_from is not None and amount >= hold_from
         pending.append(
-            PendingHit(next_id, claim.level, amount, claim.sequence, claim.table_id, claim.position)
+            PendingHit(next_id, claim.level, amount, claim.sequence, claim.table_id, claim.position, held)
         )
         records.append(
-            HitRecord(next_id, order, claim, meter_before, amount, seed, from_reserve, rolled, level.meter)
+            HitRecord(
+                next_id, order, claim, meter_before, amount, seed, from_reserve, rolled, level.meter, held
+            )
         )
         next_id += 1
     recent = (pool.recent_hits + tuple(records))[-RECENT_HITS:]
-    batch = HitBatchRecord(rule, percent_base, tuple(records))
+    batch = HitBatchRecord(rule, percent_base, tuple(records), hold_from)
     return replace(
         pool, meters=meters, pending=tuple(pending), recent_hits=recent, next_hit_id=next_id
     ), batch
 
 
-def confirm_payment(pool: Pool, hit_id: int, *, paid_by: str) -> tuple[Pool, PaymentRecord]:
-    """The award of a pending hit was paid: it leaves the books now (PRG-27), once only."""
+def confirm_payment(
+    pool: Pool, hit_id: int, *, paid_by: str, verified_by: str = ""
+) -> tuple[Pool, PaymentRecord]:
+    """The award of a pending hit was paid: it leaves the books now (PRG-27), once only. A
+    held hit is paid only with the name of who verified it (PRG-28)."""
     if not paid_by.strip():
         raise PaymentError("a payment names who paid it")
     hit = next((hit for hit in pool.pending if hit.hit_id == hit_id), None)
     if hit is None:
         raise PaymentError(f"hit {hit_id} is not pending payment (unknown, or already paid)")
+    if hit.held and not verified_by.strip():
+        raise PaymentError(f"hit {hit_id} of {format_cents(hit.amount)} is held for pit verification")
     level = pool.meters[hit.level]
     meters = {
         **pool.meters,
@@ -530,7 +544,7 @@ def confirm_payment(pool: Pool, hit_id: int, *, paid_by: str) -> tuple[Pool, Pay
     }
     pending = tuple(other for other in pool.pending if other.hit_id != hit_id)
     return replace(pool, meters=meters, pending=pending), PaymentRecord(
-        hit_id, hit.level, hit.amount, paid_by
+        hit_id, hit.level, hit.amount, paid_by, verified_by
     )
 
 
@@ -611,10 +625,12 @@ def apply(pool: Pool, record: Record) -> Pool:
         )
     elif isinstance(record, HitBatchRecord):
         pool, produced = resolve_hits(
-            pool, [hit.claim for hit in record.hits], record.rule, record.percent_base
+            pool, [hit.claim for hit in record.hits], record.rule, record.percent_base, record.hold_from
         )
     elif isinstance(record, PaymentRecord):
-        pool, produced = confirm_payment(pool, record.hit_id, paid_by=record.paid_by)
+        pool, produced = confirm_payment(
+            pool, record.hit_id, paid_by=record.paid_by, verified_by=record.verified_by
+        )
     elif isinstance(record, AdjustmentRecord):
         pool, produced = adjust(
             pool,

@@ -4,8 +4,9 @@
 A file (``config/progressive/*.toml``) names the fixed ``wager`` (cents, $1 by default,
 §1.6), the pool's ``[[levels]]`` (``progressive.LevelParams``: base, reset, rates, limit,
 overflow, the unreasonable-contribution threshold), the answers to §1.8's questions 4 and 5
-(``simultaneous``, ``percent_base``), whether dealer toke wagers are taken (PRG-21, off), and
-per Fortune line one award:
+(``simultaneous``, ``percent_base``), whether dealer toke wagers are taken (PRG-21, off), the
+amount from which a meter hit is held for pit verification (``hold_from``, PRG-28), and per
+Fortune line one award:
 
 - ``{ meter = "jackpot", share_bp = 10_000 }``: a share of a level's meter (10_000 basis
   points: the whole meter, which then reseeds; 1_000: 10% of it);
@@ -90,6 +91,7 @@ class ProgressivePayTable:
     simultaneous: SimultaneousRule = SimultaneousRule.IN_ORDER
     percent_base: PercentBase = PercentBase.AT_PAYMENT
     toke_wagers: bool = False
+    hold_from: Cents | None = None  # a meter hit of this many cents or more is held (PRG-28)
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -97,6 +99,10 @@ class ProgressivePayTable:
             raise ProgressivePayTableError(
                 f"the progressive wager must be whole cents > 0, got {self.wager!r}"
             )
+        if self.hold_from is not None and (
+            isinstance(self.hold_from, bool) or not isinstance(self.hold_from, int) or self.hold_from <= 0
+        ):
+            raise ProgressivePayTableError(f"hold_from must be whole cents > 0, got {self.hold_from!r}")
         names = [level.name for level in self.levels]
         if not names or len(set(names)) != len(names):
             raise ProgressivePayTableError(f"a progressive needs levels with distinct names, got {names}")
@@ -218,7 +224,17 @@ def _level(data: object) -> LevelParams:
 
 def progressive_paytable_from_mapping(data: Mapping[str, object], source: str = "") -> ProgressivePayTable:
     """A ProgressivePayTable from parsed TOML (module docstring)."""
-    known = {"name", "source", "wager", "simultaneous", "percent_base", "toke_wagers", "levels", "awards"}
+    known = {
+        "name",
+        "source",
+        "wager",
+        "simultaneous",
+        "percent_base",
+        "toke_wagers",
+        "hold_from",
+        "levels",
+        "awards",
+    }
     unknown = sorted(set(data) - known)
     if unknown:
         raise ProgressivePayTableError(f"{source or 'progressive pay table'}: unknown key(s) {unknown}")
@@ -248,6 +264,7 @@ def progressive_paytable_from_mapping(data: Mapping[str, object], source: str = 
         simultaneous=simultaneous,
         percent_base=percent_base,
         toke_wagers=toke,
+        hold_from=_int(data["hold_from"], "hold_from") if "hold_from" in data else None,
         source=str(data.get("source", source)),
     )
 

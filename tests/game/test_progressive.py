@@ -356,3 +356,17 @@ def test_the_pool_is_re_derived_from_its_records_and_a_changed_record_is_refused
     forged[2] = replace(forged[2], levels=())
     with pytest.raises(ReplayMismatchError):
         replay(start, forged)
+
+
+def test_a_large_hit_is_held_for_pit_verification_before_it_is_paid() -> None:
+    """From $500 (WAC 230-15-405): the jackpot is held; a 10% award of $100 is not."""
+    pool = _open(LevelParams("jackpot", base=1_000_000, reset=1_000_000, increment_bp=1_000))
+    claims = [HitClaim(1, "T1", 2, "jackpot"), HitClaim(2, "T2", 3, "jackpot", share_bp=100)]
+    pool, batch = resolve_hits(pool, claims, hold_from=50_000)
+    assert [(hit.amount, hit.held) for hit in batch.hits] == [(1_000_000, True), (10_000, False)]
+    with pytest.raises(PaymentError):
+        confirm_payment(pool, 1, paid_by="dealer")
+    pool, _ = confirm_payment(pool, 2, paid_by="dealer")
+    pool, payment = confirm_payment(pool, 1, paid_by="dealer", verified_by="surveillance")
+    assert payment.verified_by == "surveillance" and pool.pending == ()
+    pool.check_ledger()

@@ -44,7 +44,7 @@ def _with(**changes):
 
 def test_the_shipped_example_reads() -> None:
     table = load_progressive_paytable()
-    assert table.wager == 100 and not table.toke_wagers
+    assert table.wager == 100 and not table.toke_wagers and table.hold_from == 50_000
     assert table.simultaneous is SimultaneousRule.IN_ORDER and table.percent_base is PercentBase.AT_PAYMENT
     top = table.award(F.SEVEN_CARD_NATURAL_STRAIGHT_FLUSH)
     assert top is not None and top.kind is AwardKind.METER and top.share_bp == 10_000
@@ -66,6 +66,8 @@ def test_a_table_from_a_mapping_and_its_awards() -> None:
         _with(wager=0),
         _with(simultaneous="first-come"),
         _with(toke_wagers="no"),
+        _with(hold_from=0),
+        _with(hold_from=5.5),
         _with(awards={**DATA["awards"], "six-aces": {"amount": 1}}),
         _with(awards={**DATA["awards"], "flush": {"meter": "mini", "share_bp": 100}}),
         _with(awards={**DATA["awards"], "flush": {"meter": "jackpot", "share_bp": 10_001}}),

@@ -82,23 +82,24 @@ class PoolMachine(RuleBasedStateMachine):
         ),
         rule_=st.sampled_from(list(SimultaneousRule)),
         base=st.sampled_from(list(PercentBase)),
+        hold_from=st.sampled_from([None, 50_000]),
     )
-    def hits(self, shares, rule_, base) -> None:
+    def hits(self, shares, rule_, base, hold_from) -> None:
         claims = []
         for level, share in shares:
             self.sequence += 1
             claims.append(HitClaim(self.sequence, f"T{self.sequence % 3}", 2, level, share))
-        self._step(resolve_hits(self.pool, claims, rule_, base), may_go_down=True)
+        self._step(resolve_hits(self.pool, claims, rule_, base, hold_from), may_go_down=True)
 
     @precondition(lambda self: self.pool.pending)
     @rule(data=st.data())
     def pay(self, data) -> None:
         hit = data.draw(st.sampled_from(self.pool.pending))
         paid_before = self.pool.meters[hit.level].paid
-        self._step(confirm_payment(self.pool, hit.hit_id, paid_by="pit"))
+        self._step(confirm_payment(self.pool, hit.hit_id, paid_by="pit", verified_by="surveillance"))
         assert self.pool.meters[hit.level].paid == paid_before + hit.amount
         try:
-            confirm_payment(self.pool, hit.hit_id, paid_by="pit")
+            confirm_payment(self.pool, hit.hit_id, paid_by="pit", verified_by="surveillance")
         except ProgressiveError:
             pass
         else:
