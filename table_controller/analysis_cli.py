@@ -43,6 +43,8 @@ from .analysis.table import analysed_table
 from .cli import LAZY_GROUPS
 from .game.cards import Game
 from .game.house_way import load_house_way
+from .game.paytables import PayTableError
+from .game.progressive import ProgressiveError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["analyze"].help)
 
@@ -153,7 +155,10 @@ def par_sheet(
     extra_tables: Callable[[dict[str, Any]], list[Any]] = lambda doc: []  # noqa: E731
     extra_rows: Callable[[dict[str, Any]], Any] = lambda doc: []  # noqa: E731
     if table.settings.game is Game.STANDARD:  # the Fortune is dealt from 53 cards
-        document.update(fortune_sections(fortune, progressive, meter))
+        try:
+            document.update(fortune_sections(fortune, progressive, meter))
+        except (PayTableError, ProgressiveError) as error:  # a bad file: its own words, no traceback
+            raise typer.BadParameter(str(error)) from error
         extra_tables, extra_rows = fortune_tables, fortune_rows
     _emit(
         document,

@@ -46,3 +46,12 @@ def test_the_fortune_is_refused_on_a_double_joker_table() -> None:
         app, ["par-sheet", "--game", "double-joker", "--fortune", str(paytables_dir() / "fortune-a.toml")]
     )
     assert result.exit_code == 2 and "53 cards" in result.output
+
+
+def test_a_bad_fortune_or_progressive_file_is_refused_in_words(tmp_path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('bonus = "fortune"\n[odds]\nstraight = 2\n', encoding="utf-8")
+    result = CliRunner().invoke(app, ["par-sheet", "--fortune", str(bad)])
+    assert result.exit_code == 2 and "lacks line(s)" in result.output
+    result = CliRunner().invoke(app, ["par-sheet", "--progressive", str(tmp_path / "none.toml")])
+    assert result.exit_code == 2 and "cannot read progressive pay table" in result.output
