@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -32,6 +34,7 @@ from table_controller.game.progressive import (
     resolve_hits,
     set_open,
 )
+from table_controller.game.progressive_json import record_as_dict, record_from_dict
 
 LEVELS = (
     LevelParams("major", base=500_000, reset=400_000, increment_bp=1_234, reserve_bp=321, limit=520_000),
@@ -137,6 +140,9 @@ class PoolMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         assert replay(self.start, self.records) == self.pool
+        # Through JSON, as the chain will keep them: the same records, the same pool.
+        stored = json.loads(json.dumps([record_as_dict(record) for record in self.records]))
+        assert [record_from_dict(data) for data in stored] == self.records
 
 
 PoolMachine.TestCase.settings = settings(max_examples=60, stateful_step_count=40, deadline=None)
