@@ -1,7 +1,8 @@
 """``table-controller analyze``: the table's own math (docs/math.md).
 
 - ``par-sheet``: exact enumeration of every seven-card hand of the table's deck: the best
-  five-card hand distribution, the Big Hand Bonus and Joker Bonus pay tables priced (003).
+  five-card hand distribution, the Big Hand Bonus and Joker Bonus pay tables priced (003);
+  on a 53-card table, the Fortune Bonus with its envy and the progressive (docs/progressive.md).
 - ``house-edge``: the main game by simulation, the dealer by the house way against a
   player by the house way and by the "highest legal low hand" strategy (004);
   ``--exact``: every pair of hands counted, house way against house way (analysis/exact.py).
@@ -33,6 +34,7 @@ from rich.progress import (
 
 from .analysis.exact import cached_exact_edge
 from .analysis.exact_render import exact_rows, exact_table
+from .analysis.fortune_render import fortune_rows, fortune_sections, fortune_tables
 from .analysis.lookup import LoadedLookup, get_lookup
 from .analysis.par_sheet import build_par_sheet
 from .analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
@@ -41,6 +43,8 @@ from .analysis.table import analysed_table
 from .cli import LAZY_GROUPS
 from .game.cards import Game
 from .game.house_way import load_house_way
+from .game.paytables import PayTableError
+from .game.progressive import ProgressiveError
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["analyze"].help)
 
@@ -51,6 +55,16 @@ GameOption = Annotated[Game | None, typer.Option("--game", help="standard (53 ca
 WayOption = Annotated[str | None, typer.Option("--house-way", help="a house way name (config/house_ways)")]
 BigHandOption = Annotated[Path | None, typer.Option("--big-hand", help="Big Hand Bonus pay table file")]
 JokerOption = Annotated[Path | None, typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
+FortuneOption = Annotated[
+    Path | None, typer.Option("--fortune", help="Fortune Bonus pay table file (default: fortune-a)")
+]
+ProgressiveOption = Annotated[
+    Path | None,
+    typer.Option("--progressive", help="progressive pay table file (default: the shipped example)"),
+]
+MeterOption = Annotated[
+    int | None, typer.Option("--meter", min=1, help="a progressive meter in cents to price the wager at")
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="one JSON document on standard output")]
 CsvOption = Annotated[bool, typer.Option("--csv", help="CSV rows on standard output")]
 FORMATS = ("table", "json", "csv")
@@ -118,19 +132,41 @@ def par_sheet(
     house_way: WayOption = None,
     big_hand: BigHandOption = None,
     joker_bonus: JokerOption = None,
+    fortune: FortuneOption = None,
+    progressive: ProgressiveOption = None,
+    meter: MeterOption = None,
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
     output: FormatOption = None,
 ) -> None:
-    """Exact par sheet of the table: every seven-card hand counted (docs/math.md)."""
+    """Exact par sheet of the table: every seven-card hand counted (docs/math.md); on a
+    53-card table the Fortune Bonus, envy and progressive too (docs/progressive.md)."""
     as_json, as_csv = _formats(output, as_json, as_csv)
     table = analysed_table(config, game, house_way, big_hand, joker_bonus)
+    if table.settings.game is not Game.STANDARD and (fortune is not None or progressive is not None):
+        raise typer.BadParameter(
+            "the Fortune Bonus and its progressive are dealt from 53 cards (standard game)"
+        )
     with _progress("enumerating", _stderr().is_terminal) as progress:
         sheet = build_par_sheet(
             table.settings.game, table.provenance, table.big_hand, table.joker_bonus, progress
         )
     document = sheet.as_dict()
-    _emit(document, as_json, as_csv, lambda: par_sheet_tables(document), lambda: par_sheet_rows(document))
+    extra_tables: Callable[[dict[str, Any]], list[Any]] = lambda doc: []  # noqa: E731
+    extra_rows: Callable[[dict[str, Any]], Any] = lambda doc: []  # noqa: E731
+    if table.settings.game is Game.STANDARD:  # the Fortune is dealt from 53 cards
+        try:
+            document.update(fortune_sections(fortune, progressive, meter))
+        except (PayTableError, ProgressiveError) as error:  # a bad file: its own words, no traceback
+            raise typer.BadParameter(str(error)) from error
+        extra_tables, extra_rows = fortune_tables, fortune_rows
+    _emit(
+        document,
+        as_json,
+        as_csv,
+        lambda: [*par_sheet_tables(document), *extra_tables(document)],
+        lambda: [*par_sheet_rows(document), *extra_rows(document)],
+    )
 
 
 @app.command("house-edge")
