@@ -128,6 +128,7 @@ class TableService:
         # the record checked at start and as the table plays, and anchored (record_watch.py)
         self.record = RecordWatch(engine, settings, self._pinned)
         self._record_broken: str | None = None  # what the check found: no round opens
+        self._record_check_due: bool | None = None  # a check the store went away under (its ``full``)
         self._record_override: frozenset[str] = frozenset()  # finding keys a pit override covers
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
@@ -293,8 +294,9 @@ class TableService:
         """Restore the table's state and its open round after a restart (a known state).
 
         A round whose stored events cannot all be replayed is held at the last good state,
-        with a ``round.held`` alert: the daemon keeps running and the pit can void it."""
-        with self._lock:
+        with a ``round.held`` alert: the daemon keeps running and the pit can void it. The
+        store going away meanwhile raises StoreOutage (the conductor waits and resumes again)."""
+        with self._lock, self._reading("table.resume"):
             self._restore_table()
             self._check_record(full=True)
             self._bank_history = _bank_history(self.recorder.last_opened())
@@ -358,8 +360,9 @@ class TableService:
         ``co_bank`` (game/banking.py, docs/settlement.md 8); a refused bank raises BankRefused."""
         with self._lock:
             self._writable("round.open")
-            if self.record.due_for_check():
+            if self.record.due_for_check() or self._record_check_due is not None:
                 self._check_record(full=False)
+                self._writable("round.open")  # the store went away under the check: 503, not a finding
             if self._record_broken is not None:
                 raise self._refuse(
                     "round.open",
@@ -599,11 +602,22 @@ class TableService:
         """What the record check found, while it stops play (None: play goes on)."""
         return self._record_broken
 
+    @property
+    def record_check_pending(self) -> str | None:
+        """Which record check waits for the store to answer (None: none waits)."""
+        if self._record_check_due is None:
+            return None
+        return "the whole record (the start's check)" if self._record_check_due else "the check while playing"
+
     def _check_record(self, *, full: bool) -> None:
-        """Check the record; on a finding no pit override covers, stop dealing and alert."""
+        """Check the record; on a finding no pit override covers, stop dealing and alert.
+
+        The store going away under the check is an outage, never a finding: the check waits
+        (``record_check_pending``) and runs again as soon as the store answers (``retry_store``)."""
         from .record_watch import OVERRIDE_KIND, covered, finding_lines
         from .storage import last_event
 
+        full = full or bool(self._record_check_due)  # a start's check still owed is the whole check
         try:
             report = self.record.check(full=full)
             if full:
@@ -611,11 +625,17 @@ class TableService:
                     override = last_event(session, table_id=self.table_id, kinds=[OVERRIDE_KIND])
                 keys = [] if override is None else override.payload_data().get("keys", [])
                 self._record_override = frozenset(str(key) for key in keys)
-        except Exception as error:  # a record that cannot even be read is a broken record
-            log.exception("record.check_failed")
+        except Exception as error:
+            if is_outage(error):  # the store is away: nothing was found, the check is owed
+                self._record_check_due = full
+                self._store_went_away(error)
+                log.warning("record.check_deferred", full=full, error=f"{type(error).__name__}: {error}")
+                return
+            log.exception("record.check_failed")  # a record that cannot be read back is a broken one
             lines = [f"the record could not be checked: {type(error).__name__}: {error}"]
         else:
             lines = finding_lines(report)
+        self._record_check_due = None
         if not lines:
             self._record_broken = None
             log.info("record.checked", full=full)
@@ -639,7 +659,9 @@ class TableService:
         from .record_watch import OVERRIDE_KIND, finding_lines, line_key
 
         with self._lock:
-            report = self.record.check(full=True)
+            self._writable("audit.override")
+            with self._reading("audit.override"):
+                report = self.record.check(full=True)
             lines = finding_lines(report)
             if not lines:
                 raise self._refuse("audit.override", "the record is whole: nothing to run on with")
@@ -913,7 +935,9 @@ class TableService:
             self._pending.clear()
             self._outage, self._stale_round = None, False
             log.warning("store.back", since=outage.since, notes_written=len(notes))
-            return True
+            if self._record_check_due is not None:  # the check the outage interrupted, now
+                self._check_record(full=self._record_check_due)
+            return self._outage is None
 
     @property
     def kept_notes(self) -> int:
