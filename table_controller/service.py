@@ -54,7 +54,13 @@ from .round.events import (
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
-from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
+from .storage.errors import (
+    ChainHeadMismatchError,
+    RoundChangedError,
+    RoundClosedError,
+    StoreUnavailableError,
+    is_outage,
+)
 from .storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
 from .storage.open_alerts import OpenAlerts
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
@@ -77,6 +83,11 @@ class BankRefused(TableRefused):
 
 class RoundHeld(TableRefused):
     """The round is held: something failed inside it; only a pit void moves it on."""
+
+
+class RoundChanged(TableRefused):
+    """Another process (the console) changed the open round in the store meanwhile: the table
+    took the round as the store has it (a void ends it), and this command was not recorded."""
 
 
 class StoreOutage(StoreUnavailableError):
@@ -990,6 +1001,8 @@ class TableService:
                     actor=event.actor,
                 )
                 raise
+            except (RoundClosedError, RoundChangedError) as error:  # the console moved it meanwhile
+                raise self._changed_elsewhere(event.kind, error) from error
             except Exception as error:
                 if is_outage(error):
                     self._stale_round = True
@@ -1000,6 +1013,59 @@ class TableService:
                     event.kind, f"round {self._round.round_id} is held: {error}", RoundHeld
                 ) from error
             return self._round
+
+    def sync_round(self) -> bool:
+        """Whether another process (the console's ``round void``, ``round confirm``) changed the
+        open round in the store; if so the table takes the round as the store has it, so a void
+        from the console ends the round here as a void through the API does. The conductor
+        calls it every second; one row read by its key. True when the round was taken again."""
+        with self._lock:
+            state = self._round
+            if state is None or state.phase.is_final or self._outage is not None or self._stale_round:
+                return False
+            try:
+                stored = self.recorder.stored_phase(state.round_id)
+            except Exception as error:
+                if is_outage(error):
+                    return False  # the next write finds the outage; the watcher reads again later
+                raise
+            if stored == state.phase.value:
+                return False
+            self._take_stored_round(f"the store has it {stored}")
+            return True
+
+    def _changed_elsewhere(self, what: str, error: Exception) -> TableRefused | StoreOutage:
+        try:
+            state = self._take_stored_round(str(error))
+        except Exception as reread:
+            if is_outage(reread):
+                return self._store_lost(what, reread)
+            raise
+        done = f"it is now {state.phase.value}" + (f" ({state.void_reason})" if state.void_reason else "")
+        return self._refuse(
+            what, f"round {state.round_id} was changed by another process (the console): {done}", RoundChanged
+        )
+
+    def _take_stored_round(self, why: str) -> RoundState:
+        """Read the open round again from the store and take it as the table's (no alert: the
+        process that changed it chained its own)."""
+        before = self._round
+        assert before is not None
+        found = self.recorder.read_round(before.round_id)
+        self._round, self._round_rules = found.state, found.rules
+        self._held = None if found.state.phase.is_final else found.held
+        log.warning(
+            "round.changed_elsewhere",
+            round_id=before.round_id,
+            phase_was=before.phase.value,
+            phase=found.state.phase.value,
+            void_reason=found.state.void_reason,
+            why=why,
+        )
+        if found.failure is not None and self._held is None and not found.state.phase.is_final:
+            self._hold_round(found.failure)
+        self._round_done(found.state)
+        return found.state
 
     def _hold_round(self, what_failed: str) -> None:
         assert self._round is not None
@@ -1156,6 +1222,7 @@ def _bank_fields(plan: BankPlan) -> dict[str, Any]:
 
 __all__ = [
     "BankRefused",
+    "RoundChanged",
     "RoundHeld",
     "StoreOutage",
     "TableRefused",

@@ -33,7 +33,7 @@ import structlog
 from ..autodealer import AutoDealer
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
-from ..service import RoundHeld, StoreOutage, TableRefused, TableService
+from ..service import RoundChanged, RoundHeld, StoreOutage, TableRefused, TableService
 from ..table_state import DeckCheck
 from ..table_stops import why_not_dealing
 from .adapter import OffLoop, Stopped, wait_or_stop
@@ -126,13 +126,20 @@ class Conductor:
 
     async def _watch_store(self) -> None:
         """While the store is away, try it every second: the table's kept alerts are written and
-        play resumes as soon as it answers, whatever the conductor is waiting for."""
+        play resumes as soon as it answers, whatever the conductor is waiting for. While it
+        answers and a round is open, look every second whether another process (the console)
+        changed that round: a void from the console ends it here too (``TableService.sync_round``)."""
         while not self.stop.is_set():
             if self.service.outage is not None:
                 try:
                     await self._off_loop(self.service.retry_store)
                 except Exception:
                     log.exception("conductor.store_retry_failed")
+            elif self.service.in_progress:
+                try:
+                    await self._off_loop(self.service.sync_round)
+                except Exception:
+                    log.exception("conductor.round_sync_failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), STORE_RETRY)
 
@@ -275,7 +282,7 @@ class Conductor:
             }[state.phase]
             try:
                 await step(state)
-            except RoundHeld:
+            except (RoundHeld, RoundChanged):  # held for the pit, or taken again as the console left it
                 continue
             except TransitionRefused as refused:  # someone else moved the round meanwhile (a pit void)
                 log.warning("conductor.step_refused", phase=state.phase.value, reason=str(refused))

@@ -20,7 +20,13 @@ from sqlmodel import Session, col, select
 from ..game.cards import CardError, Game, check_cards, parse_cards
 from .audit import lock_table
 from .chain import check_round_id, check_table_id
-from .errors import InvalidRoundError, PositionExistsError, RoundClosedError, RoundNotFoundError
+from .errors import (
+    InvalidRoundError,
+    PositionExistsError,
+    RoundChangedError,
+    RoundClosedError,
+    RoundNotFoundError,
+)
 from .models import (
     Round,
     RoundCreate,
@@ -101,6 +107,18 @@ def _writable_round(session: Session, round_id: str) -> Round:
     if row.closed_at is not None:
         raise RoundClosedError(f"round {round_id} closed at {row.closed_at.isoformat()}: its record is final")
     return row
+
+
+def expect_round_phase(session: Session, *, round_id: str, phase: str) -> None:
+    """Lock the round's row for this transaction and check that it is still open in ``phase``,
+    the phase the writer last read it in: :class:`RoundClosedError` when another writer closed
+    it (a void from the console), :class:`RoundChangedError` when it moved it on. Taken after
+    the chain's table lock (``append_event``), in the order every writer takes them."""
+    row = _writable_round(session, round_id)
+    if row.phase != phase:
+        raise RoundChangedError(
+            f"round {round_id} is {row.phase} in the store, not {phase}: another process changed it"
+        )
 
 
 def _checked_updates(table: Any, what: str, changes: dict[str, Any]) -> dict[str, Any]:
