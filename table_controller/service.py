@@ -36,6 +36,7 @@ from .game.banking import (
     seat_of_position,
 )
 from .game.cards import Game
+from .game.deal import counts_toward_hold
 from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed, rules_from_snapshot
 from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
@@ -509,7 +510,19 @@ class TableService:
             state = self._record(event)
             if state.misdeal:
                 details = [d.detail for d in state.misdeal]
-                self.alert("misdeal", "; ".join(details), discrepancies=[d.kind for d in state.misdeal])
+                counts = counts_toward_hold(state.misdeal)
+                self.alert(
+                    "misdeal",
+                    "; ".join(details),
+                    discrepancies=[d.kind for d in state.misdeal],
+                    counts_toward_hold=counts,
+                )
+                if not counts:  # an interrupted deal: voided, not evidence against the deck
+                    log.warning(
+                        "round.deal_interrupted", discrepancies=details, misdeals_in_a_row=self._misdeals
+                    )
+                    self._round_done(state)
+                    return state
                 log.error("round.misdeal", discrepancies=details)
                 self._misdeals += 1
                 if self._misdeals >= self.settings.misdeal_hold_after and self._hold is None:

@@ -9,6 +9,7 @@ its projection is never written again, so a round cannot settle twice
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,6 +29,7 @@ from .errors import (
     RoundNotFoundError,
 )
 from .models import (
+    Event,
     Round,
     RoundCreate,
     RoundPosition,
@@ -177,25 +179,45 @@ def trailing_misdeals(session: Session, *, table_id: str, limit: int, from_numbe
     """How many of the table's newest rounds (numbered ``from_number`` on) were misdeals in a row,
     counting at most ``limit``.
 
-    A round without a deal yet, or voided before a good deal, neither counts nor breaks the run;
-    a good deal (the round has the house way's setting of the banker's hand) ends it, whether
-    that round is still open or not."""
+    A round without a deal yet, voided before a good deal, or whose deal was interrupted (its
+    ``piles.dealt`` names why the shuffler stopped or lost it: ``game.deal.counts_toward_hold``)
+    neither counts nor breaks the run; a good deal (the round has the house way's setting of the
+    banker's hand) ends it, whether that round is still open or not."""
     check_table_id(table_id)
-    rows = session.exec(
-        select(Round.misdeal, Round.house_way_rule_id)
-        .where(Round.table_id == table_id, Round.number >= from_number)
-        .order_by(col(Round.number).desc())
-        .limit(max(limit, 1) * 4)
+    rows = list(
+        session.exec(
+            select(Round.round_id, Round.misdeal, Round.house_way_rule_id)
+            .where(Round.table_id == table_id, Round.number >= from_number)
+            .order_by(col(Round.number).desc())
+            .limit(max(limit, 1) * 4)
+        )
     )
+    interrupted = _interrupted_deals(session, table_id, [r for r, misdeal, _ in rows if misdeal])
     count = 0
-    for misdeal, dealt_rule in rows:
+    for round_id, misdeal, dealt_rule in rows:
         if misdeal:
+            if round_id in interrupted:
+                continue
             count += 1
             if count >= limit:
                 break
         elif dealt_rule is not None:  # a good deal
             break
     return count
+
+
+def _interrupted_deals(session: Session, table_id: str, round_ids: list[str]) -> set[str]:
+    """The rounds among ``round_ids`` whose chained deal was interrupted."""
+    if not round_ids:
+        return set()
+    dealt = session.exec(
+        select(Event.round_id, Event.payload).where(
+            Event.table_id == table_id, Event.kind == "piles.dealt", col(Event.round_id).in_(round_ids)
+        )
+    )
+    return {
+        str(round_id) for round_id, payload in dealt if json.loads(payload).get("interrupted") is not None
+    }
 
 
 # --------------------------------------------------------------------------- positions
