@@ -9,6 +9,7 @@ const who = await me();
 if (who.role === "admin") location.replace("admin.html");  // the admin has no table: the users page
 document.getElementById("nav").replaceWith(nav("table.html", who));
 const updateCommands = commands(who, refresh);
+const runOn = document.getElementById("record-run-on");  // the pit's run-on of a broken record
 
 function fill(id, ...children) {
   const node = document.getElementById(id);
@@ -104,13 +105,14 @@ function renderHolds(state) {
   document.getElementById("not-dealing-box").hidden = stops.length === 0;
   fill("not-dealing", ...stops.map((stop) => el("li", { "data-kind": stop.kind },
     `${stop.detail}. `, el("span", { class: "hint" }, `Clears: ${stop.clears} (${WHO_CLEARS[stop.cleared_by]}).`))));
-  document.getElementById("record-run-on").hidden =
-    !(can(who, "override") && stops.some((stop) => stop.kind === "record-broken"));
+  runOn.hidden = !stops.some((stop) => stop.kind === "record-broken");
   document.getElementById("holds").hidden = !(outage || state.round_held || hold || stops.length);
 }
 
-// A pit user runs on a broken record for investigation (docs/audit-chain.md): the findings are chained.
-document.getElementById("record-run-on").addEventListener("submit", async (submitted) => {
+// A pit user runs on a broken record for investigation (docs/audit-chain.md): the findings are
+// chained. The form is removed for a role that may not (as commands.js removes the others).
+if (!can(who, runOn.dataset.permission)) runOn.remove();
+else runOn.addEventListener("submit", async (submitted) => {
   submitted.preventDefault();
   try {
     await api("/api/audit/override", { method: "POST", body: { reason: new FormData(submitted.target).get("reason") } });
