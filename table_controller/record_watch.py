@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -122,7 +122,9 @@ class RecordWatch:
         from .storage.people import PEOPLE_CHAIN
         from .storage.rules_store import EVIDENCE_CHAIN
 
-        sweep = self._sweep
+        # the sweep moves on only once the whole check has read the store: a check the store
+        # went away under is run again from the same place (docs/round-lifecycle.md)
+        sweep = replace(self._sweep)
         parts = [verify_range(session, table_id=self.table_id, first=sweep.verified_to + 1)]
         if sweep.verified_to > 0:
             start = sweep.window_from if sweep.window_from <= sweep.verified_to else 1
@@ -139,7 +141,7 @@ class RecordWatch:
             breaks=tuple(b for p in parts for b in p.breaks),
             unlisted=sum(p.unlisted for p in parts),
         )
-        return check_record(
+        report = check_record(
             session,
             table_id=self.table_id,
             public_key=self.audit.public_key,
@@ -147,6 +149,8 @@ class RecordWatch:
             last_rounds=self.audit.check_rounds,
             chain=chain,
         )
+        self._sweep = sweep
+        return report
 
     def due_for_check(self) -> bool:
         """Count a round opened; True when the record is due its check while playing."""

@@ -54,6 +54,7 @@ from .storage import (
     append_event,
     create_round,
     find_open_round,
+    get_round,
     last_event,
     list_events,
     trailing_misdeals,
@@ -62,6 +63,7 @@ from .storage import (
     update_positions,
     update_round,
 )
+from .storage.rounds import expect_round_phase
 from .storage.session import read_snapshot
 
 log = structlog.get_logger()
@@ -212,6 +214,12 @@ class RoundRecorder:
                 actor=event.actor,
                 payload=_payload(event),
             )
+            # the round as the store has it is the one this step was judged on: another process
+            # (the console's void) may have moved it meanwhile (RoundClosedError, RoundChangedError).
+            # A void is judged on any open phase (a held round's replay may stop short of what
+            # the store shows): only a closed round refuses it, at its projection below.
+            if not isinstance(event, RoundVoided):
+                expect_round_phase(session, round_id=state.round_id, phase=state.phase.value)
             extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
             _project(session, new, event, rules.ranking, extra)
         return new
@@ -260,6 +268,21 @@ class RoundRecorder:
             if row is None:
                 return None
             stored = list_events(session, table_id=self.table_id, round_id=row.round_id)
+        return self._rebuilt(row.round_id, stored)
+
+    def read_round(self, round_id: str) -> Resumed:
+        """One round of the table rebuilt from its stored events, open or final: what another
+        process (the console) made of the round this daemon has open (docs/round-lifecycle.md)."""
+        with read_snapshot(self.engine) as session:
+            stored = list_events(session, table_id=self.table_id, round_id=round_id)
+        return self._rebuilt(round_id, stored)
+
+    def stored_phase(self, round_id: str) -> str:
+        """The round's phase as the store has it now (one row read by its key)."""
+        with read_snapshot(self.engine) as session:
+            return get_round(session, round_id=round_id).phase
+
+    def _rebuilt(self, round_id: str, stored: list[Any]) -> Resumed:
         held = None
         for event in stored:
             if event.kind == "alert.raised":
@@ -268,10 +291,10 @@ class RoundRecorder:
                     held = str(payload.get("what_failed", payload.get("detail", "")))
         events = [e for e in stored if e.kind in ROUND_EVENT_KINDS]
         if not events or events[0].kind != "round.opened":
-            raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
+            raise ValueError(f"round {round_id}: its events do not begin with round.opened")
         opened = event_from_payload(json_payload(events[0].payload))
         if not isinstance(opened, RoundOpened):  # the payload's own kind, checked as the row's was
-            raise ValueError(f"round {row.round_id}: its events do not begin with round.opened")
+            raise ValueError(f"round {round_id}: its events do not begin with round.opened")
         state, failure = open_round(opened), None
         try:
             rules = self.rules_for(opened)

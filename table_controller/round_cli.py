@@ -7,8 +7,9 @@ round must be open; a held round may be voided), with the person named by ``--as
 be an enabled pit user whose key is confirmed. A round whose wagers total more than the table's
 ``second_pit_above`` is not voided by one person: ``round void`` stores the request (the
 API's ``approval.requested``) and a second pit user confirms it with ``round confirm SEQ``,
-or through the API; the person who asked is refused (chained). Run it while the daemon is
-stopped: a running daemon keeps its own view of the round in memory (docs/round-lifecycle.md).
+or through the API; the person who asked is refused (chained). A running daemon notices the
+change within a second (or at its next step) and ends the round as voided, as a void through
+the API does (docs/round-lifecycle.md, "When things go wrong").
 Exit status: 0 voided, 1 refused (no open round, not a pit user, the reason too short, the
 same person confirming), 2 usage or store problems, 3 requested: waits for a second pit user.
 """

@@ -36,6 +36,7 @@ from .game.banking import (
     seat_of_position,
 )
 from .game.cards import Game
+from .game.deal import counts_toward_hold
 from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed, rules_from_snapshot
 from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
@@ -54,7 +55,13 @@ from .round.events import (
 from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
-from .storage.errors import ChainHeadMismatchError, StoreUnavailableError, is_outage
+from .storage.errors import (
+    ChainHeadMismatchError,
+    RoundChangedError,
+    RoundClosedError,
+    StoreUnavailableError,
+    is_outage,
+)
 from .storage.floor import last_payloads
 from .storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
 from .storage.open_alerts import OpenAlerts
@@ -78,6 +85,11 @@ class BankRefused(TableRefused):
 
 class RoundHeld(TableRefused):
     """The round is held: something failed inside it; only a pit void moves it on."""
+
+
+class RoundChanged(TableRefused):
+    """Another process (the console) changed the open round in the store meanwhile: the table
+    took the round as the store has it (a void ends it), and this command was not recorded."""
 
 
 class StoreOutage(StoreUnavailableError):
@@ -129,6 +141,7 @@ class TableService:
         # the record checked at start and as the table plays, and anchored (record_watch.py)
         self.record = RecordWatch(engine, settings, self._pinned)
         self._record_broken: str | None = None  # what the check found: no round opens
+        self._record_check_due: bool | None = None  # a check the store went away under (its ``full``)
         self._record_override: frozenset[str] = frozenset()  # finding keys a pit override covers
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
@@ -294,8 +307,9 @@ class TableService:
         """Restore the table's state and its open round after a restart (a known state).
 
         A round whose stored events cannot all be replayed is held at the last good state,
-        with a ``round.held`` alert: the daemon keeps running and the pit can void it."""
-        with self._lock:
+        with a ``round.held`` alert: the daemon keeps running and the pit can void it. The
+        store going away meanwhile raises StoreOutage (the conductor waits and resumes again)."""
+        with self._lock, self._reading("table.resume"):
             self._restore_table()
             self._check_record(full=True)
             self._bank_history = _bank_history(self.recorder.last_opened())
@@ -359,8 +373,9 @@ class TableService:
         ``co_bank`` (game/banking.py, docs/settlement.md 8); a refused bank raises BankRefused."""
         with self._lock:
             self._writable("round.open")
-            if self.record.due_for_check():
+            if self.record.due_for_check() or self._record_check_due is not None:
                 self._check_record(full=False)
+                self._writable("round.open")  # the store went away under the check: 503, not a finding
             if self._record_broken is not None:
                 raise self._refuse(
                     "round.open",
@@ -496,7 +511,19 @@ class TableService:
             state = self._record(event)
             if state.misdeal:
                 details = [d.detail for d in state.misdeal]
-                self.alert("misdeal", "; ".join(details), discrepancies=[d.kind for d in state.misdeal])
+                counts = counts_toward_hold(state.misdeal)
+                self.alert(
+                    "misdeal",
+                    "; ".join(details),
+                    discrepancies=[d.kind for d in state.misdeal],
+                    counts_toward_hold=counts,
+                )
+                if not counts:  # an interrupted deal: voided, not evidence against the deck
+                    log.warning(
+                        "round.deal_interrupted", discrepancies=details, misdeals_in_a_row=self._misdeals
+                    )
+                    self._round_done(state)
+                    return state
                 log.error("round.misdeal", discrepancies=details)
                 self._misdeals += 1
                 if self._misdeals >= self.settings.misdeal_hold_after and self._hold is None:
@@ -600,11 +627,22 @@ class TableService:
         """What the record check found, while it stops play (None: play goes on)."""
         return self._record_broken
 
+    @property
+    def record_check_pending(self) -> str | None:
+        """Which record check waits for the store to answer (None: none waits)."""
+        if self._record_check_due is None:
+            return None
+        return "the whole record (the start's check)" if self._record_check_due else "the check while playing"
+
     def _check_record(self, *, full: bool) -> None:
-        """Check the record; on a finding no pit override covers, stop dealing and alert."""
+        """Check the record; on a finding no pit override covers, stop dealing and alert.
+
+        The store going away under the check is an outage, never a finding: the check waits
+        (``record_check_pending``) and runs again as soon as the store answers (``retry_store``)."""
         from .record_watch import OVERRIDE_KIND, covered, finding_lines
         from .storage import last_event
 
+        full = full or bool(self._record_check_due)  # a start's check still owed is the whole check
         try:
             report = self.record.check(full=full)
             if full:
@@ -612,11 +650,17 @@ class TableService:
                     override = last_event(session, table_id=self.table_id, kinds=[OVERRIDE_KIND])
                 keys = [] if override is None else override.payload_data().get("keys", [])
                 self._record_override = frozenset(str(key) for key in keys)
-        except Exception as error:  # a record that cannot even be read is a broken record
-            log.exception("record.check_failed")
+        except Exception as error:
+            if is_outage(error):  # the store is away: nothing was found, the check is owed
+                self._record_check_due = full
+                self._store_went_away(error)
+                log.warning("record.check_deferred", full=full, error=f"{type(error).__name__}: {error}")
+                return
+            log.exception("record.check_failed")  # a record that cannot be read back is a broken one
             lines = [f"the record could not be checked: {type(error).__name__}: {error}"]
         else:
             lines = finding_lines(report)
+        self._record_check_due = None
         if not lines:
             self._record_broken = None
             log.info("record.checked", full=full)
@@ -640,7 +684,9 @@ class TableService:
         from .record_watch import OVERRIDE_KIND, finding_lines, line_key
 
         with self._lock:
-            report = self.record.check(full=True)
+            self._writable("audit.override")
+            with self._reading("audit.override"):
+                report = self.record.check(full=True)
             lines = finding_lines(report)
             if not lines:
                 raise self._refuse("audit.override", "the record is whole: nothing to run on with")
@@ -920,7 +966,9 @@ class TableService:
             self._pending.clear()
             self._outage, self._stale_round = None, False
             log.warning("store.back", since=outage.since, notes_written=len(notes))
-            return True
+            if self._record_check_due is not None:  # the check the outage interrupted, now
+                self._check_record(full=self._record_check_due)
+            return self._outage is None
 
     @property
     def kept_notes(self) -> int:
@@ -973,6 +1021,8 @@ class TableService:
                     actor=event.actor,
                 )
                 raise
+            except (RoundClosedError, RoundChangedError) as error:  # the console moved it meanwhile
+                raise self._changed_elsewhere(event.kind, error) from error
             except Exception as error:
                 if is_outage(error):
                     self._stale_round = True
@@ -983,6 +1033,59 @@ class TableService:
                     event.kind, f"round {self._round.round_id} is held: {error}", RoundHeld
                 ) from error
             return self._round
+
+    def sync_round(self) -> bool:
+        """Whether another process (the console's ``round void``, ``round confirm``) changed the
+        open round in the store; if so the table takes the round as the store has it, so a void
+        from the console ends the round here as a void through the API does. The conductor
+        calls it every second; one row read by its key. True when the round was taken again."""
+        with self._lock:
+            state = self._round
+            if state is None or state.phase.is_final or self._outage is not None or self._stale_round:
+                return False
+            try:
+                stored = self.recorder.stored_phase(state.round_id)
+            except Exception as error:
+                if is_outage(error):
+                    return False  # the next write finds the outage; the watcher reads again later
+                raise
+            if stored == state.phase.value:
+                return False
+            self._take_stored_round(f"the store has it {stored}")
+            return True
+
+    def _changed_elsewhere(self, what: str, error: Exception) -> TableRefused | StoreOutage:
+        try:
+            state = self._take_stored_round(str(error))
+        except Exception as reread:
+            if is_outage(reread):
+                return self._store_lost(what, reread)
+            raise
+        done = f"it is now {state.phase.value}" + (f" ({state.void_reason})" if state.void_reason else "")
+        return self._refuse(
+            what, f"round {state.round_id} was changed by another process (the console): {done}", RoundChanged
+        )
+
+    def _take_stored_round(self, why: str) -> RoundState:
+        """Read the open round again from the store and take it as the table's (no alert: the
+        process that changed it chained its own)."""
+        before = self._round
+        assert before is not None
+        found = self.recorder.read_round(before.round_id)
+        self._round, self._round_rules = found.state, found.rules
+        self._held = None if found.state.phase.is_final else found.held
+        log.warning(
+            "round.changed_elsewhere",
+            round_id=before.round_id,
+            phase_was=before.phase.value,
+            phase=found.state.phase.value,
+            void_reason=found.state.void_reason,
+            why=why,
+        )
+        if found.failure is not None and self._held is None and not found.state.phase.is_final:
+            self._hold_round(found.failure)
+        self._round_done(found.state)
+        return found.state
 
     def _hold_round(self, what_failed: str) -> None:
         assert self._round is not None
@@ -1139,6 +1242,7 @@ def _bank_fields(plan: BankPlan) -> dict[str, Any]:
 
 __all__ = [
     "BankRefused",
+    "RoundChanged",
     "RoundHeld",
     "StoreOutage",
     "TableRefused",

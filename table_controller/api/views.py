@@ -18,6 +18,7 @@ from ..round.machine import RoundState
 from ..service import TableService
 from ..storage.alerts import Alert
 from ..table_state import OpenFault, TableHold
+from ..table_stops import Stop, why_not_dealing
 from .models.table import (
     AlertPublic,
     BankingPublic,
@@ -26,6 +27,7 @@ from .models.table import (
     DeviceIdentityPublic,
     FaultPublic,
     RoundStatePublic,
+    StopPublic,
     StoreOutagePublic,
     TableHoldPublic,
     TableStatePublic,
@@ -164,10 +166,24 @@ def outage_view(service: TableService) -> StoreOutagePublic | None:
     return StoreOutagePublic(since=outage.since, error=outage.error, alerts_kept=service.kept_notes)
 
 
-def table_state(service: TableService, session: Session) -> TableStatePublic:
-    """The table now: the service's round (an immutable snapshot), open alerts, devices."""
+def stop_view(stop: Stop) -> StopPublic:
+    return StopPublic(
+        kind=stop.kind.value,
+        detail=stop.detail,
+        clears=stop.clears,
+        cleared_by=stop.cleared_by.value,
+        since=stop.since,
+    )
+
+
+def table_state(service: TableService, session: Session | None) -> TableStatePublic:
+    """The table now: the service's round (an immutable snapshot), open alerts, devices.
+    Without a ``session`` (the store is away) the open alerts are the ones last read."""
     state = service.round
-    found = service.open_alerts.read(session, [service.table_id])[service.table_id]
+    if session is None:
+        found = service.open_alerts.last_read(service.table_id)
+    else:
+        found = service.open_alerts.read(session, [service.table_id])[service.table_id]
     alerts = [found[seq] for seq in sorted(found)[:OPEN_ALERTS_SHOWN]]  # the oldest first, as the chain
     return TableStatePublic(
         table_id=service.table_id,
@@ -177,6 +193,7 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         hold=hold_view(service.hold),
         round_held=service.held if state is not None and not state.phase.is_final else None,
         store_outage=outage_view(service),
+        not_dealing=[stop_view(stop) for stop in why_not_dealing(service)],
         round=None if state is None else shown_round_view(service, state),
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),

@@ -33,8 +33,9 @@ import structlog
 from ..autodealer import AutoDealer
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
-from ..service import RoundHeld, StoreOutage, TableRefused, TableService
+from ..service import RoundChanged, RoundHeld, StoreOutage, TableRefused, TableService
 from ..table_state import DeckCheck
+from ..table_stops import why_not_dealing
 from .adapter import OffLoop, Stopped, wait_or_stop
 from .dice import Roll
 from .journal import DeviceRecord
@@ -125,13 +126,20 @@ class Conductor:
 
     async def _watch_store(self) -> None:
         """While the store is away, try it every second: the table's kept alerts are written and
-        play resumes as soon as it answers, whatever the conductor is waiting for."""
+        play resumes as soon as it answers, whatever the conductor is waiting for. While it
+        answers and a round is open, look every second whether another process (the console)
+        changed that round: a void from the console ends it here too (``TableService.sync_round``)."""
         while not self.stop.is_set():
             if self.service.outage is not None:
                 try:
                     await self._off_loop(self.service.retry_store)
                 except Exception:
                     log.exception("conductor.store_retry_failed")
+            elif self.service.in_progress:
+                try:
+                    await self._off_loop(self.service.sync_round)
+                except Exception:
+                    log.exception("conductor.round_sync_failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stop.wait(), STORE_RETRY)
 
@@ -141,8 +149,17 @@ class Conductor:
         log.info("conductor.store_back")
 
     async def start(self) -> None:
-        """Restore the open round, rebuild its device story from the journal, connect the devices."""
-        state = await self._off_loop(self.service.resume)
+        """Restore the open round, rebuild its device story from the journal, connect the devices.
+
+        A store that goes away meanwhile (during the start's record check too) is waited out and
+        the start done again: an outage is never a finding (docs/round-lifecycle.md)."""
+        while True:
+            try:
+                state = await self._off_loop(self.service.resume)
+                break
+            except StoreOutage as outage:
+                log.warning("conductor.store_wait", phase="start", reason=str(outage))
+                await self._wait_for_store()
         records: list[DeviceRecord] = []
         if state is not None and not state.phase.is_final:
             structlog.contextvars.bind_contextvars(round_id=state.round_id)
@@ -193,14 +210,8 @@ class Conductor:
         self._note_phase(state)
 
     def _ready(self) -> bool:
-        service = self.service
-        return (
-            service.table_open
-            and not service.faults
-            and service.hold is None
-            and service.outage is None
-            and service.record_broken is None  # the record check found something: the pit decides
-        )
+        """Nothing stops play: the reasons the conductor waits are the ones the pit is shown."""
+        return not why_not_dealing(self.service)
 
     async def wait_until_ready(self) -> None:
         """No new round while the table is closed, held, a fault is open or the store is away.
@@ -216,6 +227,7 @@ class Conductor:
             store=None if service.outage is None else service.outage.error,
             faults=sorted(f"{f.device} {f.kind}" for f in service.faults.values()),
             record=service.record_broken,
+            reasons=[stop.kind.value for stop in why_not_dealing(service)],
         )
         next_probe = time.monotonic()
         while not self._ready():
@@ -270,7 +282,7 @@ class Conductor:
             }[state.phase]
             try:
                 await step(state)
-            except RoundHeld:
+            except (RoundHeld, RoundChanged):  # held for the pit, or taken again as the console left it
                 continue
             except TransitionRefused as refused:  # someone else moved the round meanwhile (a pit void)
                 log.warning("conductor.step_refused", phase=state.phase.value, reason=str(refused))

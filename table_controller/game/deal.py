@@ -35,6 +35,7 @@ PILES = 7
 PILE_SIZE = 7
 DIE_FACES = range(1, 7)
 UNREADABLE_CODE = "??"  # a card the shuffler's reader could not read (docs/protocols/shuffler.md, 3.1)
+INTERRUPTED = "deal-interrupted"  # the discrepancy of a deal the shuffler stopped or lost
 
 
 class DiceError(ValueError):
@@ -95,6 +96,14 @@ class DealCheck:
     @property
     def is_misdeal(self) -> bool:
         return bool(self.discrepancies)
+
+
+def counts_toward_hold(misdeal: Sequence[Discrepancy]) -> bool:
+    """Whether a misdeal is evidence against the deck (docs/round-lifecycle.md, "When things go
+    wrong"): only a deal that completed with a wrong card set counts toward the table's hold
+    after misdeals in a row. A deal the shuffler stopped or lost (a restart, a lost link, a jam)
+    is voided all the same, but says nothing of the deck: it neither counts nor ends the run."""
+    return bool(misdeal) and not any(d.kind == INTERRUPTED for d in misdeal)
 
 
 def _parse_pile(codes_: Sequence[str], pile: int | None, problems: list[Discrepancy]) -> list[Card]:
@@ -198,7 +207,7 @@ def _seen_cards(
 def _check_interrupted(
     game: Game, piles: Sequence[Sequence[str]], unused: Sequence[str], reason: str
 ) -> DealCheck:
-    problems = [Discrepancy("deal-interrupted", reason)]
+    problems = [Discrepancy(INTERRUPTED, reason)]
     parsed_piles = []
     for number, pile in enumerate(piles, start=1):
         if len(pile) > PILE_SIZE:

@@ -69,6 +69,11 @@ class RoundClosedError(StorageError):
     """A closed round is final: its projection is never written again (a round settles once)."""
 
 
+class RoundChangedError(StorageError):
+    """The stored round is not in the phase the writer read it in: another process (the console)
+    recorded a step of it meanwhile. Nothing is written; the writer reads the round again."""
+
+
 class PositionExistsError(StorageError):
     """The position already has a row in this round."""
 

@@ -57,5 +57,10 @@ class OpenAlerts:
                 self._seen[event.table_id] = event.seq
             return {table_id: dict(self._open.get(table_id, {})) for table_id in ids}
 
+    def last_read(self, table_id: str) -> dict[int, Alert]:
+        """The table's open alerts as last read, without reading the store (while it is away)."""
+        with self._lock:
+            return dict(self._open.get(table_id, {}))
+
 
 __all__ = ["OpenAlerts"]

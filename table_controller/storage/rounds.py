@@ -9,6 +9,7 @@ its projection is never written again, so a round cannot settle twice
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,8 +21,15 @@ from sqlmodel import Session, col, select
 from ..game.cards import CardError, Game, check_cards, parse_cards
 from .audit import lock_table
 from .chain import check_round_id, check_table_id
-from .errors import InvalidRoundError, PositionExistsError, RoundClosedError, RoundNotFoundError
+from .errors import (
+    InvalidRoundError,
+    PositionExistsError,
+    RoundChangedError,
+    RoundClosedError,
+    RoundNotFoundError,
+)
 from .models import (
+    Event,
     Round,
     RoundCreate,
     RoundPosition,
@@ -103,6 +111,18 @@ def _writable_round(session: Session, round_id: str) -> Round:
     return row
 
 
+def expect_round_phase(session: Session, *, round_id: str, phase: str) -> None:
+    """Lock the round's row for this transaction and check that it is still open in ``phase``,
+    the phase the writer last read it in: :class:`RoundClosedError` when another writer closed
+    it (a void from the console), :class:`RoundChangedError` when it moved it on. Taken after
+    the chain's table lock (``append_event``), in the order every writer takes them."""
+    row = _writable_round(session, round_id)
+    if row.phase != phase:
+        raise RoundChangedError(
+            f"round {round_id} is {row.phase} in the store, not {phase}: another process changed it"
+        )
+
+
 def _checked_updates(table: Any, what: str, changes: dict[str, Any]) -> dict[str, Any]:
     """``changes`` with a clear error for a None written to a column that cannot be empty."""
     for name, value in changes.items():
@@ -159,25 +179,45 @@ def trailing_misdeals(session: Session, *, table_id: str, limit: int, from_numbe
     """How many of the table's newest rounds (numbered ``from_number`` on) were misdeals in a row,
     counting at most ``limit``.
 
-    A round without a deal yet, or voided before a good deal, neither counts nor breaks the run;
-    a good deal (the round has the house way's setting of the banker's hand) ends it, whether
-    that round is still open or not."""
+    A round without a deal yet, voided before a good deal, or whose deal was interrupted (its
+    ``piles.dealt`` names why the shuffler stopped or lost it: ``game.deal.counts_toward_hold``)
+    neither counts nor breaks the run; a good deal (the round has the house way's setting of the
+    banker's hand) ends it, whether that round is still open or not."""
     check_table_id(table_id)
-    rows = session.exec(
-        select(Round.misdeal, Round.house_way_rule_id)
-        .where(Round.table_id == table_id, Round.number >= from_number)
-        .order_by(col(Round.number).desc())
-        .limit(max(limit, 1) * 4)
+    rows = list(
+        session.exec(
+            select(Round.round_id, Round.misdeal, Round.house_way_rule_id)
+            .where(Round.table_id == table_id, Round.number >= from_number)
+            .order_by(col(Round.number).desc())
+            .limit(max(limit, 1) * 4)
+        )
     )
+    interrupted = _interrupted_deals(session, table_id, [r for r, misdeal, _ in rows if misdeal])
     count = 0
-    for misdeal, dealt_rule in rows:
+    for round_id, misdeal, dealt_rule in rows:
         if misdeal:
+            if round_id in interrupted:
+                continue
             count += 1
             if count >= limit:
                 break
         elif dealt_rule is not None:  # a good deal
             break
     return count
+
+
+def _interrupted_deals(session: Session, table_id: str, round_ids: list[str]) -> set[str]:
+    """The rounds among ``round_ids`` whose chained deal was interrupted."""
+    if not round_ids:
+        return set()
+    dealt = session.exec(
+        select(Event.round_id, Event.payload).where(
+            Event.table_id == table_id, Event.kind == "piles.dealt", col(Event.round_id).in_(round_ids)
+        )
+    )
+    return {
+        str(round_id) for round_id, payload in dealt if json.loads(payload).get("interrupted") is not None
+    }
 
 
 # --------------------------------------------------------------------------- positions

@@ -126,14 +126,24 @@ def _run_cli(argv: list[str], env: dict[str, str], cwd: str, stderr_path: str) -
 class Daemon:
     """``table-controller run`` as a process whose JSON log lines the test reads as they come."""
 
-    def __init__(self, store: list[str], ports: dict[str, str], log_path: Path, rounds: int = 1) -> None:
-        env = {
-            **os.environ,
-            "TABLE_SHUFFLER__URL": ports["shuffler"],
-            "TABLE_DICE__URL": ports["dice"],
-            "TABLE_LOG_FORMAT": "json",
-        }
+    def __init__(
+        self,
+        store: list[str],
+        ports: dict[str, str],
+        log_path: Path,
+        rounds: int = 1,
+        *,
+        simulate: bool = False,
+    ) -> None:
+        """``simulate``: ``run --simulate``, the simulators the daemon's own children (they die
+        and start again with it, as ``ports`` then are not used); else the devices at ``ports``."""
+        env = {**os.environ, "TABLE_LOG_FORMAT": "json"}
         argv = ["run", "--rounds", str(rounds), "--auto-dealer", "--seed", "9", "--step-delay", STEP_DELAY]
+        if simulate:
+            env["TABLE_SIMULATOR__PILE_INTERVAL"] = PILE_INTERVAL
+            argv.append("--simulate")
+        else:
+            env.update({"TABLE_SHUFFLER__URL": ports["shuffler"], "TABLE_DICE__URL": ports["dice"]})
         self.log_path = log_path
         self._stderr = log_path.with_suffix(".stderr")
         self._stderr.touch()

@@ -249,6 +249,27 @@ class StoreOutagePublic(BaseModel):
     alerts_kept: int
 
 
+class StopPublic(BaseModel):
+    """One reason the table does not deal now (table_stops.py; docs/round-lifecycle.md, "What a
+    stopped table shows")."""
+
+    kind: Literal[
+        "closed",
+        "store-outage",
+        "record-check-pending",
+        "record-broken",
+        "table-hold",
+        "round-held",
+        "device-fault",
+    ]
+    detail: str
+    clears: str = Field(description="what clears it, in words")
+    cleared_by: Literal["automatic", "pit", "at-the-machine"] = Field(
+        description="who clears it: nobody (play resumes by itself), a pit user, or someone at the machine"
+    )
+    since: str | None = None
+
+
 class BankingPublic(BaseModel):
     """The table's player banking (docs/settlement.md, 8): its settings and the last offer."""
 
@@ -367,6 +388,11 @@ class TableStatePublic(PositionsPublic):
         default=None, description="what failed inside the open round: only a pit void moves it on"
     )
     store_outage: StoreOutagePublic | None = None
+    not_dealing: list[StopPublic] = Field(
+        default_factory=list,
+        description="every reason the table does not deal now, with what clears it and who can; "
+        "empty while it deals (or waits for a dealer to open a round)",
+    )
     round: RoundStatePublic | None
     open_alerts: list[AlertPublic]
     devices: list[DeviceHealthPublic]

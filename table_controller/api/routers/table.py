@@ -11,6 +11,7 @@ from ...game.table_rules import FoulRule
 from ...pinned_rules import HOUSE_WAY, current_rules
 from ...service import TableService
 from ...settings import TableSettings
+from ...storage.errors import is_outage
 from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.table import (
@@ -37,8 +38,19 @@ async def get_table(
     """The table now: open or closed, the round's phase, positions and wagers, the dice and the
     start position, the piles once dealt and the unused cards, the house-way setting of the
     banker's hand with its rule id, the settings made, open alerts, device health; with a
-    replica (``read_db_url``), how far behind it is in ``read_lag`` (docs/floor-replica.md)."""
-    state = await store.read(lambda session: table_state(service, session))
+    replica (``read_db_url``), how far behind it is in ``read_lag`` (docs/floor-replica.md).
+    ``not_dealing`` says why the table does not deal, what clears it and who can; while the
+    database is away the table is still shown (its open alerts as last read), so the reason is
+    seen (docs/round-lifecycle.md, "What a stopped table shows")."""
+    try:
+        state = await store.read(lambda session: table_state(service, session))
+    except Exception as error:
+        if not is_outage(error):
+            raise
+        log.warning(
+            "api.table_from_memory", error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+        )
+        return table_state(service, None)
     sampler: LagSampler | None = request.app.state.read_lag
     if sampler is None:
         return state

@@ -9,6 +9,7 @@ const who = await me();
 if (who.role === "admin") location.replace("admin.html");  // the admin has no table: the users page
 document.getElementById("nav").replaceWith(nav("table.html", who));
 const updateCommands = commands(who, refresh);
+const runOn = document.getElementById("record-run-on");  // the pit's run-on of a broken record
 
 function fill(id, ...children) {
   const node = document.getElementById(id);
@@ -80,6 +81,9 @@ function render(state) {
   updateCommands(state);
 }
 
+// Who clears a reason the table is not dealing (table_stops.py's ClearedBy).
+const WHO_CLEARS = { automatic: "nobody needs to act", pit: "a pit user", "at-the-machine": "the dealer or a technician at the machine" };
+
 // What stops play, in words (docs/round-lifecycle.md, "When things go wrong"): the store away,
 // a round held for the pit, the table held after misdeals with its deck check.
 function renderHolds(state) {
@@ -97,8 +101,27 @@ function renderHolds(state) {
     document.getElementById("clear-hold").hidden = !pit;
     document.getElementById("clear-hold").disabled = !hold.deck_check || !hold.deck_check.complete || hold.deck_check_pending;
   }
-  document.getElementById("holds").hidden = !(outage || state.round_held || hold);
+  const stops = state.not_dealing || [];
+  document.getElementById("not-dealing-box").hidden = stops.length === 0;
+  fill("not-dealing", ...stops.map((stop) => el("li", { "data-kind": stop.kind },
+    `${stop.detail}. `, el("span", { class: "hint" }, `Clears: ${stop.clears} (${WHO_CLEARS[stop.cleared_by]}).`))));
+  runOn.hidden = !stops.some((stop) => stop.kind === "record-broken");
+  document.getElementById("holds").hidden = !(outage || state.round_held || hold || stops.length);
 }
+
+// A pit user runs on a broken record for investigation (docs/audit-chain.md): the findings are
+// chained. The form is removed for a role that may not (as commands.js removes the others).
+if (!can(who, runOn.dataset.permission)) runOn.remove();
+else runOn.addEventListener("submit", async (submitted) => {
+  submitted.preventDefault();
+  try {
+    await api("/api/audit/override", { method: "POST", body: { reason: new FormData(submitted.target).get("reason") } });
+    showError(null);
+    await refresh();
+  } catch (error) {
+    showError(error);
+  }
+});
 
 function show(id, when_, text) {
   const node = document.getElementById(id);
