@@ -202,6 +202,7 @@ class FaultMachine(RuleBasedStateMachine):
         else:
             store = Store.sqlite(folder)
         env = {
+            "TABLE_PORT": "0",  # any free loopback port: its address is read from the log
             "TABLE_STEP_DELAY": STEP_DELAY,
             "TABLE_MISDEAL_HOLD_AFTER": str(MISDEAL_HOLD_AFTER),
             # every round opened checks the record, unless that wedge is known (item 1)
