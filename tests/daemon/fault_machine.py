@@ -90,6 +90,7 @@ CLEAR_WITHIN = 75.0  # seconds in which, everything put right, a round settles
 STOP_WITHIN = 20.0  # seconds in which SIGTERM ends the daemon ("after the step in progress")
 RESTART_AFTER = 1.0  # seconds the supervisor waits before starting a daemon that exited again
 MISDEAL_HOLD_AFTER = 2
+RECORD_CHECK_FLAP = 8.0  # seconds PostgreSQL drops every connection every 50 ms before it goes away
 
 # Where the daemon can be caught: the log line that marks the point.
 POINTS = {
@@ -386,7 +387,8 @@ class FaultMachine(RuleBasedStateMachine):
         """``start-up``: the daemon killed and started again, the store taken away ``lag`` s after
         it restored the table, as its whole-record check begins; ``record-check``: ``lag`` s after
         a round settled, as the next round's opening checks the record (about 0.3 s after: a step
-        delay and a read)."""
+        delay and a read); PostgreSQL flaps first for ``RECORD_CHECK_FLAP`` s, so that the check's
+        queries meet a cut whatever the machine's load."""
         if when in ("start-up", "record-check") and known("record-check-outage"):
             when = "now"
         self.step(f"the store goes away ({when}, {lag} s after)", f"store-away-{when}")
@@ -400,6 +402,8 @@ class FaultMachine(RuleBasedStateMachine):
             table.wait_line(POINTS["between-rounds"], 15)
         if when != "now":
             time.sleep(lag)
+        if when != "now" and table.store.proxy is not None:
+            table.store.flap(RECORD_CHECK_FLAP)  # the check meets a cut, the reads around it may not
         table.store.go_away()
         self.store_moved = time.monotonic()
         time.sleep(away_for)
@@ -732,7 +736,7 @@ def run_machine(
 # by every invariant, as Hypothesis would run them.
 REPRODUCTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {  # on SQLite, or as STORE_OF says
     "record-check-outage": [
-        ("store_goes_away", {"when": "record-check", "lag": 0.3, "away_for": 2.0}),
+        ("store_goes_away", {"when": "record-check", "lag": 0.0, "away_for": 2.0}),
         ("store_comes_back", {}),
         ("the_pit_puts_everything_right", {}),
     ],
@@ -746,6 +750,10 @@ REPRODUCTIONS: dict[str, list[tuple[str, dict[str, Any]]]] = {  # on SQLite, or 
 }
 # A locked SQLite file can still be read (WAL): the record check meets the outage on PostgreSQL only.
 STORE_OF = {"record-check-outage": "postgresql"}
+# Sequences that find their wedge only when a cut lands inside a check of a few milliseconds on a
+# small store (found in some runs, not all: the reads before and after the check must get through
+# while the check does not); the others find theirs every time.
+FOUND_BY_TIMING = frozenset({"record-check-outage"})
 INVARIANTS = (
     "the_table_deals_or_says_why",
     "a_hold_rests_on_evidence",
@@ -829,6 +837,7 @@ def _short(view: dict[str, Any]) -> dict[str, Any]:
 
 
 __all__ = [
+    "FOUND_BY_TIMING",
     "KNOWN_WEDGES",
     "TABLE_STOPS",
     "FaultMachine",

@@ -110,6 +110,17 @@ class Store:
         other.execute("BEGIN EXCLUSIVE")
         self._lock = other
 
+    def flap(self, seconds: float, period: float = 0.1) -> None:
+        """PostgreSQL only: cut and restored every half ``period`` for ``seconds`` (a store that
+        keeps dropping): a read of a few queries (a record check) all but surely meets a cut."""
+        assert self.proxy is not None
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.proxy.cut()
+            time.sleep(period / 2)
+            self.proxy.restore()
+            time.sleep(period / 2)
+
     def come_back(self) -> None:
         if self.proxy is not None:
             if self.proxy._listener is None:
