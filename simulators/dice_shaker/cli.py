@@ -4,17 +4,21 @@
     python -m simulators dice --listen 127.0.0.1:PORT [--seed N] [--fault NAME ...]
 
 Prints one line, the port a driver opens (a tty path, or ``socket://host:port``), then serves
-until SIGINT or SIGTERM (or ``--duration`` seconds). Unseeded, the dice come from
-``secrets.SystemRandom``. Fault names: simulators/faults.py (``cocked-die``, ``die-unreadable``,
-``cover-open``, ``tamper``, ``corrupted-frame``, ``dropped-frame``, ``duplicated-frame``,
-``link-cut``).
+until SIGINT or SIGTERM (or ``--duration`` seconds, or a ``quit`` line). Lines on standard input
+work the machine: ``open-cover``, ``close-cover``, ``tamper``, ``reset`` (the attendant's key),
+``cut [seconds]`` (the cable pulled), ``deaf`` (SHAKEs acknowledged and never done, heartbeats
+still answered), ``hear`` (shaking again), ``quit``; each answered ``ok NAME`` on standard output.
+Unseeded, the dice come from ``secrets.SystemRandom``. Fault names: simulators/faults.py
+(``cocked-die``, ``die-unreadable``, ``cover-open``, ``tamper``, ``corrupted-frame``,
+``dropped-frame``, ``duplicated-frame``, ``link-cut``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 from simulators.device_link import DeviceLinkConfig
 from simulators.faults import DICE_SHAKER_FAULTS, UnknownFaultError, parse_faults
@@ -97,15 +101,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         cover_close_after=args.cover_close_after,
         tamper_reset_after=args.tamper_reset_after,
     )
+    done = threading.Event()  # "quit" on standard input
     with StopSignals() as stop, simulator:
         if args.pty:
             print(simulator.serve_pty(), flush=True)
         else:
             host, port = simulator.serve_socket(*args.listen)
             print(f"socket://{host}:{port}", flush=True)
-        stop.wait(args.duration)
+        reader = threading.Thread(target=_read_commands, args=(simulator, done), daemon=True, name="stdin")
+        reader.start()
+        stop.wait(args.duration, also=done)
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+COMMANDS: dict[str, Callable[[DiceShakerSimulator], None]] = {
+    "open-cover": DiceShakerSimulator.open_cover,
+    "close-cover": DiceShakerSimulator.close_cover,
+    "tamper": DiceShakerSimulator.trip_tamper,
+    "reset": DiceShakerSimulator.attendant_reset,
+    "deaf": DiceShakerSimulator.go_deaf,
+    "hear": DiceShakerSimulator.hear_again,
+}
+
+
+def _read_commands(simulator: DiceShakerSimulator, done: threading.Event) -> None:
+    try:
+        for line in sys.stdin:
+            if _command(simulator, line.split()):
+                done.set()
+                return
+    except OSError:  # no standard input to read (a test runner's): nobody works the machine
+        return
+
+
+def _command(simulator: DiceShakerSimulator, words: list[str]) -> bool:
+    """Carry out one line's command; True for ``quit``."""
+    if not words:
+        return False
+    if words[0] == "quit":
+        return True
+    if words[0] == "cut":
+        simulator.cut_link(float(words[1]) if len(words) > 1 else None)
+    elif words[0] in COMMANDS:
+        COMMANDS[words[0]](simulator)
+    else:
+        known = ", ".join([*COMMANDS, "cut", "quit"])
+        print(f"unknown command {words[0]!r}; known: {known}", file=sys.stderr, flush=True)
+        return False
+    print(f"ok {words[0]}", flush=True)
+    return False

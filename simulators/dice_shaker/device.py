@@ -147,6 +147,16 @@ class DiceShakerSimulator:
         """The attendant's key clears a latched tamper fault."""
         self._act(self.model.attendant_reset)
 
+    def go_deaf(self) -> None:
+        """The shaker stops shaking: each SHAKE is acknowledged and then nothing comes back (no
+        roll, no refusal), while its link keeps answering heartbeats."""
+        with self.lock:
+            self.model.deaf = True
+
+    def hear_again(self) -> None:
+        with self.lock:
+            self.model.deaf = False
+
     def cut_link(self, duration: float | None = None) -> None:
         """Pull the cable for ``duration`` seconds (default ``cut_duration``)."""
         with self.lock:

@@ -94,6 +94,7 @@ class DiceShakerModel:
         self.bad_face_rolls = 1 if Fault.BAD_FACE in self.pending_faults else 0
         self.rolls: list[tuple[int, tuple[int, int, int]]] = []  # every roll made, for tests
         self._shaking: _Shake | None = None
+        self.deaf = False  # a broken shaker: its link answers, its SHAKEs are taken and never done
         self._cover_closes_at: float | None = None
         self._tamper_resets_at: float | None = None
         self._events: list[tuple[int, bytes]] = []
@@ -121,6 +122,8 @@ class DiceShakerModel:
         if body:
             raise UnknownCommandError(f"command 0x{msg_type:02X} takes no body, got {body.hex()}")
         if msg_type == SHAKE:
+            if self.deaf:  # acknowledged by the link, then nothing: no roll, no refusal
+                return
             self._shake(command_id, now)
         else:
             self._events.append(self.status_event(command_id))

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from pathlib import Path
@@ -106,16 +106,19 @@ def _forkserver() -> multiprocessing.context.ForkServerContext:
     return context
 
 
-def _run_cli(argv: list[str], env: dict[str, str], cwd: str, stderr_path: str) -> None:
+def _run_cli(
+    argv: list[str], env: dict[str, str], cwd: str, stderr_path: str, stdout_path: str = os.devnull
+) -> None:
     """The forked child: the environment, the working folder and the standard streams a spawned
     ``python -m table_controller ...`` would have, then the command line's own ``main``."""
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
     null = os.open(os.devnull, os.O_RDWR)
+    out = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     err = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(null, 0)
-    os.dup2(null, 1)
+    os.dup2(out, 1)
     os.dup2(err, 2)
     sys.argv = ["table-controller", *argv]
     from table_controller.cli import main
@@ -132,12 +135,14 @@ class Daemon:
         ports: dict[str, str],
         log_path: Path,
         rounds: int = 1,
+        env: Mapping[str, str] | None = None,
         *,
         simulate: bool = False,
     ) -> None:
-        """``simulate``: ``run --simulate``, the simulators the daemon's own children (they die
-        and start again with it, as ``ports`` then are not used); else the devices at ``ports``."""
-        env = {**os.environ, "TABLE_LOG_FORMAT": "json"}
+        """``env``: more of the daemon's environment. ``simulate``: ``run --simulate``, the
+        simulators the daemon's own children (they die and start again with it, as ``ports``
+        then are not used); else the devices at ``ports``."""
+        env = {**os.environ, **(env or {}), "TABLE_LOG_FORMAT": "json"}
         argv = ["run", "--rounds", str(rounds), "--auto-dealer", "--seed", "9", "--step-delay", STEP_DELAY]
         if simulate:
             env["TABLE_SIMULATOR__PILE_INTERVAL"] = PILE_INTERVAL

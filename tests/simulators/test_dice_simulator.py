@@ -130,6 +130,30 @@ def test_refusal_precedence_is_tamper_then_cover():
     assert shaker.take_events() == [(0x53, bytes.fromhex("00000005 04"))]
 
 
+def test_a_deaf_shaker_takes_shakes_and_does_nothing_until_it_hears_again():
+    """The broken shaker of the fault machine (tests/daemon/fault_machine.py): no roll, no refusal."""
+    shaker = model(dice=(2, 4, 6))
+    shaker.deaf = True
+    shaker.command(m.SHAKE, 1, b"", now=0.0)
+    shaker.tick(60.0)
+    assert shaker.take_events() == [] and shaker.rolls == []
+    shaker.deaf = False
+    shaker.command(m.SHAKE, 2, b"", now=61.0)
+    assert shaker.take_events() == [(0x50, bytes.fromhex("00000001 00000002 020406"))]
+
+
+def test_the_cli_works_the_machine_from_its_standard_input(capsys):
+    with DiceShakerSimulator() as sim:
+        assert cli._command(sim, ["deaf"]) is False and sim.model.deaf
+        assert cli._command(sim, ["open-cover"]) is False and sim.model.cover_open
+        assert cli._command(sim, ["hear"]) is False and not sim.model.deaf
+        assert cli._command(sim, ["shake-it"]) is False
+        assert cli._command(sim, ["quit"]) is True
+    captured = capsys.readouterr()
+    assert captured.out.split("\n")[:3] == ["ok deaf", "ok open-cover", "ok hear"]
+    assert "unknown command 'shake-it'" in captured.err
+
+
 def test_a_shake_while_shaking_is_refused_busy_and_the_first_completes():
     shaker = model(dice=(2, 2, 2), shake_duration=1.0)
     shaker.command(m.SHAKE, 1, b"", now=0.0)
