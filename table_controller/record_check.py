@@ -17,10 +17,10 @@ Nothing here writes. The daemon runs the same check at start and as it plays (se
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -31,11 +31,13 @@ from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_fr
 from .round.machine import apply, open_round
 from .storage.audit import ChainReport, event_payloads, events_by_round, newest_round_ids, verify_chain
 from .storage.checkpoints import Checkpoint, chained_checkpoints, check_checkpoints
+from .storage.errors import is_outage
 from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
-from .storage.record_rows import evidence_rows, round_projections, user_rows
+from .storage.record_rows import evidence_rows, round_projections, unreadable_times, user_rows
 from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, sha256_hex
 from .storage.shifts import FLOOR_CHAIN
 
+_T = TypeVar("_T")
 FINDINGS_LISTED = 200  # beyond this, findings are counted, not listed
 _NOT_CHECKED = "; its settlement and projections NOT CHECKED"  # said whenever a round stops early
 
@@ -333,6 +335,32 @@ def check_evidence(session: Session) -> list[Finding]:
     return found.items
 
 
+# --------------------------------------------------------------------------- values never written
+
+
+def unreadable_time_findings(session: Session) -> list[Finding]:
+    """Every stored time outside the chain that is not a time the store writes, named by its
+    row (storage/record_rows.unreadable_times): a forged text stops no read of the check."""
+    return [
+        Finding(f"{table} row {key}", f"{column} stored as {text!r}: not a time the store writes (forged)")
+        for table, key, column, text in unreadable_times(session)
+    ]
+
+
+def _tolerant(unreadable: list[Finding], what: str, read: Callable[[], _T], empty: _T) -> _T:
+    """``read()``, or ``empty`` with a finding naming ``what`` when a stored value cannot be read
+    at all (a forged value the models refuse): the check names it and goes on, never dies. A
+    store outage is not a finding: it is raised, for the caller to treat as an outage."""
+    try:
+        return read()
+    except Exception as error:
+        if is_outage(error):
+            raise
+        first = str(error).splitlines()[0][:300] if str(error) else ""
+        unreadable.append(Finding(what, f"a stored value cannot be read: {type(error).__name__}: {first}"))
+        return empty
+
+
 # --------------------------------------------------------------------------- the whole record
 
 
@@ -353,6 +381,7 @@ def check_record(
     check while it plays); ``checkpoints`` with ``public_key`` proves the chain reaches each;
     ``chain`` is the links' report when the caller checked them itself (a window at a time)."""
     not_checked: list[str] = []
+    unreadable: list[Finding] = []  # a part that could not be read at all: named, the rest goes on
     if chain is not None:
         pass
     elif table_id is None:
@@ -366,11 +395,24 @@ def check_record(
             breaks=tuple(b for p in parts for b in p.breaks),
             unlisted=sum(p.unlisted for p in parts),
         )
-    rounds_checked, unchained, round_findings, unlisted = check_rounds(
-        session, table_id=table_id, rules=rules, last=last_rounds
+    none: list[Finding] = []  # what a part that could not be read contributes
+    rounds_checked, unchained, round_findings, unlisted = _tolerant(
+        unreadable,
+        "the rounds",
+        lambda: check_rounds(session, table_id=table_id, rules=rules, last=last_rounds),
+        (0, 0, none, 0),
     )
-    people_checked, people_findings = check_people(session)
-    findings = [*round_findings, *people_findings, *check_evidence(session)]
+    people_checked, people_findings = _tolerant(
+        unreadable, "the people", lambda: check_people(session), (0, none)
+    )
+    evidence_findings = _tolerant(unreadable, "the rules contents", lambda: check_evidence(session), none)
+    findings = [
+        *_tolerant(unreadable, "the stored times", lambda: unreadable_time_findings(session), none),
+        *unreadable,
+        *round_findings,
+        *people_findings,
+        *evidence_findings,
+    ]
     checked_checkpoints = None
     if checkpoints is not None and public_key is None:
         not_checked.append("checkpoints given without the public key that signed them")

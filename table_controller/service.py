@@ -13,12 +13,12 @@ events of kind ``alert.raised``: they are in the chain like everything else.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 from sqlalchemy.engine import Engine
@@ -60,6 +60,7 @@ from .storage.open_alerts import OpenAlerts
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
+_T = TypeVar("_T")
 
 
 class TableRefused(ValueError):
@@ -129,6 +130,7 @@ class TableService:
         self.record = RecordWatch(engine, settings, self._pinned)
         self._record_broken: str | None = None  # what the check found: no round opens
         self._record_override: frozenset[str] = frozenset()  # finding keys a pit override covers
+        self._start_unreadable: list[str] = []  # stored rows a start could not read: findings
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
@@ -269,11 +271,34 @@ class TableService:
             return round_device_events(self.recorder.engine, self.table_id, round_id)
 
     def recent_device_events(self) -> list[Any]:
-        """The device events already stored, so a re-sent one is not stored twice (journal.py)."""
+        """The device events already stored, so a re-sent one is not stored twice (journal.py).
+        Read at start: a stored row that cannot be read is a finding, not a crash (none known)."""
         from .conductor.journal import recent_device_events
 
         with self._reading("device.events"):
-            return recent_device_events(self.recorder.engine, self.table_id)
+            return self._start_read(
+                "the recent device events",
+                lambda: recent_device_events(self.recorder.engine, self.table_id),
+                [],
+            )
+
+    def _start_read(self, what: str, read: Callable[[], _T], empty: _T) -> _T:
+        """A read of stored rows at start that tolerates a forged value (docs/audit-chain.md, "The
+        daemon checks its record"): a value the store never writes (a time with a zone, a payload
+        that is not JSON) makes it a finding of the record check (no round is dealt until the pit
+        runs on with a chained override) and ``empty`` is used; the daemon never dies of it. An
+        outage is raised as before."""
+        try:
+            return read()
+        except Exception as error:
+            if is_outage(error):
+                raise
+            first = str(error).splitlines()[0][:300] if str(error) else ""
+            line = f"at start, {what} could not be read: {type(error).__name__}: {first}"
+            if line not in self._start_unreadable:
+                self._start_unreadable.append(line)
+            log.error("record.unreadable_at_start", what=what, error=f"{type(error).__name__}: {first}")
+            return empty
 
     @contextmanager
     def _reading(self, what: str) -> Iterator[None]:
@@ -295,10 +320,12 @@ class TableService:
         A round whose stored events cannot all be replayed is held at the last good state,
         with a ``round.held`` alert: the daemon keeps running and the pit can void it."""
         with self._lock:
-            self._restore_table()
+            if not self._start_read("the table's state", self._restore_table, False):
+                self._table_open = False  # not known: closed until the pit opens it (chained)
+            opened = self._start_read("the last round opened", self.recorder.last_opened, None)
+            found = self._start_read("the open round", self.recorder.resume, None)
             self._check_record(full=True)
-            self._bank_history = _bank_history(self.recorder.last_opened())
-            found = self.recorder.resume()
+            self._bank_history = _bank_history(opened)
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None
                 return None
@@ -314,7 +341,7 @@ class TableService:
                 self._hold_round(found.failure)
             return self._round
 
-    def _restore_table(self) -> None:
+    def _restore_table(self) -> bool:
         record, opened, misdeals = self.recorder.table_record(self.settings.misdeal_hold_after)
         self._misdeals = misdeals
         if record is not None:
@@ -336,6 +363,7 @@ class TableService:
             faults=sorted(f"{d} {k}" for d, k in self._faults),
             misdeals_in_a_row=self._misdeals,
         )
+        return True
 
     # -- the round's commands ------------------------------------------------------------------
 
@@ -616,6 +644,7 @@ class TableService:
             lines = [f"the record could not be checked: {type(error).__name__}: {error}"]
         else:
             lines = finding_lines(report)
+        lines += self._start_unreadable  # stored rows this start could not read (_start_read)
         if not lines:
             self._record_broken = None
             log.info("record.checked", full=full)
@@ -640,7 +669,7 @@ class TableService:
 
         with self._lock:
             report = self.record.check(full=True)
-            lines = finding_lines(report)
+            lines = finding_lines(report) + self._start_unreadable
             if not lines:
                 raise self._refuse("audit.override", "the record is whole: nothing to run on with")
             if len(reason.strip()) < 3:

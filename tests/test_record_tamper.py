@@ -1,0 +1,108 @@
+"""The record as evidence, second pass: the corners the first pass left open (docs/audit-chain.md,
+"What catches what"). Each tampering is named by the whole check behind ``audit verify
+--checkpoints`` and refused by a fresh start of the table, which never crashes on it: a
+``record-broken`` alert is chained, no round is dealt, and the pit's override is chained.
+
+Runs on SQLite and PostgreSQL (the ``engine`` fixture); the tampering is raw SQL behind the
+store's back, as an insider with the database owner's rights would do it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from table_controller.service import TableService
+
+from .storage.helpers import tamper
+from .test_record_evidence import _check, _lines, _play, _refuses_to_deal, _settings, _sql, _table
+
+
+def _start(engine: Engine, tmp_path: Path, key: tuple[Path, str] | None = None) -> TableService:
+    """A fresh daemon start on this store, in run_table's order (daemon.py): the service, the
+    code's hash chained, the floor, the device events the conductor loads, then the resume."""
+    service = TableService(_settings(tmp_path, key), engine)
+    service.record_start()
+    service.register_on_floor()
+    service.recent_device_events()
+    service.resume()
+    return service
+
+
+def _payloads(engine: Engine, kind: str) -> list[tuple[str, dict]]:
+    """(actor, payload) of the table's events of ``kind``, read raw (a forged time stays unread)."""
+    with engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT actor, payload FROM events WHERE table_id = 't1' AND kind = :k ORDER BY seq"),
+            {"k": kind},
+        ).all()
+    return [(actor, json.loads(payload)) for actor, payload in rows]
+
+
+def _alerts(engine: Engine, kind: str) -> list[dict]:
+    return [a for _actor, a in _payloads(engine, "alert.raised") if a["alert"] == kind]
+
+
+def _runs_on_after_the_pits_override(engine: Engine, tmp_path: Path, service: TableService) -> None:
+    """Refused, alerted, then the pit runs on (chained) and the table deals; a restart keeps it."""
+    assert service.record_broken is not None
+    assert _alerts(engine, "record-broken"), "the finding was not chained as a record-broken alert"
+    named = service.override_record("pit-bob", "forged row under investigation")
+    assert named
+    assert [actor for actor, _ in _payloads(engine, "audit.override")] == ["pit-bob"]
+    if not service.table_open:
+        service.set_table_open(True, actor="pit-bob")
+    _play(service)
+    again = _start(engine, tmp_path)
+    assert again.record_broken is None
+
+
+# --------------------------------------------------------------------------- no crash on a forged value
+
+
+def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_path):
+    _table(engine, tmp_path, rounds=1)
+    if engine.dialect.name == "sqlite":
+        tamper(
+            engine,
+            "UPDATE events SET created_at = created_at || '+02:00' WHERE table_id = 't1' AND seq = 2",
+        )
+    else:  # timestamptz holds no text: the nearest forgery is another moment
+        tamper(
+            engine,
+            "UPDATE events SET created_at = created_at + interval '2 hours'"
+            " WHERE table_id = 't1' AND seq = 2",
+        )
+    assert any(line.startswith("table t1, seq 2 ") for line in _lines(_check(engine)))
+    service = _start(engine, tmp_path)  # the device events at start read that row: no ValueError
+    _refuses_to_deal(engine, tmp_path)
+    _runs_on_after_the_pits_override(engine, tmp_path, service)
+
+
+def test_a_forged_payload_of_the_tables_state_does_not_stop_the_daemons_start(engine, tmp_path):
+    service = _table(engine, tmp_path, rounds=1)
+    service.set_table_open(True, actor="pit-bob")  # a table.state event, the one a start restores
+    tamper(
+        engine,
+        "UPDATE events SET payload = 'not json' WHERE table_id = 't1' AND seq ="
+        " (SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'table.state')",
+    )
+    started = _start(engine, tmp_path)
+    assert started.record_broken is not None and started.record_broken.startswith("2 finding(s)")
+    assert "at start, the table's state could not be read: JSONDecodeError" in started._start_unreadable[0]
+    assert not started.table_open  # not known: closed until the pit opens it
+    _runs_on_after_the_pits_override(engine, tmp_path, started)
+
+
+def test_a_forged_time_on_a_projection_row_is_named_and_the_override_works(engine, tmp_path):
+    _table(engine, tmp_path, rounds=1)
+    if engine.dialect.name != "sqlite":
+        pytest.skip("a timestamptz holds no text to forge; PostgreSQL refuses '+02:00 FORGED' itself")
+    _sql(engine, "UPDATE rounds SET opened_at = opened_at || ' FORGED' WHERE round_id = 't1-1'")
+    lines = _lines(_check(engine))
+    assert any(line.startswith("rounds row t1-1: opened_at stored as '") for line in lines), lines
+    service = _start(engine, tmp_path)
+    _runs_on_after_the_pits_override(engine, tmp_path, service)
