@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
+from table_controller.round.events import Wager
 from table_controller.service import TableService
 
 from .storage.helpers import tamper
@@ -106,3 +107,82 @@ def test_a_forged_time_on_a_projection_row_is_named_and_the_override_works(engin
     assert any(line.startswith("rounds row t1-1: opened_at stored as '") for line in lines), lines
     service = _start(engine, tmp_path)
     _runs_on_after_the_pits_override(engine, tmp_path, service)
+
+
+# --------------------------------------------------------------------------- every projected field
+
+
+def _banked_round(engine: Engine) -> str:
+    """A player-banked round (seat 3 banks, the house's own hand plays against the bank), as
+    tests/test_banking_service.py plays it, then a voided round."""
+    from .test_banking_service import WAGERS, play_to_settled, service_with
+
+    service = service_with(engine)
+    service.resume()
+    service._bank_history = service._bank_history.after(2, {})
+    state = service.open_round(WAGERS, actor="dealer-ann", banker_seat=3, bank_amount=8000)
+    play_to_settled(service)
+    service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+    service.void("pit-bob", "dealer called it off")
+    return state.round_id
+
+
+def test_every_kind_of_round_projects_as_its_chain_says(engine):
+    banked = _banked_round(engine)
+    report = _check(engine)
+    assert report.ok, report.describe()
+    assert report.rounds_checked == 2
+    with engine.connect() as connection:
+        seats = connection.execute(
+            text("SELECT count(*) FROM round_positions WHERE round_id = :r AND house_hand"), {"r": banked}
+        ).scalar_one()
+    assert seats == 1  # the house's own hand was compared too
+
+
+@pytest.mark.parametrize(
+    ("column", "forged", "position"),
+    [
+        ("cards", "'As Ad Ac Ah Ks Kd Kc'", 3),
+        ("high", "'As Ah Ad Ac Ks'", 3),
+        ("low", "'Kd Kh'", 1),
+        ("high_category", "'four-of-a-kind'", 3),
+        ("seven_card_category", "'royal flush'", 1),
+        ("outcome", "'push'", 3),
+        ("fouled", "true", 3),
+    ],
+)
+def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, column, forged, position):
+    _table(engine, tmp_path, rounds=1)
+    with engine.connect() as connection:
+        chained = connection.execute(
+            text(f"SELECT {column} FROM round_positions WHERE round_id = 't1-1' AND position = :p"),
+            {"p": position},
+        ).scalar_one()
+    chained = bool(chained) if column == "fouled" else chained  # SQLite answers 0 for false
+    _sql(
+        engine,
+        f"UPDATE round_positions SET {column} = {forged} WHERE round_id = 't1-1' AND position = {position}",
+    )
+    report = _check(engine)
+    assert report.chain.ok  # the links hold: the projection alone was edited
+    named = [
+        line for line in _lines(report) if line.startswith(f"round t1-1 position {position}: {column}: ")
+    ]
+    assert named and named[0].startswith(f"round t1-1 position {position}: {column}: chained {chained!r}"), (
+        _lines(report)
+    )
+    _refuses_to_deal(engine, tmp_path)
+
+
+def test_who_banked_and_the_dice_edited_are_named(engine, tmp_path):
+    banked = _banked_round(engine)
+    _sql(engine, "UPDATE rounds SET banker_seat = 5, die_1 = 6 WHERE round_id = :r", r=banked)
+    _sql(engine, "UPDATE round_positions SET house_hand = false WHERE round_id = :r AND house_hand", r=banked)
+    lines = _lines(_check(engine))
+    assert f"round {banked}: banker_seat: chained 3, stored 5" in lines
+    assert f"round {banked}: die_1: chained 1, stored 6" in lines
+    assert any(
+        line.startswith(f"round {banked} position ") and ": house_hand: chained True" in line
+        for line in lines
+    )
+    _refuses_to_deal(engine, tmp_path)
