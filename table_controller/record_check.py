@@ -30,7 +30,13 @@ from .recorder import opening_projection, required_projection, step_projection
 from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
 from .round.machine import apply, open_round
 from .storage.audit import ChainReport, event_payloads, events_by_round, newest_round_ids, verify_chain
-from .storage.checkpoints import Checkpoint, chained_checkpoints, check_checkpoints
+from .storage.checkpoints import (
+    STORE_CHAINS,
+    Checkpoint,
+    chained_checkpoints,
+    check_checkpoints,
+    unanchored_people,
+)
 from .storage.errors import is_outage
 from .storage.models import RoundFields, RoundPositionFields
 from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
@@ -431,11 +437,21 @@ def check_record(
         not_checked.append("checkpoints given without the public key that signed them")
     elif public_key is not None:  # the chained checkpoints, and the file's
         signed = []
-        for seq, item in chained_checkpoints(session, table_id=table_id):
-            if isinstance(item, str):
-                findings.append(Finding(f"checkpoint event seq {seq}", item))
-            else:
-                signed.append(item)
+        chain_ids: list[str | None] = [None] if table_id is None else [table_id, *STORE_CHAINS]
+        for chain_id in chain_ids:
+            for seq, item in chained_checkpoints(session, table_id=chain_id):
+                if isinstance(item, str):
+                    findings.append(Finding(f"checkpoint event seq {seq}", item))
+                else:
+                    signed.append(item)
+        findings += [
+            Finding(
+                f"people chain seq {seq}",
+                f"{kind} of {name!r} after the people chain's newest signed checkpoint: no key signed"
+                " this change to a person (forged, or made without the table's key)",
+            )
+            for seq, kind, name in unanchored_people(session, public_key=public_key)
+        ]
         signed += [item for item in checkpoints or [] if item not in signed]  # a copy of a chained one once
         checked_checkpoints = len(signed)
         findings += [

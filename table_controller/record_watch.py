@@ -35,9 +35,13 @@ from .storage.checkpoints import (
     CheckpointKeyError,
     append_checkpoint_file,
     load_private_key,
+    people_signed,
     public_key_hex,
-    write_checkpoint,
+    read_checkpoint_file,
+    sign_chains,
+    sign_people,
 )
+from .storage.people import PEOPLE_CHAIN
 from .storage.session import read_snapshot, unit_of_work
 
 log = structlog.get_logger()
@@ -163,18 +167,45 @@ class RecordWatch:
         return self.key is not None and every > 0 and self._settled % every == 0
 
     def checkpoint(self, reason: str, actor: str = "system") -> Checkpoint | None:
-        """Sign the table's head, chain it, append it to the checkpoint file; None without a key."""
+        """Sign the table's head and the store's own chains' (storage/checkpoints.sign_chains),
+        chain each, append each to the checkpoint file; the table's, or None without a key."""
         if self.key is None:
             return None
         with unit_of_work(self.engine) as session:
-            found = write_checkpoint(
-                session, key=self.key, table_id=self.table_id, reason=reason, actor=actor
-            )
-        append_checkpoint_file(self.checkpoint_file, found)
+            signed = sign_chains(session, key=self.key, table_id=self.table_id, reason=reason, actor=actor)
+        for found in signed:
+            append_checkpoint_file(self.checkpoint_file, found)
         log.info(
-            "audit.checkpoint", seq=found.seq, hash=found.hash, reason=reason, file=str(self.checkpoint_file)
+            "audit.checkpoint",
+            seq=signed[0].seq,
+            hash=signed[0].hash,
+            chains={c.table_id: c.seq for c in signed},
+            reason=reason,
+            file=str(self.checkpoint_file),
         )
-        return found
+        return signed[0]
+
+    def adopt_people(self) -> None:
+        """At start, with a key: a people chain no checkpoint ever signed (a store from before
+        people were signed) has its head signed once, as it stands, so that from now on a person
+        event nobody signed is named (storage/checkpoints.unanchored_people). Not when the
+        checkpoint file already holds a people checkpoint: the chain's were then removed, which
+        the comparison with the file names."""
+        if self.key is None or any(c.table_id == PEOPLE_CHAIN for c in self._file_checkpoints()):
+            return
+        with unit_of_work(self.engine) as session:
+            if people_signed(session):
+                return
+            found = sign_people(session, key=self.key, actor="system")
+        if found is not None:
+            append_checkpoint_file(self.checkpoint_file, found)
+            log.warning("audit.people_adopted", seq=found.seq, hash=found.hash)
+
+    def _file_checkpoints(self) -> list[Checkpoint]:
+        """The checkpoints of the file this daemon writes; empty when it does not exist yet."""
+        if not self.checkpoint_file.exists():
+            return []
+        return read_checkpoint_file(self.checkpoint_file)
 
 
 def covered(lines: Iterable[str], overridden: frozenset[str]) -> bool:

@@ -324,6 +324,7 @@ class TableService:
                 self._table_open = False  # not known: closed until the pit opens it (chained)
             opened = self._start_read("the last round opened", self.recorder.last_opened, None)
             found = self._start_read("the open round", self.recorder.resume, None)
+            self._start_read("the people chain's first signature", self._adopt_people, None)
             self._check_record(full=True)
             self._bank_history = _bank_history(opened)
             if found is None:
@@ -686,6 +687,15 @@ class TableService:
             self._record_broken = None
             log.warning("record.overridden", actor=actor, reason=reason, findings=len(lines))
             return lines
+
+    def _adopt_people(self) -> None:
+        """record_watch.RecordWatch.adopt_people; a store that does not answer is not a finding."""
+        try:
+            self.record.adopt_people()
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            log.warning("audit.people_not_adopted", error=str(error))
 
     def checkpoint(self, reason: str) -> Any:
         """A signed checkpoint of the table's chain now (None without a key); never raises:

@@ -17,9 +17,33 @@ from sqlalchemy.engine import Engine
 
 from table_controller.round.events import Wager
 from table_controller.service import TableService
+from table_controller.storage import unit_of_work
+from table_controller.storage.checkpoints import (
+    Checkpoint,
+    generate_key_file,
+    load_private_key,
+    read_checkpoint_file,
+    sign_people,
+)
+from table_controller.storage.users import Role, add_user
 
 from .storage.helpers import tamper
-from .test_record_evidence import _check, _lines, _play, _refuses_to_deal, _settings, _sql, _table
+from .test_record_evidence import (
+    _check,
+    _lines,
+    _play,
+    _refuses_to_deal,
+    _rehash_from,
+    _settings,
+    _sql,
+    _table,
+)
+
+
+@pytest.fixture
+def key(tmp_path: Path) -> tuple[Path, str]:
+    path = tmp_path / "keys" / "checkpoint.key"
+    return path, generate_key_file(path)
 
 
 def _start(engine: Engine, tmp_path: Path, key: tuple[Path, str] | None = None) -> TableService:
@@ -47,7 +71,9 @@ def _alerts(engine: Engine, kind: str) -> list[dict]:
     return [a for _actor, a in _payloads(engine, "alert.raised") if a["alert"] == kind]
 
 
-def _runs_on_after_the_pits_override(engine: Engine, tmp_path: Path, service: TableService) -> None:
+def _runs_on_after_the_pits_override(
+    engine: Engine, tmp_path: Path, service: TableService, key: tuple[Path, str] | None = None
+) -> None:
     """Refused, alerted, then the pit runs on (chained) and the table deals; a restart keeps it."""
     assert service.record_broken is not None
     assert _alerts(engine, "record-broken"), "the finding was not chained as a record-broken alert"
@@ -57,7 +83,7 @@ def _runs_on_after_the_pits_override(engine: Engine, tmp_path: Path, service: Ta
     if not service.table_open:
         service.set_table_open(True, actor="pit-bob")
     _play(service)
-    again = _start(engine, tmp_path)
+    again = _start(engine, tmp_path, key)
     assert again.record_broken is None
 
 
@@ -186,3 +212,76 @@ def test_who_banked_and_the_dice_edited_are_named(engine, tmp_path):
         for line in lines
     )
     _refuses_to_deal(engine, tmp_path)
+
+
+# --------------------------------------------------------------------------- people, anchored
+
+
+def _people_signed(engine: Engine, tmp_path: Path, key: tuple[Path, str]) -> TableService:
+    """A keyed table: a round, two people added as the console adds them (signed in the change's
+    transaction), then a checkpoint of every chain (a shift's end)."""
+    service = _table(engine, tmp_path, rounds=1, key=key)
+    signing = load_private_key(key[0])
+    with unit_of_work(engine) as session:
+        add_user(session, name="ann", role=Role.DEALER, keyed_by="admin-cli")
+        sign_people(session, key=signing, actor="admin-cli")
+        add_user(session, name="bob", role=Role.PIT, keyed_by="admin-cli")
+        sign_people(session, key=signing, actor="admin-cli")
+    service.checkpoint("shift-end")
+    return service
+
+
+def _file(tmp_path: Path) -> list[Checkpoint]:
+    return read_checkpoint_file(tmp_path / "checkpoints.jsonl")
+
+
+def test_a_checkpoint_signs_the_head_of_every_chain_and_a_signed_record_is_whole(engine, tmp_path, key):
+    _people_signed(engine, tmp_path, key)
+    chains = {c.table_id for c in _file(tmp_path)}
+    assert chains == {"t1", "people", "evidence"}  # no shift was opened: the floor chain is empty
+    report = _check(engine, checkpoints=_file(tmp_path), public_key=key[1])
+    assert report.ok, report.describe()
+
+
+def test_a_forged_user_appended_with_a_correct_hash_and_head_is_named(engine, tmp_path, key):
+    _people_signed(engine, tmp_path, key)
+    with unit_of_work(engine) as session:  # the project's own append: hash, prev_hash and head all right
+        add_user(session, name="eve", role=Role.PIT, keyed_by="admin-cli")
+    report = _check(engine, checkpoints=_file(tmp_path), public_key=key[1])
+    assert report.chain.ok and not [f for f in report.findings if f.where.startswith("user ")]
+    (named,) = [line for line in _lines(report) if line.startswith("people chain seq ")]
+    assert "user.added of 'eve' after the people chain's newest signed checkpoint" in named
+    assert not _check(engine).findings  # without the key nothing inside the database tells
+    service = _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, service, key)
+
+
+def test_a_role_rewritten_with_the_people_chain_re_hashed_is_named_by_its_checkpoints(engine, tmp_path, key):
+    _people_signed(engine, tmp_path, key)
+    with engine.connect() as connection:
+        seq, payload = connection.execute(
+            text(
+                "SELECT seq, payload FROM events WHERE table_id = 'people' AND kind = 'user.added'"
+                " ORDER BY seq"
+            )
+        ).first()
+    forged = json.loads(payload)
+    assert forged["name"] == "ann"
+    forged["role"] = "admin"
+    tamper(
+        engine,
+        "UPDATE events SET payload = :p WHERE table_id = 'people' AND seq = :s",
+        p=json.dumps(forged, sort_keys=True, separators=(",", ":")),
+        s=seq,
+    )
+    _sql(engine, "UPDATE users SET role = 'admin' WHERE name = 'ann'")
+    _rehash_from(engine, "people", seq)
+    without = _check(engine)
+    assert without.ok, without.describe()  # every link holds, the row agrees with the chain
+    lines = _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    assert any(
+        line.startswith("checkpoint of table people at seq ") and "(the chain was rewritten)" in line
+        for line in lines
+    ), lines
+    service = _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, service, key)
