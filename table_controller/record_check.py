@@ -36,6 +36,7 @@ from .storage.checkpoints import (
     chained_checkpoints,
     check_checkpoints,
     unanchored_people,
+    unchained_checkpoints,
 )
 from .storage.errors import is_outage
 from .storage.models import RoundFields, RoundPositionFields
@@ -457,6 +458,12 @@ def check_record(
         findings += [
             Finding(where, what)
             for where, what in check_checkpoints(session, checkpoints=signed, public_key=public_key)
+        ]
+        findings += [  # the file's against the chain's: a chained checkpoint removed or renamed
+            Finding(where, what)
+            for where, what in unchained_checkpoints(
+                session, checkpoints=checkpoints or [], public_key=public_key
+            )
         ]
     return RecordReport(
         chain=chain,

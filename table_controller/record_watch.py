@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,13 +27,14 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from .pinned_rules import PinnedRules
-from .record_check import RecordReport, check_record
+from .record_check import Finding, RecordReport, check_record
 from .settings import TableSettings
 from .storage.audit import ChainReport, head_of_chain, verify_range
 from .storage.checkpoints import (
     Checkpoint,
     CheckpointKeyError,
     append_checkpoint_file,
+    chained_checkpoints,
     load_private_key,
     people_signed,
     public_key_hex,
@@ -114,12 +115,37 @@ class RecordWatch:
             return self._while_playing(session)
 
     def _full(self, session: Any) -> RecordReport:
+        written, problem = self._file_for_check(session)
         report = check_record(
-            session, table_id=self.table_id, public_key=self.audit.public_key, rules=self.rules
+            session,
+            table_id=self.table_id,
+            public_key=self.audit.public_key,
+            rules=self.rules,
+            checkpoints=written,
         )
         head = head_of_chain(session, table_id=self.table_id)
         self._sweep = _Sweep(verified_to=0 if head is None else head.last_seq)
-        return report
+        return _with(report, problem)
+
+    def _file_for_check(self, session: Any) -> tuple[list[Checkpoint] | None, Finding | None]:
+        """The checkpoints of the file this daemon wrote, for the check to compare the store with
+        (their signatures, the heads they signed, their events in the chains); a file that cannot
+        be read, or is gone while the table's chain holds checkpoints it wrote, is a finding.
+        None without a public key (nothing is signed)."""
+        if self.audit.public_key is None:
+            return None, None
+        where = f"checkpoint file {self.checkpoint_file}"
+        try:
+            written = self._file_checkpoints()
+        except (OSError, ValueError) as error:
+            return None, Finding(where, f"cannot be read: {error}")
+        if not written and chained_checkpoints(session, table_id=self.table_id):
+            return [], Finding(
+                where,
+                "is gone or empty while the table's chain holds the checkpoints it wrote (deleted or"
+                " replaced)",
+            )
+        return written, None
 
     def _while_playing(self, session: Any) -> RecordReport:
         from .storage.audit import verify_chain
@@ -143,14 +169,17 @@ class RecordWatch:
             breaks=tuple(b for p in parts for b in p.breaks),
             unlisted=sum(p.unlisted for p in parts),
         )
-        return check_record(
+        written, problem = self._file_for_check(session)
+        report = check_record(
             session,
             table_id=self.table_id,
             public_key=self.audit.public_key,
             rules=self.rules,
             last_rounds=self.audit.check_rounds,
             chain=chain,
+            checkpoints=written,
         )
+        return _with(report, problem)
 
     def due_for_check(self) -> bool:
         """Count a round opened; True when the record is due its check while playing."""
@@ -206,6 +235,11 @@ class RecordWatch:
         if not self.checkpoint_file.exists():
             return []
         return read_checkpoint_file(self.checkpoint_file)
+
+
+def _with(report: RecordReport, problem: Finding | None) -> RecordReport:
+    """The report with one more finding (the checkpoint file's), when there is one."""
+    return report if problem is None else replace(report, findings=(problem, *report.findings))
 
 
 def covered(lines: Iterable[str], overridden: frozenset[str]) -> bool:

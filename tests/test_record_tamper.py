@@ -16,7 +16,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from table_controller.round.events import Wager
-from table_controller.service import TableService
+from table_controller.service import TableRefused, TableService
 from table_controller.storage import unit_of_work
 from table_controller.storage.checkpoints import (
     Checkpoint,
@@ -73,7 +73,7 @@ def _alerts(engine: Engine, kind: str) -> list[dict]:
 
 def _runs_on_after_the_pits_override(
     engine: Engine, tmp_path: Path, service: TableService, key: tuple[Path, str] | None = None
-) -> None:
+) -> TableService:
     """Refused, alerted, then the pit runs on (chained) and the table deals; a restart keeps it."""
     assert service.record_broken is not None
     assert _alerts(engine, "record-broken"), "the finding was not chained as a record-broken alert"
@@ -84,7 +84,15 @@ def _runs_on_after_the_pits_override(
         service.set_table_open(True, actor="pit-bob")
     _play(service)
     again = _start(engine, tmp_path, key)
-    assert again.record_broken is None
+    if not _regrown(again):
+        assert again.record_broken is None, again.record_broken
+    return again
+
+
+def _regrown(service: TableService) -> bool:
+    """A truncated chain grows back over the seq a checkpoint signed once the table deals again:
+    that seq now holds another hash, a new fact the override did not name (docs/audit-chain.md)."""
+    return service.record_broken is not None and "(the chain was rewritten)" in service.record_broken
 
 
 # --------------------------------------------------------------------------- no crash on a forged value
@@ -285,3 +293,88 @@ def test_a_role_rewritten_with_the_people_chain_re_hashed_is_named_by_its_checkp
     ), lines
     service = _refuses_to_deal(engine, tmp_path, key)
     _runs_on_after_the_pits_override(engine, tmp_path, service, key)
+
+
+# --------------------------------------------------------------------------- the daemon reads its own file
+
+
+def test_a_consistent_rewrite_that_renames_the_chained_checkpoints_is_refused_at_start(engine, tmp_path, key):
+    service = _table(engine, tmp_path, rounds=2, key=key)
+    signed = service.checkpoint("shutdown")
+    assert signed is not None
+    tamper(engine, "UPDATE events SET actor = 'dealer-eve' WHERE table_id = 't1' AND seq = 2")
+    tamper(
+        engine, "UPDATE events SET kind = 'audit.note' WHERE table_id = 't1' AND kind = 'audit.checkpoint'"
+    )
+    _rehash_from(engine, "t1", 2)
+    inside = _check(engine, public_key=key[1])
+    assert inside.ok, inside.describe()  # the chain, its head and what it still calls checkpoints agree
+    lines = _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    where = f"checkpoint of table t1 at seq {signed.seq} ({signed.at})"
+    assert any(line.startswith(where) and "(the chain was rewritten)" in line for line in lines), lines
+    assert f"{where}: in the checkpoint file but no longer in its chain" in "\n".join(lines)
+    started = _start(engine, tmp_path, key)  # the daemon compares the store with the file it wrote
+    assert started.record_broken is not None
+    _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, started, key)
+
+
+def test_the_last_rounds_truncated_with_the_head_fixed_are_refused_at_start(engine, tmp_path, key):
+    service = _table(engine, tmp_path, rounds=3, key=key)
+    signed = service.checkpoint("shutdown")
+    assert signed is not None
+    with engine.connect() as connection:
+        opened_3 = connection.execute(
+            text(
+                "SELECT seq FROM events WHERE table_id = 't1' AND round_id = 't1-3' AND kind = 'round.opened'"
+            )
+        ).scalar_one()
+        last = connection.execute(
+            text("SELECT hash FROM events WHERE table_id = 't1' AND seq = :s"), {"s": opened_3 - 1}
+        ).scalar_one()
+    # every trace of round 3 goes: its events, the shutdown checkpoint after it, its projections
+    tamper(engine, "DELETE FROM events WHERE table_id = 't1' AND seq >= :s", s=opened_3)
+    _sql(
+        engine,
+        "UPDATE chain_heads SET last_seq = :s, last_hash = :h WHERE table_id = 't1'",
+        s=opened_3 - 1,
+        h=last,
+    )
+    _sql(engine, "DELETE FROM round_positions WHERE round_id = 't1-3'")
+    _sql(engine, "DELETE FROM rounds WHERE round_id = 't1-3'")
+    inside = _check(engine, public_key=key[1])
+    assert inside.ok, inside.describe()
+    expected = (
+        f"checkpoint of table t1 at seq {signed.seq} ({signed.at}): the chain no longer reaches this seq"
+        " (truncated, or the table wiped)"
+    )
+    assert expected in _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    started = _start(engine, tmp_path, key)
+    assert started.record_broken is not None and expected in started.record_broken
+    again = _runs_on_after_the_pits_override(engine, tmp_path, started, key)
+    assert f"checkpoint of table t1 at seq {signed.seq} ({signed.at}): the row at this seq" in str(
+        again.record_broken
+    )
+
+
+def test_the_checkpoint_file_deleted_is_a_finding_at_start(engine, tmp_path, key):
+    service = _table(engine, tmp_path, rounds=1, key=key)
+    service.checkpoint("shutdown")
+    (tmp_path / "checkpoints.jsonl").unlink()
+    started = _start(engine, tmp_path, key)
+    assert started.record_broken is not None
+    assert "is gone or empty while the table's chain holds the checkpoints it wrote" in started.record_broken
+
+
+def test_the_check_while_playing_compares_the_file_too(engine, tmp_path, key):
+    service = TableService(_settings(tmp_path, key, check_every_rounds=2), engine)
+    service.resume()
+    _play(service)
+    signed = service.checkpoint("every-rounds")
+    assert signed is not None
+    forged = json.loads(signed.as_line())
+    forged["hash"] = "ab" * 32  # a line the key never signed, appended to the file
+    with (tmp_path / "checkpoints.jsonl").open("a") as stream:
+        stream.write(json.dumps(forged) + "\n")
+    with pytest.raises(TableRefused, match="the record is broken"):
+        _play(service)  # the second round opened is due its check

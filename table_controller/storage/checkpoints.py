@@ -330,6 +330,35 @@ def check_checkpoints(
     return problems
 
 
+def unchained_checkpoints(
+    session: Session, *, checkpoints: Iterable[Checkpoint], public_key: str
+) -> list[tuple[str, str]]:
+    """(where, what is wrong) for each checkpoint of a file, signed by the key, that its chain
+    does not hold as an ``audit.checkpoint`` event (each checkpoint is chained in the chain it
+    signs): the event was removed or renamed and the chain re-hashed after it, which the hash at
+    the signed seq alone cannot show for the newest checkpoint."""
+    held: dict[str, set[str]] = {}
+    problems: list[tuple[str, str]] = []
+    for checkpoint in checkpoints:
+        if not verifies(checkpoint, public_key):
+            continue  # named as forged by check_checkpoints
+        if checkpoint.table_id not in held:
+            held[checkpoint.table_id] = {
+                item.signature
+                for _seq, item in chained_checkpoints(session, table_id=checkpoint.table_id)
+                if isinstance(item, Checkpoint)
+            }
+        if checkpoint.signature not in held[checkpoint.table_id]:
+            problems.append(
+                (
+                    f"checkpoint of table {checkpoint.table_id} at seq {checkpoint.seq} ({checkpoint.at})",
+                    "in the checkpoint file but no longer in its chain (its audit.checkpoint event was"
+                    " removed or renamed)",
+                )
+            )
+    return problems
+
+
 __all__ = [
     "CHECKPOINT_KIND",
     "SIGNED_FORMAT",
@@ -349,6 +378,7 @@ __all__ = [
     "sign_people",
     "signed_bytes",
     "unanchored_people",
+    "unchained_checkpoints",
     "verifies",
     "write_checkpoint",
 ]
