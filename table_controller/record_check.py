@@ -455,16 +455,16 @@ def check_record(
         ]
         signed += [item for item in checkpoints or [] if item not in signed]  # a copy of a chained one once
         checked_checkpoints = len(signed)
-        findings += [
-            Finding(where, what)
-            for where, what in check_checkpoints(session, checkpoints=signed, public_key=public_key)
-        ]
-        findings += [  # the file's against the chain's: a chained checkpoint removed or renamed
-            Finding(where, what)
+        problems = check_checkpoints(session, checkpoints=signed, public_key=public_key)
+        named = {where for where, _what in problems}
+        problems += [  # the file's against the chain's: a chained checkpoint removed or renamed
+            (where, what)
             for where, what in unchained_checkpoints(
                 session, checkpoints=checkpoints or [], public_key=public_key
             )
+            if where not in named  # a checkpoint the chain no longer reaches is named once
         ]
+        findings += [Finding(where, what) for where, what in problems]
     return RecordReport(
         chain=chain,
         findings=tuple(findings[:FINDINGS_LISTED]),

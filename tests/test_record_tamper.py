@@ -312,10 +312,32 @@ def test_a_consistent_rewrite_that_renames_the_chained_checkpoints_is_refused_at
     lines = _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
     where = f"checkpoint of table t1 at seq {signed.seq} ({signed.at})"
     assert any(line.startswith(where) and "(the chain was rewritten)" in line for line in lines), lines
-    assert f"{where}: in the checkpoint file but no longer in its chain" in "\n".join(lines)
     started = _start(engine, tmp_path, key)  # the daemon compares the store with the file it wrote
     assert started.record_broken is not None
     _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, started, key)
+
+
+def test_the_newest_checkpoint_event_renamed_and_the_tail_re_hashed_is_refused_at_start(
+    engine, tmp_path, key
+):
+    """Only the checkpoint's own event is renamed: the row at the seq it signed is untouched, so
+    its hash still matches; the file's line is no longer chained, and that is named."""
+    service = _table(engine, tmp_path, rounds=1, key=key)
+    signed = service.checkpoint("shutdown")
+    assert signed is not None
+    tamper(
+        engine, "UPDATE events SET kind = 'audit.note' WHERE table_id = 't1' AND seq = :s", s=signed.seq + 1
+    )
+    _rehash_from(engine, "t1", signed.seq + 1)
+    assert _check(engine, public_key=key[1]).ok
+    expected = (
+        f"checkpoint of table t1 at seq {signed.seq} ({signed.at}): in the checkpoint file but no longer in"
+        " its chain (its audit.checkpoint event was removed or renamed)"
+    )
+    assert expected in _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    started = _start(engine, tmp_path, key)
+    assert started.record_broken is not None and expected in started.record_broken
     _runs_on_after_the_pits_override(engine, tmp_path, started, key)
 
 
