@@ -175,11 +175,14 @@ class RoundRecorder:
         event: Any,
         rules: RoundRules,
         theoretical: Callable[[RoundState], tuple[int, int] | None] | None = None,
+        also: Callable[[Any], None] | None = None,
     ) -> RoundState:
         """Apply ``event`` (refused events raise, nothing written), then store it and its projection.
 
         ``theoretical`` gives a settled round's theoretical win and its variance (cents, cents
-        squared) for the projection, or None when the table's math is not known (then missing)."""
+        squared) for the projection, or None when the table's math is not known (then missing).
+        ``also`` writes more in the same transaction (a request's confirmation with the void it
+        confirms: both are chained, or neither)."""
         new = apply(state, event, rules)
         if isinstance(event, RoundSettled) and event.result is None and new.result is not None:
             # the chain carries the money: every position's outcome, net, commission, bonus
@@ -196,6 +199,8 @@ class RoundRecorder:
             )
             extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
             _project(session, new, event, rules.ranking, extra)
+            if also is not None:  # what must be chained with the event or not at all (approvals.py)
+                also(session)
         return new
 
     def note(self, *, kind: str, actor: str, payload: Mapping[str, Any], round_id: str | None = None) -> None:

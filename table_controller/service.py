@@ -566,12 +566,17 @@ class TableService:
         *,
         confirmed_by: str | None = None,
         round_id: str | None = None,
+        approval: int | None = None,
     ) -> RoundState:
         """The pit lets a deviating setting stand; ``confirmed_by`` the second pit user when the
-        round's wagers needed one, ``round_id`` the round it was asked for (approvals.py)."""
+        round's wagers needed one, ``round_id`` the round it was asked for, ``approval`` the
+        request they confirm, closed in the override's own transaction (approvals.py)."""
         with self._lock:
             self._check_round("dealer.override", round_id)
-            state = self._record(DealerOverride(high=high, low=low, actor=actor, reason=reason))
+            state = self._record(
+                DealerOverride(high=high, low=low, actor=actor, reason=reason),
+                self._confirming(approval, confirmed_by),
+            )
             second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
             self.alert(
                 "override",
@@ -603,12 +608,21 @@ class TableService:
         return state
 
     def void(
-        self, actor: str, reason: str, *, confirmed_by: str | None = None, round_id: str | None = None
+        self,
+        actor: str,
+        reason: str,
+        *,
+        confirmed_by: str | None = None,
+        round_id: str | None = None,
+        approval: int | None = None,
     ) -> RoundState:
-        """The pit voids the open round; ``confirmed_by`` and ``round_id`` as for an override."""
+        """The pit voids the open round; ``confirmed_by``, ``round_id`` and ``approval`` as for
+        an override."""
         with self._lock:
             self._check_round("round.void", round_id)
-            state = self._record(RoundVoided(actor=actor, reason=reason))
+            state = self._record(
+                RoundVoided(actor=actor, reason=reason), self._confirming(approval, confirmed_by)
+            )
             second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
             self.alert(
                 "void",
@@ -620,6 +634,18 @@ class TableService:
             self._held = None
             self._round_done(state)
             return state
+
+    def _confirming(self, approval: int | None, confirmed_by: str | None) -> Callable[[Any], None] | None:
+        """The request's ``approval.confirmed``, written in the transaction of the act it confirms:
+        a store failing between the two can leave neither half-done (docs/api.md, "Two people")."""
+        if approval is None or confirmed_by is None:
+            return None
+        from .storage.approvals import CONFIRMED, close_approval
+
+        def close(session: Any) -> None:
+            close_approval(session, table_id=self.table_id, seq=approval, actor=confirmed_by, kind=CONFIRMED)
+
+        return close
 
     # -- the record: checked, overridden for investigation, anchored (docs/audit-chain.md) -------
 
@@ -969,7 +995,7 @@ class TableService:
         if round_id is not None and (not self.in_progress or self._round_id() != round_id):
             raise self._refuse(what, f"it was asked for round {round_id}, which is no longer open")
 
-    def _record(self, event: Any) -> RoundState:
+    def _record(self, event: Any, also: Callable[[Any], None] | None = None) -> RoundState:
         with self._lock:
             self._writable(event.kind)
             if self._round is None or self._round_rules is None:
@@ -981,7 +1007,9 @@ class TableService:
                     RoundHeld,
                 )
             try:
-                self._round = self.recorder.record(self._round, event, self._round_rules, self._theoretical)
+                self._round = self.recorder.record(
+                    self._round, event, self._round_rules, self._theoretical, also=also
+                )
             except TransitionRefused as refused:
                 self._notes(
                     [

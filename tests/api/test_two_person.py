@@ -436,3 +436,40 @@ def test_second_pit_users_confirming_at_once_do_it_once(engine):
         kinds = [e.kind for e in list_events(session, table_id="t1")]
         assert verify_chain(session).ok
     assert kinds.count("round.voided") == 1 and kinds.count("approval.confirmed") == 1
+
+
+def test_a_confirmed_void_whose_confirmation_the_store_cannot_take_is_not_half_done(engine, monkeypatch):
+    """The store fails as the request's ``approval.confirmed`` is written: the void is not chained
+    either (one transaction), the request stays open, and once the store is back the same
+    confirmation does both (docs/api.md, "Two people")."""
+    from table_controller import approvals
+    from table_controller.service import StoreOutage
+    from table_controller.storage import approvals as stored_approvals
+    from table_controller.storage.errors import StoreUnavailableError
+
+    service = TableService(TableSettings(table_id="t1", second_pit_above=3000), engine)
+    service.resume()
+    state = service.open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="ann")
+    request = approvals.void(service, actor="bob", reason="wrong wagers")
+    assert not hasattr(request, "phase")  # a request, nothing voided yet
+
+    def store_gone(*args, **kwargs):
+        raise StoreUnavailableError("the database went away")
+
+    monkeypatch.setattr(stored_approvals, "close_approval", store_gone)
+    with pytest.raises(StoreOutage):
+        approvals.confirm(service, seq=request.seq, actor="pia")
+
+    def kinds() -> list[str]:
+        with read_snapshot(engine) as session:
+            return [e.kind for e in list_events(session, table_id="t1", round_id=state.round_id)]
+
+    assert "round.voided" not in kinds() and "approval.confirmed" not in kinds()
+    monkeypatch.undo()
+    assert service.retry_store()
+    assert service.in_progress  # the round is still open, the request still waits
+    done = approvals.confirm(service, seq=request.seq, actor="pia")
+    assert done.phase.value == "void"
+    assert kinds().count("round.voided") == 1 and kinds().count("approval.confirmed") == 1
+    with read_snapshot(engine) as session:
+        assert verify_chain(session).ok
