@@ -16,6 +16,7 @@ Nothing here writes. The daemon runs the same check at start and as it plays (se
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -195,7 +196,14 @@ class _Projection:
 
 def _defaults(model: type[SQLModel]) -> dict[str, Any]:
     """A fresh row's value of each column the round fills in as it goes (the model's defaults)."""
-    return {name: info.default for name, info in model.model_fields.items() if name not in _NOT_PROJECTED}
+    return dict(_model_defaults(model))
+
+
+@functools.cache
+def _model_defaults(model: type[SQLModel]) -> tuple[tuple[str, Any], ...]:
+    return tuple(
+        (name, info.default) for name, info in model.model_fields.items() if name not in _NOT_PROJECTED
+    )
 
 
 class _RoundCheck:

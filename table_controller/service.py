@@ -131,6 +131,9 @@ class TableService:
         self._record_broken: str | None = None  # what the check found: no round opens
         self._record_override: frozenset[str] = frozenset()  # finding keys a pit override covers
         self._start_unreadable: list[str] = []  # stored rows a start could not read: findings
+        self.code_sha256: str | None = None  # the installed code's hash (record_start)
+        self.code_release: str | None = None  # the signed release's, when one is configured
+        self.code_matches_release: bool | None = None  # None: no release manifest configured
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
@@ -733,15 +736,43 @@ class TableService:
             return None
 
     def record_start(self) -> None:
-        """Chain this start with the hash of the installed code (record_watch.code_fingerprint)."""
+        """Chain this start with the hash of the installed code (record_watch.code_fingerprint),
+        compared with the signed release manifest when one is configured (release.py): a
+        mismatch is a ``code-changed`` alert and a finding no round is dealt past until a pit
+        user acknowledges it with the chained record override."""
         from .record_watch import code_fingerprint
+        from .release import check_release
 
         digest, files = code_fingerprint()
-        log.info("daemon.code", code_sha256=digest, files=files)
+        self.code_sha256 = digest
+        audit = self.settings.audit
+        problems: tuple[str, ...] = ()
+        if audit.release_manifest is not None and audit.release_public_key is not None:
+            found = check_release(audit.release_manifest, audit.release_public_key)
+            problems, self.code_release = found.problems, found.release_sha256
+            self.code_matches_release = found.ok
+        log.info("daemon.code", code_sha256=digest, files=files, release_matches=self.code_matches_release)
         try:
-            self._notes([Note("daemon.started", "system", {"code_sha256": digest, "files": files})])
+            self._notes(
+                [
+                    Note(
+                        "daemon.started",
+                        "system",
+                        {"code_sha256": digest, "files": files, "release_sha256": self.code_release},
+                    )
+                ]
+            )
         except Exception:
             log.exception("daemon.start_not_chained")
+        if problems:
+            line = f"code-changed: the installed code {digest} is not the signed release: " + "; ".join(
+                problems[:20]
+            )
+            self._start_unreadable.append(line)
+            log.error("daemon.code_changed", code_sha256=digest, problems=list(problems[:50]))
+            self.alert("code-changed", line[:1000], code_sha256=digest, problems=list(problems[:50]))
+            if self._record_broken is None:  # a start's check names it with the rest (resume)
+                self._record_broken = f"1 finding(s), first: {line}"
 
     # -- the floor (docs/round-lifecycle.md, "Registration and heartbeat") ----------------------
 

@@ -17,7 +17,8 @@ from sqlalchemy.engine import Engine
 
 from table_controller.round.events import Wager
 from table_controller.service import TableRefused, TableService
-from table_controller.storage import unit_of_work
+from table_controller.settings import AuditSettings, TableSettings
+from table_controller.storage import read_snapshot, unit_of_work
 from table_controller.storage.checkpoints import (
     Checkpoint,
     generate_key_file,
@@ -400,3 +401,80 @@ def test_the_check_while_playing_compares_the_file_too(engine, tmp_path, key):
         stream.write(json.dumps(forged) + "\n")
     with pytest.raises(TableRefused, match="the record is broken"):
         _play(service)  # the second round opened is due its check
+
+
+# --------------------------------------------------------------------------- the code that runs
+
+
+def _release(tmp_path: Path, edit: str | None = None, signer: Path | None = None) -> tuple[Path, str]:
+    """A signed release manifest of the package as installed (or with ``edit``ed, as if the installed
+    file had changed since), with IT's key; returns (manifest, IT's public key)."""
+    import shutil
+
+    from table_controller.record_watch import PACKAGE_DIR
+    from table_controller.release import write_release
+
+    it_key = tmp_path / "it" / "release.key"
+    public = generate_key_file(it_key)
+    root = PACKAGE_DIR
+    if edit is not None:
+        root = tmp_path / "released" / "table_controller"
+        shutil.copytree(PACKAGE_DIR, root, ignore=shutil.ignore_patterns("__pycache__"))
+        target = root / edit
+        target.write_text(target.read_text() + "\n# the released file differs from the installed one\n")
+    out = tmp_path / "release.json"
+    write_release(out, load_private_key(signer or it_key), root)
+    return out, public
+
+
+def _released_settings(tmp_path: Path, manifest: Path, public: str) -> TableSettings:
+    return TableSettings(
+        table_id="t1",
+        data_dir=tmp_path,
+        audit=AuditSettings(release_manifest=manifest, release_public_key=public),
+    )
+
+
+def _code_view(engine: Engine, service: TableService) -> dict:
+    from table_controller.api.views import table_state
+
+    with read_snapshot(engine) as session:
+        return table_state(service, session).model_dump()["code"]
+
+
+def test_the_installed_code_matching_its_signed_release_deals(engine, tmp_path):
+    manifest, public = _release(tmp_path)
+    service = TableService(_released_settings(tmp_path, manifest, public), engine)
+    service.record_start()
+    service.resume()
+    assert service.record_broken is None
+    code = _code_view(engine, service)
+    assert code["matches_release"] is True and code["sha256"] == code["release_sha256"]
+    _play(service)
+
+
+@pytest.mark.parametrize("how", ["file-changed", "other-key"])
+def test_code_that_is_not_the_signed_release_is_a_code_changed_alert_the_pit_acknowledges(
+    engine, tmp_path, how
+):
+    if how == "file-changed":
+        manifest, public = _release(tmp_path, edit="game/settlement.py")
+        words = "game/settlement.py: changed since the release"
+    else:
+        other = tmp_path / "other.key"
+        generate_key_file(other)
+        manifest, public = _release(tmp_path, signer=other)
+        words = "its signature does not verify with audit.release_public_key"
+    service = TableService(_released_settings(tmp_path, manifest, public), engine)
+    service.record_start()
+    service.resume()
+    assert service.record_broken is not None and "code-changed" in service.record_broken
+    assert words in service.record_broken
+    assert [a["alert"] for a in _alerts(engine, "code-changed")] == ["code-changed"]
+    assert _code_view(engine, service)["matches_release"] is False
+    with pytest.raises(TableRefused, match="code-changed"):
+        service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+    named = service.override_record("pit-bob", "IT is reinstalling the release")
+    assert any(line.startswith("code-changed: ") for line in named)
+    assert [actor for actor, _ in _payloads(engine, "audit.override")] == ["pit-bob"]
+    _play(service)

@@ -21,6 +21,7 @@ from ..table_state import OpenFault, TableHold
 from .models.table import (
     AlertPublic,
     BankingPublic,
+    CodePublic,
     DeckCheckPublic,
     DeviceHealthPublic,
     DeviceIdentityPublic,
@@ -181,6 +182,13 @@ def table_state(service: TableService, session: Session) -> TableStatePublic:
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),
         banking=banking_view(service),
+        code=None
+        if service.code_sha256 is None
+        else CodePublic(
+            sha256=service.code_sha256,
+            release_sha256=service.code_release,
+            matches_release=service.code_matches_release,
+        ),
     )
 
 
