@@ -69,14 +69,17 @@ def _play(service: TableService, piles: list[list[str]], unused: list[str]) -> N
     service.settle()
 
 
-def _best(run: Callable[[], Any], repeats: int = 3) -> tuple[Any, float]:
-    """The result and the fastest of ``repeats`` runs (the first warms the caches of the rules)."""
-    times = []
+def _best(runs: list[Callable[[], Any]], repeats: int = 5) -> list[tuple[Any, float]]:
+    """Each run's result and its fastest time of ``repeats``, the runs taken in turn each time,
+    so that a busy machine slows them alike (the first turn warms the caches of the rules)."""
+    times: list[list[float]] = [[] for _ in runs]
+    found: list[Any] = [None] * len(runs)
     for _ in range(repeats):
-        start = time.perf_counter()
-        found = run()
-        times.append(time.perf_counter() - start)
-    return found, min(times)
+        for index, run in enumerate(runs):
+            start = time.perf_counter()
+            found[index] = run()
+            times[index].append(time.perf_counter() - start)
+    return [(result, min(spent)) for result, spent in zip(found, times, strict=True)]
 
 
 def main() -> None:
@@ -108,10 +111,14 @@ def main() -> None:
             with read_snapshot(engine) as session:
                 return verify_chain(session, table_id="t1")
 
-        links, baseline = _best(links_only)
-        plain, without_key = _best(lambda: unkeyed.check(full=True))
-        full, at_start = _best(lambda: service.record.check(full=True))
-        playing, while_playing = _best(lambda: service.record.check(full=False))
+        (links, baseline), (plain, without_key), (full, at_start), (playing, while_playing) = _best(
+            [
+                links_only,
+                lambda: unkeyed.check(full=True),
+                lambda: service.record.check(full=True),
+                lambda: service.record.check(full=False),
+            ]
+        )
         lines = len((Path(folder) / "checkpoints.jsonl").read_text().splitlines())
         engine.dispose()
     for report in (plain, full, playing):
