@@ -22,7 +22,6 @@ from .service import RoundHeld, TableRefused, TableService
 from .storage.alerts import alert_actors
 from .storage.approvals import (
     CANCELLED,
-    CONFIRMED,
     Action,
     Approval,
     ApprovalClosedError,
@@ -222,11 +221,12 @@ def confirm(service: TableService, *, seq: int, actor: str) -> RoundState:
                 found.reason,
                 confirmed_by=actor,
                 round_id=found.round_id,
+                approval=seq,
             )
-        else:
-            done = service.void(found.requested_by, found.reason, confirmed_by=actor, round_id=found.round_id)
-        with unit_of_work(engine) as session:
-            close_approval(session, table_id=service.table_id, seq=seq, actor=actor, kind=CONFIRMED)
+        else:  # the request is closed in the void's own transaction: both chained, or neither
+            done = service.void(
+                found.requested_by, found.reason, confirmed_by=actor, round_id=found.round_id, approval=seq
+            )
         log.info(
             "approval.confirmed",
             approval=seq,

@@ -5,7 +5,8 @@
 - ``floor [--config FILE] [--db-url URL] [--host H] [--port N] [--workers N]``: the floor service,
   every table of the store for the pit and surveillance (table_controller/floor/, docs/floor.md).
 - ``audit verify [--data-dir DIR | --db-url URL] [--checkpoints FILE] [--public-key HEX]``: check
-  the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key.
+  the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key;
+  ``audit release --key-file IT.key --out FILE``: the signed manifest of the release's files.
 - ``round void --reason TEXT --as NAME``: the pit's void when the API is down, and ``round confirm
   SEQ --as NAME``: a second pit user's confirmation of a large round's void (round_cli.py).
 - ``analyze par-sheet | house-edge``: the table's math (analysis_cli.py, docs/math.md).
@@ -468,6 +469,28 @@ def audit_keygen_command(
     typer.echo("[audit]")
     typer.echo(f'key_file = "{key_file}"')
     typer.echo(f'public_key = "{public}"')
+
+
+@audit_app.command("release")
+def audit_release_command(
+    key_file: Annotated[Path, typer.Option("--key-file", help="IT's Ed25519 release key (PEM)")],
+    out: Annotated[Path, typer.Option("--out", help="where to write the signed manifest (not over a file)")],
+) -> None:
+    """Sign the manifest of the installed package's files (each path and SHA-256, and the code
+    hash each start chains) for the daemon to compare with at start (docs/audit-chain.md)."""
+    from .release import write_release
+    from .storage.checkpoints import CheckpointKeyError, load_private_key
+
+    try:
+        signed = write_release(out, load_private_key(key_file))
+    except (CheckpointKeyError, OSError) as error:
+        typer.echo(f"release not written: {error}", err=True)
+        raise typer.Exit(2) from None
+    body = signed["manifest"]
+    typer.echo(f"{out}: {body['file_count']} files, code {body['code_sha256']}; in the configuration:")
+    typer.echo("[audit]")
+    typer.echo(f'release_manifest = "{out}"')
+    typer.echo(f'release_public_key = "{signed["public_key"]}"')
 
 
 @app.callback()

@@ -16,26 +16,37 @@ Nothing here writes. The daemon runs the same check at start and as it plays (se
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from .pinned_rules import PinnedRules
-from .recorder import required_projection, settled_projection
+from .recorder import opening_projection, required_projection, step_projection
 from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
 from .round.machine import apply, open_round
 from .storage.audit import ChainReport, event_payloads, events_by_round, newest_round_ids, verify_chain
-from .storage.checkpoints import Checkpoint, chained_checkpoints, check_checkpoints
+from .storage.checkpoints import (
+    STORE_CHAINS,
+    Checkpoint,
+    chained_checkpoints,
+    check_checkpoints,
+    unanchored_people,
+    unchained_checkpoints,
+)
+from .storage.errors import is_outage
+from .storage.models import RoundFields, RoundPositionFields
 from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
-from .storage.record_rows import evidence_rows, round_projections, user_rows
+from .storage.record_rows import evidence_rows, round_projections, unreadable_times, user_rows
 from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, sha256_hex
 from .storage.shifts import FLOOR_CHAIN
 
+_T = TypeVar("_T")
 FINDINGS_LISTED = 200  # beyond this, findings are counted, not listed
 _NOT_CHECKED = "; its settlement and projections NOT CHECKED"  # said whenever a round stops early
 
@@ -130,6 +141,71 @@ def _stored(value: Any) -> Any:
     return getattr(value, "value", value)  # an enum as its stored text
 
 
+# Columns the chain does not decide: times the writer stamps, the theoretical win (the table's
+# math, not chained), and the kept required setting (compared field by field on its own).
+_NOT_PROJECTED: Final = frozenset(
+    {"closed_at", "opened_at", "theoretical_win_cents", "theoretical_variance", "house_way_required"}
+)
+# Columns added by a later migration: NULL in a row written before it is not a finding.
+_NULL_BEFORE_MIGRATION: Final = frozenset({"dice_direction"})
+
+
+class _Projection:
+    """Every ``rounds`` and ``round_positions`` column of one round as its chained events project
+    it, by the recorder's own definitions (recorder.opening_projection, step_projection) from the
+    fresh row's defaults (the models' own): cards, hands, categories, outcomes, money, who banked,
+    the dice, the phase, the void. ``compare`` names each stored column that differs."""
+
+    def __init__(self, opened: RoundOpened) -> None:
+        opening, seats = opening_projection(opened)
+        self.round: dict[str, Any] = {**_defaults(RoundFields), "phase": open_round(opened).phase.value}
+        self.round.update(opening)
+        self.positions = {
+            position: {**_defaults(RoundPositionFields), **values} for position, values in seats.items()
+        }
+
+    def step(self, state: Any, event: Any, ranking: Any) -> None:
+        changes, positions = step_projection(state, event, ranking)
+        self.round.update(changes)
+        for position, values in positions.items():
+            self.positions.setdefault(position, dict(_defaults(RoundPositionFields))).update(values)
+
+    def compare(self, found: _Findings, where: str, row: Any, stored: dict[int, Any]) -> None:
+        for name, value in self.round.items():
+            self._one(found, where, name, value, row)
+        for position in sorted(set(self.positions) | set(stored)):
+            at = f"{where} position {position}"
+            if position not in stored:
+                found.add(at, "missing from round_positions")
+            elif position not in self.positions:
+                found.add(at, "in round_positions but never seated by the chain (inserted)")
+            else:
+                for name, value in self.positions[position].items():
+                    self._one(found, at, name, value, stored[position])
+
+    @staticmethod
+    def _one(found: _Findings, where: str, name: str, value: Any, row: Any) -> None:
+        if name in _NOT_PROJECTED or not hasattr(row, name):
+            return
+        kept = _stored(getattr(row, name))
+        if kept is None and name in _NULL_BEFORE_MIGRATION:
+            return
+        if kept != _stored(value):
+            found.add(where, name, _stored(value), kept)
+
+
+def _defaults(model: type[SQLModel]) -> dict[str, Any]:
+    """A fresh row's value of each column the round fills in as it goes (the model's defaults)."""
+    return dict(_model_defaults(model))
+
+
+@functools.cache
+def _model_defaults(model: type[SQLModel]) -> tuple[tuple[str, Any], ...]:
+    return tuple(
+        (name, info.default) for name, info in model.model_fields.items() if name not in _NOT_PROJECTED
+    )
+
+
 class _RoundCheck:
     def __init__(self, session: Session, rules: PinnedRules, found: _Findings) -> None:
         self.session, self.rules, self.found = session, rules, found
@@ -165,12 +241,14 @@ class _RoundCheck:
         state = open_round(opened)
         chained_result: dict[str, Any] | None = None
         settled = False
+        projected = _Projection(opened)
         for seq, event in parsed[1:]:
             if isinstance(event, RoundSettled):
                 settled, chained_result = True, event.result
                 event = event.model_copy(update={"result": None})  # re-derived, then compared
             try:
                 state = apply(state, event, rules)
+                projected.step(state, event, rules.ranking)
             except Exception as error:
                 kind = getattr(event, "kind", type(event).__name__)
                 self.found.add(
@@ -181,9 +259,7 @@ class _RoundCheck:
         if row is None:
             self.found.add(where, "chained, but missing from the rounds table (deleted)")
             return
-        if row.phase != state.phase.value:  # a tail deleted, or a projection edited
-            self.found.add(where, "phase", state.phase.value, row.phase)
-        self._compare_wagers(where, opened, row, positions)
+        projected.compare(self.found, where, row, positions)
         if row.house_way_required is not None:  # NULL: recorded before 0007 kept it
             self._compare_required(where, state, row.house_way_required)
         if settled:
@@ -194,12 +270,6 @@ class _RoundCheck:
             else:
                 for path, chained, again in _differences(chained_result, derived):
                     self.found.add(where, f"settlement {path}", chained, again, "re-derived")
-            self._compare_projection(where, state.result, row, positions)
-        elif state.phase.value == "void":
-            if not row.voided:
-                self.found.add(where, "voided", True, row.voided)
-        elif row.voided:
-            self.found.add(where, "voided", False, row.voided)
 
     def _compare_required(self, where: str, state: Any, stored: str) -> None:
         """The kept required setting of the banker's hand against the one replay derives."""
@@ -215,46 +285,6 @@ class _RoundCheck:
         for name in sorted(set(derived) | set(kept)):
             if derived.get(name) != kept.get(name):
                 self.found.add(where, f"house_way_required.{name}", derived.get(name), kept.get(name))
-
-    def _compare_wagers(self, where: str, opened: RoundOpened, row: Any, positions: dict[int, Any]) -> None:
-        wagers = opened.wagers
-        totals = {
-            "wagered_cents": sum(w.main for w in wagers.values()),
-            "bonus_wagered_cents": sum(w.big_hand + w.joker_bonus for w in wagers.values()),
-        }
-        for name, value in totals.items():
-            if getattr(row, name) != value:
-                self.found.add(where, name, value, getattr(row, name))
-        for position, wager in sorted(wagers.items()):
-            stored = positions.get(position)
-            if stored is None:
-                self.found.add(f"{where} position {position}", "missing from round_positions")
-                continue
-            for name, value in (
-                ("wager_cents", wager.main),
-                ("big_hand_bonus_cents", wager.big_hand),
-                ("joker_bonus_cents", wager.joker_bonus),
-            ):
-                if getattr(stored, name) != value:
-                    self.found.add(f"{where} position {position}", name, value, getattr(stored, name))
-
-    def _compare_projection(self, where: str, result: Any, row: Any, positions: dict[int, Any]) -> None:
-        money = settled_projection(result)
-        for name, value in money.round.items():
-            if hasattr(row, name) and _stored(getattr(row, name)) != _stored(value):
-                self.found.add(where, name, _stored(value), _stored(getattr(row, name)))
-        if row.voided:
-            self.found.add(where, "voided", False, True)
-        for position, values in sorted(money.positions.items()):
-            stored = positions.get(position)
-            if stored is None:
-                self.found.add(f"{where} position {position}", "missing from round_positions")
-                continue
-            for name, value in values.items():
-                if _stored(getattr(stored, name)) != _stored(value):
-                    self.found.add(
-                        f"{where} position {position}", name, _stored(value), _stored(getattr(stored, name))
-                    )
 
 
 def check_rounds(
@@ -333,6 +363,32 @@ def check_evidence(session: Session) -> list[Finding]:
     return found.items
 
 
+# --------------------------------------------------------------------------- values never written
+
+
+def unreadable_time_findings(session: Session) -> list[Finding]:
+    """Every stored time outside the chain that is not a time the store writes, named by its
+    row (storage/record_rows.unreadable_times): a forged text stops no read of the check."""
+    return [
+        Finding(f"{table} row {key}", f"{column} stored as {text!r}: not a time the store writes (forged)")
+        for table, key, column, text in unreadable_times(session)
+    ]
+
+
+def _tolerant(unreadable: list[Finding], what: str, read: Callable[[], _T], empty: _T) -> _T:
+    """``read()``, or ``empty`` with a finding naming ``what`` when a stored value cannot be read
+    at all (a forged value the models refuse): the check names it and goes on, never dies. A
+    store outage is not a finding: it is raised, for the caller to treat as an outage."""
+    try:
+        return read()
+    except Exception as error:
+        if is_outage(error):
+            raise
+        first = str(error).splitlines()[0][:300] if str(error) else ""
+        unreadable.append(Finding(what, f"a stored value cannot be read: {type(error).__name__}: {first}"))
+        return empty
+
+
 # --------------------------------------------------------------------------- the whole record
 
 
@@ -353,6 +409,7 @@ def check_record(
     check while it plays); ``checkpoints`` with ``public_key`` proves the chain reaches each;
     ``chain`` is the links' report when the caller checked them itself (a window at a time)."""
     not_checked: list[str] = []
+    unreadable: list[Finding] = []  # a part that could not be read at all: named, the rest goes on
     if chain is not None:
         pass
     elif table_id is None:
@@ -366,27 +423,56 @@ def check_record(
             breaks=tuple(b for p in parts for b in p.breaks),
             unlisted=sum(p.unlisted for p in parts),
         )
-    rounds_checked, unchained, round_findings, unlisted = check_rounds(
-        session, table_id=table_id, rules=rules, last=last_rounds
+    none: list[Finding] = []  # what a part that could not be read contributes
+    rounds_checked, unchained, round_findings, unlisted = _tolerant(
+        unreadable,
+        "the rounds",
+        lambda: check_rounds(session, table_id=table_id, rules=rules, last=last_rounds),
+        (0, 0, none, 0),
     )
-    people_checked, people_findings = check_people(session)
-    findings = [*round_findings, *people_findings, *check_evidence(session)]
+    people_checked, people_findings = _tolerant(
+        unreadable, "the people", lambda: check_people(session), (0, none)
+    )
+    evidence_findings = _tolerant(unreadable, "the rules contents", lambda: check_evidence(session), none)
+    findings = [
+        *_tolerant(unreadable, "the stored times", lambda: unreadable_time_findings(session), none),
+        *unreadable,
+        *round_findings,
+        *people_findings,
+        *evidence_findings,
+    ]
     checked_checkpoints = None
     if checkpoints is not None and public_key is None:
         not_checked.append("checkpoints given without the public key that signed them")
     elif public_key is not None:  # the chained checkpoints, and the file's
         signed = []
-        for seq, item in chained_checkpoints(session, table_id=table_id):
-            if isinstance(item, str):
-                findings.append(Finding(f"checkpoint event seq {seq}", item))
-            else:
-                signed.append(item)
+        chain_ids: list[str | None] = [None] if table_id is None else [table_id, *STORE_CHAINS]
+        for chain_id in chain_ids:
+            for seq, item in chained_checkpoints(session, table_id=chain_id):
+                if isinstance(item, str):
+                    findings.append(Finding(f"checkpoint event seq {seq}", item))
+                else:
+                    signed.append(item)
+        findings += [
+            Finding(
+                f"people chain seq {seq}",
+                f"{kind} of {name!r} after the people chain's newest signed checkpoint: no key signed"
+                " this change to a person (forged, or made without the table's key)",
+            )
+            for seq, kind, name in unanchored_people(session, public_key=public_key)
+        ]
         signed += [item for item in checkpoints or [] if item not in signed]  # a copy of a chained one once
         checked_checkpoints = len(signed)
-        findings += [
-            Finding(where, what)
-            for where, what in check_checkpoints(session, checkpoints=signed, public_key=public_key)
+        problems = check_checkpoints(session, checkpoints=signed, public_key=public_key)
+        named = {where for where, _what in problems}
+        problems += [  # the file's against the chain's: a chained checkpoint removed or renamed
+            (where, what)
+            for where, what in unchained_checkpoints(
+                session, checkpoints=checkpoints or [], public_key=public_key
+            )
+            if where not in named  # a checkpoint the chain no longer reaches is named once
         ]
+        findings += [Finding(where, what) for where, what in problems]
     return RecordReport(
         chain=chain,
         findings=tuple(findings[:FINDINGS_LISTED]),

@@ -27,17 +27,22 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from .pinned_rules import PinnedRules
-from .record_check import RecordReport, check_record
+from .record_check import Finding, RecordReport, check_record
 from .settings import TableSettings
 from .storage.audit import ChainReport, head_of_chain, verify_range
 from .storage.checkpoints import (
     Checkpoint,
     CheckpointKeyError,
     append_checkpoint_file,
+    chained_checkpoints,
     load_private_key,
+    people_signed,
     public_key_hex,
-    write_checkpoint,
+    read_checkpoint_file,
+    sign_chains,
+    sign_people,
 )
+from .storage.people import PEOPLE_CHAIN
 from .storage.session import read_snapshot, unit_of_work
 
 log = structlog.get_logger()
@@ -110,12 +115,37 @@ class RecordWatch:
             return self._while_playing(session)
 
     def _full(self, session: Any) -> RecordReport:
+        written, problem = self._file_for_check(session)
         report = check_record(
-            session, table_id=self.table_id, public_key=self.audit.public_key, rules=self.rules
+            session,
+            table_id=self.table_id,
+            public_key=self.audit.public_key,
+            rules=self.rules,
+            checkpoints=written,
         )
         head = head_of_chain(session, table_id=self.table_id)
         self._sweep = _Sweep(verified_to=0 if head is None else head.last_seq)
-        return report
+        return _with(report, problem)
+
+    def _file_for_check(self, session: Any) -> tuple[list[Checkpoint] | None, Finding | None]:
+        """The checkpoints of the file this daemon wrote, for the check to compare the store with
+        (their signatures, the heads they signed, their events in the chains); a file that cannot
+        be read, or is gone while the table's chain holds checkpoints it wrote, is a finding.
+        None without a public key (nothing is signed)."""
+        if self.audit.public_key is None:
+            return None, None
+        where = f"checkpoint file {self.checkpoint_file}"
+        try:
+            written = self._file_checkpoints()
+        except (OSError, ValueError) as error:
+            return None, Finding(where, f"cannot be read: {error}")
+        if not written and chained_checkpoints(session, table_id=self.table_id):
+            return [], Finding(
+                where,
+                "is gone or empty while the table's chain holds the checkpoints it wrote (deleted or"
+                " replaced)",
+            )
+        return written, None
 
     def _while_playing(self, session: Any) -> RecordReport:
         from .storage.audit import verify_chain
@@ -141,6 +171,7 @@ class RecordWatch:
             breaks=tuple(b for p in parts for b in p.breaks),
             unlisted=sum(p.unlisted for p in parts),
         )
+        written, problem = self._file_for_check(session)
         report = check_record(
             session,
             table_id=self.table_id,
@@ -148,9 +179,10 @@ class RecordWatch:
             rules=self.rules,
             last_rounds=self.audit.check_rounds,
             chain=chain,
+            checkpoints=written,
         )
         self._sweep = sweep
-        return report
+        return _with(report, problem)
 
     def due_for_check(self) -> bool:
         """Count a round opened; True when the record is due its check while playing."""
@@ -167,18 +199,50 @@ class RecordWatch:
         return self.key is not None and every > 0 and self._settled % every == 0
 
     def checkpoint(self, reason: str, actor: str = "system") -> Checkpoint | None:
-        """Sign the table's head, chain it, append it to the checkpoint file; None without a key."""
+        """Sign the table's head and the store's own chains' (storage/checkpoints.sign_chains),
+        chain each, append each to the checkpoint file; the table's, or None without a key."""
         if self.key is None:
             return None
         with unit_of_work(self.engine) as session:
-            found = write_checkpoint(
-                session, key=self.key, table_id=self.table_id, reason=reason, actor=actor
-            )
-        append_checkpoint_file(self.checkpoint_file, found)
+            signed = sign_chains(session, key=self.key, table_id=self.table_id, reason=reason, actor=actor)
+        for found in signed:
+            append_checkpoint_file(self.checkpoint_file, found)
         log.info(
-            "audit.checkpoint", seq=found.seq, hash=found.hash, reason=reason, file=str(self.checkpoint_file)
+            "audit.checkpoint",
+            seq=signed[0].seq,
+            hash=signed[0].hash,
+            chains={c.table_id: c.seq for c in signed},
+            reason=reason,
+            file=str(self.checkpoint_file),
         )
-        return found
+        return signed[0]
+
+    def adopt_people(self) -> None:
+        """At start, with a key: a people chain no checkpoint ever signed (a store from before
+        people were signed) has its head signed once, as it stands, so that from now on a person
+        event nobody signed is named (storage/checkpoints.unanchored_people). Not when the
+        checkpoint file already holds a people checkpoint: the chain's were then removed, which
+        the comparison with the file names."""
+        if self.key is None or any(c.table_id == PEOPLE_CHAIN for c in self._file_checkpoints()):
+            return
+        with unit_of_work(self.engine) as session:
+            if people_signed(session):
+                return
+            found = sign_people(session, key=self.key, actor="system")
+        if found is not None:
+            append_checkpoint_file(self.checkpoint_file, found)
+            log.warning("audit.people_adopted", seq=found.seq, hash=found.hash)
+
+    def _file_checkpoints(self) -> list[Checkpoint]:
+        """The checkpoints of the file this daemon writes; empty when it does not exist yet."""
+        if not self.checkpoint_file.exists():
+            return []
+        return read_checkpoint_file(self.checkpoint_file)
+
+
+def _with(report: RecordReport, problem: Finding | None) -> RecordReport:
+    """The report with one more finding (the checkpoint file's), when there is one."""
+    return report if problem is None else replace(report, findings=(problem, *report.findings))
 
 
 def covered(lines: Iterable[str], overridden: frozenset[str]) -> bool:

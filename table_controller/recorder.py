@@ -59,7 +59,6 @@ from .storage import (
     list_events,
     trailing_misdeals,
     unit_of_work,
-    update_position,
     update_positions,
     update_round,
 )
@@ -100,6 +99,10 @@ _OUTCOMES: dict[str, PositionOutcome] = {
     "not-qualified": PositionOutcome.PUSH,
     "lose": PositionOutcome.LOSE,
 }
+
+
+# the ``rounds`` columns create_round writes itself (the rest of the opening is an update)
+_CREATED = frozenset({"table_id", "number", "game", "dealer"})
 
 
 def _now() -> datetime:
@@ -158,34 +161,13 @@ class RoundRecorder:
                 actor=actor,
                 payload=_payload(event),
             )
-            seats = [RoundPositionCreate(position=BANKER_POSITION)]
-            seats += [
-                RoundPositionCreate(
-                    position=position,
-                    wager_cents=wager.main,
-                    big_hand_bonus_cents=wager.big_hand,
-                    joker_bonus_cents=wager.joker_bonus,
-                )
-                for position, wager in sorted(event.wagers.items())
-            ]
-            bank = event.bank
-            if bank is not None and bank.house_wager:
-                seats.append(
-                    RoundPositionCreate(
-                        position=bank.house_position, wager_cents=bank.house_wager, house_hand=True
-                    )
-                )
+            round_fields, positions = opening_projection(event)
+            seats = [RoundPositionCreate(**values, position=p) for p, values in positions.items()]
             add_positions(session, round_id=row.round_id, seats=seats)
             update_round(
                 session,
                 round_id=row.round_id,
-                changes=RoundUpdate(
-                    wagered_cents=sum(w.main for w in event.wagers.values()),
-                    bonus_wagered_cents=sum(w.big_hand + w.joker_bonus for w in event.wagers.values()),
-                    dice_direction=event.dice_direction.value,
-                    bank_offer=event.bank_offer,
-                    **_bank_columns(event),
-                ),
+                changes=RoundUpdate(**{k: v for k, v in round_fields.items() if k not in _CREATED}),
             )
         return open_round(event), self.rules_for(event)
 
@@ -195,11 +177,14 @@ class RoundRecorder:
         event: Any,
         rules: RoundRules,
         theoretical: Callable[[RoundState], tuple[int, int] | None] | None = None,
+        also: Callable[[Any], None] | None = None,
     ) -> RoundState:
         """Apply ``event`` (refused events raise, nothing written), then store it and its projection.
 
         ``theoretical`` gives a settled round's theoretical win and its variance (cents, cents
-        squared) for the projection, or None when the table's math is not known (then missing)."""
+        squared) for the projection, or None when the table's math is not known (then missing).
+        ``also`` writes more in the same transaction (a request's confirmation with the void it
+        confirms: both are chained, or neither)."""
         new = apply(state, event, rules)
         if isinstance(event, RoundSettled) and event.result is None and new.result is not None:
             # the chain carries the money: every position's outcome, net, commission, bonus
@@ -222,6 +207,8 @@ class RoundRecorder:
                 expect_round_phase(session, round_id=state.round_id, phase=state.phase.value)
             extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
             _project(session, new, event, rules.ranking, extra)
+            if also is not None:  # what must be chained with the event or not at all (approvals.py)
+                also(session)
         return new
 
     def note(self, *, kind: str, actor: str, payload: Mapping[str, Any], round_id: str | None = None) -> None:
@@ -356,7 +343,80 @@ def _project(
     theoretical: tuple[int, int] | None = None,
 ) -> None:
     round_id = state.round_id
+    changes, positions = step_projection(state, event, ranking)
+    if "closed_at" in changes:
+        changes["closed_at"] = _now()
+    if isinstance(event, RoundSettled) and theoretical is not None:
+        # else missing: shown as missing, never as 0 (docs/math.md)
+        changes.update(theoretical_win_cents=theoretical[0], theoretical_variance=theoretical[1])
+    if positions:
+        update_positions(
+            session,
+            round_id=round_id,
+            changes={position: RoundPositionUpdate(**values) for position, values in positions.items()},
+        )
+    update_round(session, round_id=round_id, changes=RoundUpdate(**changes))
+
+
+def opening_projection(event: RoundOpened) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+    """What a round's opening writes to its ``rounds`` row and its ``round_positions`` rows (the
+    banker, each wagering position, the house's own hand against a player's bank): one
+    definition, written by ``RoundRecorder.open`` and compared by ``audit verify``."""
+    round_fields: dict[str, Any] = {
+        "table_id": event.table_id,
+        "number": event.number,
+        "game": _stored_text(event.game),
+        "dealer": event.actor,
+        "wagered_cents": sum(w.main for w in event.wagers.values()),
+        "bonus_wagered_cents": sum(w.big_hand + w.joker_bonus for w in event.wagers.values()),
+        "dice_direction": _stored_text(event.dice_direction),
+        "bank_offer": event.bank_offer,
+        "banker_seat": None,
+        "bank_cents": None,
+        "house_wager_cents": None,
+        "house_share_bp": None,
+        **_bank_columns(event),
+    }
+    positions: dict[int, dict[str, Any]] = {
+        BANKER_POSITION: {
+            "house_hand": False,
+            "wager_cents": 0,
+            "big_hand_bonus_cents": 0,
+            "joker_bonus_cents": 0,
+        }
+    }
+    for position, wager in sorted(event.wagers.items()):
+        positions[position] = {
+            "house_hand": False,
+            "wager_cents": wager.main,
+            "big_hand_bonus_cents": wager.big_hand,
+            "joker_bonus_cents": wager.joker_bonus,
+        }
+    bank = event.bank
+    if bank is not None and bank.house_wager:
+        positions[bank.house_position] = {
+            "house_hand": True,
+            "wager_cents": bank.house_wager,
+            "big_hand_bonus_cents": 0,
+            "joker_bonus_cents": 0,
+        }
+    return round_fields, positions
+
+
+def _stored_text(value: Any) -> Any:
+    return getattr(value, "value", value)  # an enum as the text its column keeps
+
+
+def step_projection(
+    state: RoundState, event: Any, ranking: RankingRules
+) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+    """The columns one accepted round event changes: (``rounds`` columns, ``round_positions``
+    columns by position), computed from the round's state after it (``state``) alone, so that
+    ``audit verify`` derives every projected field a person reads from the chain with this same
+    definition (docs/audit-chain.md, "What verify checks"). ``closed_at`` is given as None: the
+    writer stamps its time; the theoretical win is the writer's (not in the chain)."""
     changes: dict[str, Any] = {"phase": state.phase.value}
+    positions: dict[int, dict[str, Any]] = {}
     if isinstance(event, DiceRolled):
         changes.update(
             die_1=event.faces[0],
@@ -368,62 +428,48 @@ def _project(
     elif isinstance(event, PilesDealt):
         if state.misdeal:
             detail = "; ".join(d.detail for d in state.misdeal)
-            changes.update(
-                misdeal=True, voided=True, void_reason=f"misdeal: {detail}"[:500], closed_at=_now()
-            )
+            changes.update(misdeal=True, voided=True, void_reason=f"misdeal: {detail}"[:500], closed_at=None)
         else:
             assert state.required is not None
             changes["house_way_rule_id"] = state.required.rule_id
             # kept with the round, so its detail reads it instead of setting the hand again
             changes["house_way_required"] = required_projection(state.required)
-            dealt = {
-                position: RoundPositionUpdate(
-                    cards=_hand_text(cards),
-                    seven_card_category=seven_card_category(cards).label,
-                    house_way_rule_id=state.required.rule_id if position == BANKER_POSITION else None,
-                )
+            positions = {
+                position: {
+                    "cards": _hand_text(cards),
+                    "seven_card_category": seven_card_category(cards).label,
+                    "house_way_rule_id": state.required.rule_id if position == BANKER_POSITION else None,
+                }
                 for position, cards in state.hands.items()
             }
-            update_positions(session, round_id=round_id, changes=dealt)
     elif isinstance(event, PlayerSet):
         high, low = parse_cards(event.high), parse_cards(event.low)
-        update_position(
-            session,
-            round_id=round_id,
-            position=event.position,
-            changes=RoundPositionUpdate(
-                high=_hand_text(high), low=_hand_text(low), **_categories(high, low, ranking)
-            ),
-        )
+        positions[event.position] = {
+            "high": _hand_text(high),
+            "low": _hand_text(low),
+            **_categories(high, low, ranking),
+        }
     elif isinstance(event, DealerSet):
         setting = state.dealer_setting
         assert setting is not None
         override = isinstance(event, DealerOverride)
-        update_position(
-            session,
-            round_id=round_id,
-            position=BANKER_POSITION,
-            changes=RoundPositionUpdate(
-                high=_hand_text(setting.high),
-                low=_hand_text(setting.low),
-                override=override,
-                **_categories(setting.high, setting.low, ranking),
-            ),
-        )
+        positions[BANKER_POSITION] = {
+            "high": _hand_text(setting.high),
+            "low": _hand_text(setting.low),
+            "override": override,
+            **_categories(setting.high, setting.low, ranking),
+        }
         if override:
             changes["override"] = True
     elif isinstance(event, RoundSettled):
         result = state.result
         assert result is not None
         money = settled_projection(result)
-        settled = {position: RoundPositionUpdate(**values) for position, values in money.positions.items()}
-        update_positions(session, round_id=round_id, changes=settled)
-        changes.update(money.round, closed_at=_now())
-        if theoretical is not None:  # else missing: shown as missing, never as 0 (docs/math.md)
-            changes.update(theoretical_win_cents=theoretical[0], theoretical_variance=theoretical[1])
+        positions = {position: dict(values) for position, values in money.positions.items()}
+        changes.update(money.round, closed_at=None)
     elif isinstance(event, RoundVoided):
-        changes.update(voided=True, void_reason=event.reason, closed_at=_now())
-    update_round(session, round_id=round_id, changes=RoundUpdate(**changes))
+        changes.update(voided=True, void_reason=event.reason, closed_at=None)
+    return changes, positions
 
 
 @dataclass(frozen=True)

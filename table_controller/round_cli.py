@@ -4,7 +4,11 @@
 The pit's void from the command line, for when the API is down: the same ``round.voided``
 event and ``void`` alert the API writes, through the same table service and its checks (the
 round must be open; a held round may be voided), with the person named by ``--as``, who must
-be an enabled pit user whose key is confirmed. A round whose wagers total more than the table's
+be an enabled pit user whose key is confirmed, and who proves it is them with their own API
+token, exactly as the API asks it: from ``--token-file`` (a file only its owner may read:
+mode 0600 or stricter, owned by the user running the command), from ``TABLE_API_TOKEN``, or
+typed at the prompt. A token that is not ``--as``'s is refused and chained
+(``two-person.refused``, rule ``not-that-person``). A round whose wagers total more than the table's
 ``second_pit_above`` is not voided by one person: ``round void`` stores the request (the
 API's ``approval.requested``) and a second pit user confirms it with ``round confirm SEQ``,
 or through the API; the person who asked is refused (chained). A running daemon notices the
@@ -16,6 +20,9 @@ same person confirming), 2 usage or store problems, 3 requested: waits for a sec
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -26,7 +33,7 @@ from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_st
 from .storage import redacted
 from .storage.errors import StorageError
 from .storage.session import read_snapshot
-from .storage.users import Role, UserNotFoundError, get_user
+from .storage.users import Role, UserNotFoundError, get_user, user_for_token
 
 if TYPE_CHECKING:
     from .service import TableService
@@ -34,9 +41,17 @@ if TYPE_CHECKING:
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["round"].help)
 WAITS = 3  # exit status: the void is requested, a second pit user confirms it
+TOKEN_ENV = "TABLE_API_TOKEN"  # the acting person's API token, when no --token-file is given
 
 ActorOption = Annotated[
     str, typer.Option("--as", help="the pit user who acts (an enabled, confirmed pit user)")
+]
+TokenFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--token-file",
+        help=f"a file holding your API token, readable only by you (else ${TOKEN_ENV} or a prompt)",
+    ),
 ]
 
 
@@ -50,15 +65,55 @@ def _refused(what: str, why: str) -> typer.Exit:
     return typer.Exit(1)
 
 
-def _pit_user(engine: Engine, actor: str, what: str) -> None:
+def read_token(token_file: Path | None) -> str:
+    """The acting person's API token: from ``token_file`` (refused unless only its owner, the
+    user running the command, may read or write it), else ``TABLE_API_TOKEN``, else a prompt."""
+    if token_file is not None:
+        try:
+            facts = token_file.stat()
+            if facts.st_uid != os.getuid() or facts.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+                raise typer.BadParameter(
+                    f"{token_file} may be read by others (mode {stat.filemode(facts.st_mode)}): keep it"
+                    " yours alone (chmod 600)",
+                    param_hint="--token-file",
+                )
+            return token_file.read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise typer.BadParameter(str(error), param_hint="--token-file") from None
+    from_env = os.environ.get(TOKEN_ENV, "").strip()
+    if from_env:
+        return from_env
+    return str(typer.prompt("your API token", hide_input=True)).strip()
+
+
+def _pit_user(engine: Engine, settings: TableSettings, actor: str, token: str, what: str) -> None:
+    """``actor`` is an enabled, confirmed pit user, and ``token`` is theirs (the API's proof)."""
+    from .approvals import refuse
+    from .storage.approvals import TwoPersonRefusedError
+
     try:
         with read_snapshot(engine) as session:
             person = get_user(session, name=actor)
+            holder = user_for_token(session, token=token) if token else None
     except UserNotFoundError:
         raise _refused(what, f"no user {actor!r}") from None
     if person.role is not Role.PIT or person.disabled or not person.confirmed:
         state = ", disabled" if person.disabled else "" if person.confirmed else ", key not confirmed"
         raise _refused(what, f"{actor} is not an enabled pit user (role {person.role.value}{state})")
+    if holder is None or holder.name != actor:
+        error = TwoPersonRefusedError(
+            f"the token given is not {actor}'s: a person acts from the console only as themselves",
+            rule="not-that-person",
+        )
+        refuse(
+            engine,
+            settings.table_id,
+            actor=holder.name if holder is not None else "unknown-token",
+            error=error,
+            round_id=None,
+            claimed=actor,
+        )
+        raise _refused(what, str(error))
 
 
 def _open_service(settings: TableSettings, engine: Engine, what: str) -> TableService:
@@ -77,6 +132,7 @@ def void(
         str, typer.Option("--reason", help="why the round is void, as the audit chain shows it")
     ],
     actor: ActorOption,
+    token_file: TokenFileOption = None,
     data_dir: DataDirOption = None,
     db_url: DbUrlOption = None,
     config: ConfigOption = None,
@@ -89,9 +145,10 @@ def void(
     from .storage.approvals import Approval
 
     what = "round not voided"
+    token = read_token(token_file)
     settings, url, engine = open_command_store(config, data_dir, db_url)
     try:
-        _pit_user(engine, actor, what)
+        _pit_user(engine, settings, actor, token, what)
         if len(reason.strip()) < 3:
             raise _refused(what, "give a reason of at least 3 characters")
         service = _open_service(settings, engine, what)
@@ -108,7 +165,7 @@ def void(
         typer.echo(
             f"void of {done.round_id} requested as {done.seq} by {actor}: its wagers ({done.wagered_cents}"
             f" cents) are above {settings.second_pit_above} cents, so a second pit user confirms it:"
-            f" table-controller round confirm {done.seq} --as NAME"
+            f" table-controller round confirm {done.seq} --as NAME --token-file FILE"
         )
         raise typer.Exit(WAITS)
     typer.echo(f"voided {done.round_id} in {redacted(url)} by {actor}: {reason.strip()}")
@@ -120,6 +177,7 @@ def confirm(
         int, typer.Argument(min=1, help="the request's id (its chain seq), as `round void` printed it")
     ],
     actor: ActorOption,
+    token_file: TokenFileOption = None,
     data_dir: DataDirOption = None,
     db_url: DbUrlOption = None,
     config: ConfigOption = None,
@@ -131,9 +189,10 @@ def confirm(
     from .storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
 
     what = f"request {seq} not confirmed"
+    token = read_token(token_file)
     settings, url, engine = open_command_store(config, data_dir, db_url)
     try:
-        _pit_user(engine, actor, what)
+        _pit_user(engine, settings, actor, token, what)
         service = _open_service(settings, engine, what)
         try:
             done = approvals.confirm(service, seq=seq, actor=actor)

@@ -13,12 +13,12 @@ events of kind ``alert.raised``: they are in the chain like everything else.
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 from sqlalchemy.engine import Engine
@@ -68,6 +68,7 @@ from .storage.open_alerts import OpenAlerts
 from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
+_T = TypeVar("_T")
 
 
 class TableRefused(ValueError):
@@ -143,6 +144,10 @@ class TableService:
         self._record_broken: str | None = None  # what the check found: no round opens
         self._record_check_due: bool | None = None  # a check the store went away under (its ``full``)
         self._record_override: frozenset[str] = frozenset()  # finding keys a pit override covers
+        self._start_unreadable: list[str] = []  # stored rows a start could not read: findings
+        self.code_sha256: str | None = None  # the installed code's hash (record_start)
+        self.code_release: str | None = None  # the signed release's, when one is configured
+        self.code_matches_release: bool | None = None  # None: no release manifest configured
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
@@ -283,11 +288,34 @@ class TableService:
             return round_device_events(self.recorder.engine, self.table_id, round_id)
 
     def recent_device_events(self) -> list[Any]:
-        """The device events already stored, so a re-sent one is not stored twice (journal.py)."""
+        """The device events already stored, so a re-sent one is not stored twice (journal.py).
+        Read at start: a stored row that cannot be read is a finding, not a crash (none known)."""
         from .conductor.journal import recent_device_events
 
         with self._reading("device.events"):
-            return recent_device_events(self.recorder.engine, self.table_id)
+            return self._start_read(
+                "the recent device events",
+                lambda: recent_device_events(self.recorder.engine, self.table_id),
+                [],
+            )
+
+    def _start_read(self, what: str, read: Callable[[], _T], empty: _T) -> _T:
+        """A read of stored rows at start that tolerates a forged value (docs/audit-chain.md, "The
+        daemon checks its record"): a value the store never writes (a time with a zone, a payload
+        that is not JSON) makes it a finding of the record check (no round is dealt until the pit
+        runs on with a chained override) and ``empty`` is used; the daemon never dies of it. An
+        outage is raised as before."""
+        try:
+            return read()
+        except Exception as error:
+            if is_outage(error):
+                raise
+            first = str(error).splitlines()[0][:300] if str(error) else ""
+            line = f"at start, {what} could not be read: {type(error).__name__}: {first}"
+            if line not in self._start_unreadable:
+                self._start_unreadable.append(line)
+            log.error("record.unreadable_at_start", what=what, error=f"{type(error).__name__}: {first}")
+            return empty
 
     @contextmanager
     def _reading(self, what: str) -> Iterator[None]:
@@ -310,10 +338,13 @@ class TableService:
         with a ``round.held`` alert: the daemon keeps running and the pit can void it. The
         store going away meanwhile raises StoreOutage (the conductor waits and resumes again)."""
         with self._lock, self._reading("table.resume"):
-            self._restore_table()
+            if not self._start_read("the table's state", self._restore_table, False):
+                self._table_open = False  # not known: closed until the pit opens it (chained)
+            opened = self._start_read("the last round opened", self.recorder.last_opened, None)
+            found = self._start_read("the open round", self.recorder.resume, None)
+            self._start_read("the people chain's first signature", self._adopt_people, None)
             self._check_record(full=True)
-            self._bank_history = _bank_history(self.recorder.last_opened())
-            found = self.recorder.resume()
+            self._bank_history = _bank_history(opened)
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None
                 return None
@@ -329,7 +360,7 @@ class TableService:
                 self._hold_round(found.failure)
             return self._round
 
-    def _restore_table(self) -> None:
+    def _restore_table(self) -> bool:
         record, opened, misdeals = self.recorder.table_record(self.settings.misdeal_hold_after)
         self._misdeals = misdeals
         if record is not None:
@@ -351,6 +382,7 @@ class TableService:
             faults=sorted(f"{d} {k}" for d, k in self._faults),
             misdeals_in_a_row=self._misdeals,
         )
+        return True
 
     # -- the round's commands ------------------------------------------------------------------
 
@@ -565,12 +597,17 @@ class TableService:
         *,
         confirmed_by: str | None = None,
         round_id: str | None = None,
+        approval: int | None = None,
     ) -> RoundState:
         """The pit lets a deviating setting stand; ``confirmed_by`` the second pit user when the
-        round's wagers needed one, ``round_id`` the round it was asked for (approvals.py)."""
+        round's wagers needed one, ``round_id`` the round it was asked for, ``approval`` the
+        request they confirm, closed in the override's own transaction (approvals.py)."""
         with self._lock:
             self._check_round("dealer.override", round_id)
-            state = self._record(DealerOverride(high=high, low=low, actor=actor, reason=reason))
+            state = self._record(
+                DealerOverride(high=high, low=low, actor=actor, reason=reason),
+                self._confirming(approval, confirmed_by),
+            )
             second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
             self.alert(
                 "override",
@@ -602,12 +639,21 @@ class TableService:
         return state
 
     def void(
-        self, actor: str, reason: str, *, confirmed_by: str | None = None, round_id: str | None = None
+        self,
+        actor: str,
+        reason: str,
+        *,
+        confirmed_by: str | None = None,
+        round_id: str | None = None,
+        approval: int | None = None,
     ) -> RoundState:
-        """The pit voids the open round; ``confirmed_by`` and ``round_id`` as for an override."""
+        """The pit voids the open round; ``confirmed_by``, ``round_id`` and ``approval`` as for
+        an override."""
         with self._lock:
             self._check_round("round.void", round_id)
-            state = self._record(RoundVoided(actor=actor, reason=reason))
+            state = self._record(
+                RoundVoided(actor=actor, reason=reason), self._confirming(approval, confirmed_by)
+            )
             second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
             self.alert(
                 "void",
@@ -619,6 +665,18 @@ class TableService:
             self._held = None
             self._round_done(state)
             return state
+
+    def _confirming(self, approval: int | None, confirmed_by: str | None) -> Callable[[Any], None] | None:
+        """The request's ``approval.confirmed``, written in the transaction of the act it confirms:
+        a store failing between the two can leave neither half-done (docs/api.md, "Two people")."""
+        if approval is None or confirmed_by is None:
+            return None
+        from .storage.approvals import CONFIRMED, close_approval
+
+        def close(session: Any) -> None:
+            close_approval(session, table_id=self.table_id, seq=approval, actor=confirmed_by, kind=CONFIRMED)
+
+        return close
 
     # -- the record: checked, overridden for investigation, anchored (docs/audit-chain.md) -------
 
@@ -661,6 +719,7 @@ class TableService:
         else:
             lines = finding_lines(report)
         self._record_check_due = None
+        lines += self._start_unreadable  # stored rows this start could not read (_start_read)
         if not lines:
             self._record_broken = None
             log.info("record.checked", full=full)
@@ -687,7 +746,7 @@ class TableService:
             self._writable("audit.override")
             with self._reading("audit.override"):
                 report = self.record.check(full=True)
-            lines = finding_lines(report)
+            lines = finding_lines(report) + self._start_unreadable
             if not lines:
                 raise self._refuse("audit.override", "the record is whole: nothing to run on with")
             if len(reason.strip()) < 3:
@@ -705,6 +764,15 @@ class TableService:
             log.warning("record.overridden", actor=actor, reason=reason, findings=len(lines))
             return lines
 
+    def _adopt_people(self) -> None:
+        """record_watch.RecordWatch.adopt_people; a store that does not answer is not a finding."""
+        try:
+            self.record.adopt_people()
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            log.warning("audit.people_not_adopted", error=str(error))
+
     def checkpoint(self, reason: str) -> Any:
         """A signed checkpoint of the table's chain now (None without a key); never raises:
         a checkpoint that cannot be written is logged, play is not stopped for it."""
@@ -715,15 +783,43 @@ class TableService:
             return None
 
     def record_start(self) -> None:
-        """Chain this start with the hash of the installed code (record_watch.code_fingerprint)."""
+        """Chain this start with the hash of the installed code (record_watch.code_fingerprint),
+        compared with the signed release manifest when one is configured (release.py): a
+        mismatch is a ``code-changed`` alert and a finding no round is dealt past until a pit
+        user acknowledges it with the chained record override."""
         from .record_watch import code_fingerprint
+        from .release import check_release
 
         digest, files = code_fingerprint()
-        log.info("daemon.code", code_sha256=digest, files=files)
+        self.code_sha256 = digest
+        audit = self.settings.audit
+        problems: tuple[str, ...] = ()
+        if audit.release_manifest is not None and audit.release_public_key is not None:
+            found = check_release(audit.release_manifest, audit.release_public_key)
+            problems, self.code_release = found.problems, found.release_sha256
+            self.code_matches_release = found.ok
+        log.info("daemon.code", code_sha256=digest, files=files, release_matches=self.code_matches_release)
         try:
-            self._notes([Note("daemon.started", "system", {"code_sha256": digest, "files": files})])
+            self._notes(
+                [
+                    Note(
+                        "daemon.started",
+                        "system",
+                        {"code_sha256": digest, "files": files, "release_sha256": self.code_release},
+                    )
+                ]
+            )
         except Exception:
             log.exception("daemon.start_not_chained")
+        if problems:
+            line = f"code-changed: the installed code {digest} is not the signed release: " + "; ".join(
+                problems[:20]
+            )
+            self._start_unreadable.append(line)
+            log.error("daemon.code_changed", code_sha256=digest, problems=list(problems[:50]))
+            self.alert("code-changed", line[:1000], code_sha256=digest, problems=list(problems[:50]))
+            if self._record_broken is None:  # a start's check names it with the rest (resume)
+                self._record_broken = f"1 finding(s), first: {line}"
 
     # -- the floor (docs/round-lifecycle.md, "Registration and heartbeat") ----------------------
 
@@ -985,7 +1081,7 @@ class TableService:
         if round_id is not None and (not self.in_progress or self._round_id() != round_id):
             raise self._refuse(what, f"it was asked for round {round_id}, which is no longer open")
 
-    def _record(self, event: Any) -> RoundState:
+    def _record(self, event: Any, also: Callable[[Any], None] | None = None) -> RoundState:
         with self._lock:
             self._writable(event.kind)
             if self._round is None or self._round_rules is None:
@@ -997,7 +1093,9 @@ class TableService:
                     RoundHeld,
                 )
             try:
-                self._round = self.recorder.record(self._round, event, self._round_rules, self._theoretical)
+                self._round = self.recorder.record(
+                    self._round, event, self._round_rules, self._theoretical, also=also
+                )
             except TransitionRefused as refused:
                 self._notes(
                     [

@@ -174,11 +174,19 @@ class AuditSettings(BaseModel):
     checkpoint_every_rounds: int = Field(default=100, ge=0, le=100_000)  # 0: at shutdown only
     check_every_rounds: int = Field(default=10, ge=0, le=100_000)  # while playing; 0: at start only
     check_rounds: int = Field(default=50, ge=1, le=100_000)  # newest rounds re-derived by that check
+    # the signed manifest of the release (table-controller audit release) and the public half of
+    # the key IT signs releases with; at start a mismatch is a code-changed finding (release.py)
+    release_manifest: Path | None = None
+    release_public_key: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
     def _key_pair(self) -> AuditSettings:
         if self.key_file is not None and self.public_key is None:
             raise ValueError("audit.key_file needs audit.public_key (its public half) beside it")
+        if self.release_manifest is not None and self.release_public_key is None:
+            raise ValueError(
+                "audit.release_manifest needs audit.release_public_key (IT's signing key) beside it"
+            )
         return self
 
 

@@ -27,7 +27,15 @@ from sqlmodel import Session
 
 from .cli import LAZY_GROUPS
 from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
+from .settings import TableSettings
 from .storage import append_event, redacted, unit_of_work
+from .storage.checkpoints import (
+    Checkpoint,
+    CheckpointKeyError,
+    append_checkpoint_file,
+    load_private_key,
+    sign_people,
+)
 from .storage.errors import InvalidFieldError
 from .storage.users import (
     Role,
@@ -83,11 +91,13 @@ def add(
                 actor=CLI_ACTOR,
                 payload={"name": name, "role": role.value, **scope},
             )
+            signed = _sign_people(settings, session)
     except (UserExistsError, InvalidFieldError, ScopeNotForRoleError) as error:
         typer.echo(f"user not added: {error}", err=True)
         raise typer.Exit(1) from None
     finally:
         engine.dispose()
+    _file_people(settings, signed)
     typer.echo(f"added {name} ({role.value}) to {redacted(url)}; the token is shown this once:", err=True)
     typer.echo(token)
 
@@ -141,7 +151,9 @@ def _change(
                 actor=CLI_ACTOR,
                 payload={"name": name, **payload},
             )
-            return result
+            signed = _sign_people(settings, session)
+        _file_people(settings, signed)
+        return result
     except UserNotFoundError:
         typer.echo(f"no such person: {name}", err=True)
         raise typer.Exit(1) from None
@@ -150,6 +162,34 @@ def _change(
         raise typer.Exit(1) from None
     finally:
         engine.dispose()
+
+
+def _sign_people(settings: TableSettings, session: Session) -> Checkpoint | None:
+    """Sign the people chain's head in the change's transaction with the table's key
+    (``audit.key_file``: run the console as the daemon's user). Without it the change is made
+    but not signed: the table names it at its next check and deals no more until a pit user
+    runs on with a chained override (docs/audit-chain.md, "Anchoring")."""
+    if settings.audit.key_file is None:
+        return None
+    try:
+        key = load_private_key(settings.audit.key_file)
+    except CheckpointKeyError as error:
+        typer.echo(
+            f"warning: the change is not signed ({error}); the table stops at its next check", err=True
+        )
+        return None
+    return sign_people(session, key=key, actor=CLI_ACTOR)
+
+
+def _file_people(settings: TableSettings, signed: Checkpoint | None) -> None:
+    """The people checkpoint appended to the table's checkpoint file, once committed."""
+    if signed is None:
+        return
+    path = settings.audit.checkpoint_file or settings.data_dir / "checkpoints.jsonl"
+    try:
+        append_checkpoint_file(path, signed)
+    except OSError as error:
+        typer.echo(f"warning: checkpoint file {path} not written: {error}", err=True)
 
 
 NameArgument = Annotated[str, typer.Argument(help="the person's name")]

@@ -17,18 +17,25 @@ from table_controller.storage.users import disable_user
 runner = CliRunner()
 
 
+TOKENS: dict[str, str] = {}
+
+
 def _table(tmp_path):
     engine = open_store(sqlite_url(tmp_path))
     with unit_of_work(engine) as session:
-        add_user(session, name="bob", role="pit")
-        add_user(session, name="ann", role="dealer")
-        add_user(session, name="pat", role="pit")
+        for name, role in (("bob", "pit"), ("ann", "dealer"), ("pat", "pit")):
+            TOKENS[name] = add_user(session, name=name, role=role)
         disable_user(session, name="pat")
     return engine
 
 
-def _void(tmp_path, *args):
-    return runner.invoke(app, ["round", "void", "--data-dir", str(tmp_path), *args])
+def _void(tmp_path, *args, token: str | None = None):
+    """``round void`` proving the person named by ``--as`` with their own token (by default)."""
+    name = args[args.index("--as") + 1]
+    proof = token if token is not None else TOKENS.get(name, "no-such-token")
+    return runner.invoke(
+        app, ["round", "void", "--data-dir", str(tmp_path), *args], env={"TABLE_API_TOKEN": proof}
+    )
 
 
 def test_the_pit_voids_a_held_round_from_the_command_line(tmp_path):
@@ -62,6 +69,32 @@ def test_only_an_enabled_pit_user_may_void_and_only_an_open_round(tmp_path):
     assert _void(tmp_path, "--reason", "x", "--as", "bob").exit_code == 1  # a reason too short
     with read_snapshot(engine) as session:
         assert not [e for e in list_events(session, table_id="table-1") if e.kind == "round.voided"]
+    engine.dispose()
+
+
+def test_the_console_proves_the_person_with_their_own_token(tmp_path):
+    """``--as`` alone proves nothing: the token must be the named person's (docs/api.md, "Two people")."""
+    engine = _table(tmp_path)
+    TableService(TableSettings(data_dir=tmp_path), engine).open_round({3: Wager(main=2500)}, actor="ann")
+    posing = _void(tmp_path, "--reason", "posing as bob", "--as", "bob", token=TOKENS["ann"])
+    assert posing.exit_code == 1 and "the token given is not bob's" in posing.output
+    unknown = _void(tmp_path, "--reason", "a guessed token", "--as", "bob", token="guess")
+    assert unknown.exit_code == 1 and "the token given is not bob's" in unknown.output
+    with read_snapshot(engine) as session:
+        events = list_events(session, table_id="table-1")
+    refused = [(e.actor, json.loads(e.payload)["rule"]) for e in events if e.kind == "two-person.refused"]
+    assert refused == [("ann", "not-that-person"), ("unknown-token", "not-that-person")]
+    assert "round.voided" not in [e.kind for e in events]
+    # a token file others may read is refused before anything is read from the store
+    loose = tmp_path / "bob.token"
+    loose.write_text(TOKENS["bob"])
+    loose.chmod(0o644)
+    args = ["round", "void", "--data-dir", str(tmp_path), "--reason", "from a file", "--as", "bob"]
+    result = runner.invoke(app, [*args, "--token-file", str(loose)], env={"TABLE_API_TOKEN": ""})
+    assert result.exit_code == 2 and "token-file" in result.output
+    loose.chmod(0o600)
+    result = runner.invoke(app, [*args, "--token-file", str(loose)], env={"TABLE_API_TOKEN": ""})
+    assert result.exit_code == 0, result.output
     engine.dispose()
 
 

@@ -13,7 +13,14 @@ from sqlmodel import Session
 
 from ..storage.checkpoints import chained_checkpoints
 from ..storage.reports import THEORY_FIELDS, band_of, period_sums
-from .models.reports import CSV_COLUMNS, BankerLine, ReportCheckpoint, ReportLine, ReportPublic
+from .models.reports import (
+    CSV_CHECKPOINT_COLUMNS,
+    CSV_COLUMNS,
+    BankerLine,
+    ReportCheckpoint,
+    ReportLine,
+    ReportPublic,
+)
 
 _TOTALLED = (
     "rounds",
@@ -113,7 +120,9 @@ def report(
         per_dealer=per_dealer,
         per_banker=[BankerLine(**line) for line in sums.per_banker],
         checkpoints=[
-            ReportCheckpoint(seq=item.seq, hash=item.hash, at=item.at, reason=item.reason)
+            ReportCheckpoint(
+                seq=item.seq, hash=item.hash, at=item.at, reason=item.reason, signature=item.signature
+            )
             for _, item in chained_checkpoints(session, table_id=table_id, start=start, end=end)
             if not isinstance(item, str)
         ],
@@ -121,11 +130,17 @@ def report(
 
 
 def report_csv(found: ReportPublic) -> str:
-    """The report as CSV: one header line, then the total, each game, each position."""
+    """The report as CSV: one header line, then the total, each game, each position, each
+    dealer, and each signed checkpoint written in the period (scope ``checkpoint``), as the
+    JSON report carries them."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow((*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS))
+    empty = [""] * len(CSV_CHECKPOINT_COLUMNS)
     for line in (found.total, *found.per_game, *found.per_position, *found.per_dealer):
         values = line.model_dump()
-        writer.writerow(["" if values[name] is None else values[name] for name in CSV_COLUMNS])
+        writer.writerow(["" if values[name] is None else values[name] for name in CSV_COLUMNS] + empty)
+    for item in found.checkpoints:
+        money = ["checkpoint"] + [""] * (len(CSV_COLUMNS) - 1)
+        writer.writerow([*money, item.seq, item.hash, item.at, item.reason, item.signature])
     return out.getvalue()

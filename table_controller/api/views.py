@@ -22,6 +22,7 @@ from ..table_stops import Stop, why_not_dealing
 from .models.table import (
     AlertPublic,
     BankingPublic,
+    CodePublic,
     DeckCheckPublic,
     DeviceHealthPublic,
     DeviceIdentityPublic,
@@ -198,6 +199,13 @@ def table_state(service: TableService, session: Session | None) -> TableStatePub
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),
         banking=banking_view(service),
+        code=None
+        if service.code_sha256 is None
+        else CodePublic(
+            sha256=service.code_sha256,
+            release_sha256=service.code_release,
+            matches_release=service.code_matches_release,
+        ),
     )
 
 

@@ -33,14 +33,21 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from sqlalchemy import select
 from sqlmodel import Session
 
-from .audit import append_event, lock_table
+from .audit import append_event, head_of_chain, lock_table
 from .chain import check_hash, check_table_id, format_timestamp
 from .models import Event
+from .people import PEOPLE_CHAIN, PERSON_KINDS
+from .rules_store import EVIDENCE_CHAIN
+from .shifts import FLOOR_CHAIN
 
 _EVENTS = Event.__table__  # type: ignore[attr-defined]  # typed columns for the queries
 
 SIGNED_FORMAT: Final = "paigow-checkpoint-v1"
 CHECKPOINT_KIND: Final = "audit.checkpoint"
+# The store's own chains a table's checkpoint signs with its own (docs/audit-chain.md, "Anchoring").
+# The people chain is signed when a person changes (sign_people) and re-signed with the others
+# only while its every person event is already signed, so a forged tail is never signed over.
+STORE_CHAINS: Final = (PEOPLE_CHAIN, EVIDENCE_CHAIN, FLOOR_CHAIN)
 
 
 class CheckpointKeyError(ValueError):
@@ -175,6 +182,67 @@ def write_checkpoint(
     return checkpoint
 
 
+def sign_chains(
+    session: Session, *, key: Ed25519PrivateKey, table_id: str, reason: str, actor: str = "system"
+) -> list[Checkpoint]:
+    """Sign the table's head and the head of each of the store's own chains that exists, each
+    checkpoint chained in the chain it signs (the table's first). The people chain is left out
+    while person events stand after its newest signed checkpoint (``unanchored_people``): those
+    are for the check to name, never for a checkpoint to cover."""
+    signed = [write_checkpoint(session, key=key, table_id=table_id, reason=reason, actor=actor)]
+    public = public_key_hex(key)
+    for chain in STORE_CHAINS:
+        if head_of_chain(session, table_id=chain) is None:
+            continue
+        if chain == PEOPLE_CHAIN and unanchored_people(session, public_key=public):
+            continue
+        signed.append(write_checkpoint(session, key=key, table_id=chain, reason=reason, actor=actor))
+    return signed
+
+
+def sign_people(session: Session, *, key: Ed25519PrivateKey, actor: str) -> Checkpoint | None:
+    """Sign the people chain's head in the transaction of a change to a person (the console's
+    and the API's, with the table's key): a person event is trusted once signed."""
+    if head_of_chain(session, table_id=PEOPLE_CHAIN) is None:
+        return None
+    return write_checkpoint(session, key=key, table_id=PEOPLE_CHAIN, reason="people-changed", actor=actor)
+
+
+def unanchored_people(session: Session, *, public_key: str) -> list[tuple[int, str, str]]:
+    """(seq, kind, name) of each person event after the people chain's newest checkpoint that
+    verifies with ``public_key``: changes to people no key signed (a forged ``user.added``
+    appended with a correct hash and head is one). Empty when no checkpoint of people was ever
+    chained: a store from before people were signed, adopted once (``sign_people``)."""
+    newest = None
+    for _seq, item in chained_checkpoints(session, table_id=PEOPLE_CHAIN):
+        if isinstance(item, Checkpoint) and item.table_id == PEOPLE_CHAIN and verifies(item, public_key):
+            newest = item.seq if newest is None else max(newest, item.seq)
+    if newest is None:
+        return []
+    rows = session.execute(
+        select(_EVENTS.c.seq, _EVENTS.c.kind, _EVENTS.c.payload)
+        .where(
+            _EVENTS.c.table_id == PEOPLE_CHAIN,
+            _EVENTS.c.seq > newest,
+            _EVENTS.c.kind.in_(sorted(PERSON_KINDS)),
+        )
+        .order_by(_EVENTS.c.seq)
+    )
+    found = []
+    for seq, kind, payload in rows:
+        try:
+            name = str(json.loads(payload).get("name"))
+        except (ValueError, AttributeError):
+            name = "?"
+        found.append((seq, kind, name))
+    return found
+
+
+def people_signed(session: Session) -> bool:
+    """True when a checkpoint of the people chain was ever chained (signed or not)."""
+    return bool(chained_checkpoints(session, table_id=PEOPLE_CHAIN))
+
+
 def append_checkpoint_file(path: Path, checkpoint: Checkpoint) -> None:
     """One line appended (and flushed to disk) to the checkpoint file; never rewritten."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -262,9 +330,39 @@ def check_checkpoints(
     return problems
 
 
+def unchained_checkpoints(
+    session: Session, *, checkpoints: Iterable[Checkpoint], public_key: str
+) -> list[tuple[str, str]]:
+    """(where, what is wrong) for each checkpoint of a file, signed by the key, that its chain
+    does not hold as an ``audit.checkpoint`` event (each checkpoint is chained in the chain it
+    signs): the event was removed or renamed and the chain re-hashed after it, which the hash at
+    the signed seq alone cannot show for the newest checkpoint."""
+    held: dict[str, set[str]] = {}
+    problems: list[tuple[str, str]] = []
+    for checkpoint in checkpoints:
+        if not verifies(checkpoint, public_key):
+            continue  # named as forged by check_checkpoints
+        if checkpoint.table_id not in held:
+            held[checkpoint.table_id] = {
+                item.signature
+                for _seq, item in chained_checkpoints(session, table_id=checkpoint.table_id)
+                if isinstance(item, Checkpoint)
+            }
+        if checkpoint.signature not in held[checkpoint.table_id]:
+            problems.append(
+                (
+                    f"checkpoint of table {checkpoint.table_id} at seq {checkpoint.seq} ({checkpoint.at})",
+                    "in the checkpoint file but no longer in its chain (its audit.checkpoint event was"
+                    " removed or renamed)",
+                )
+            )
+    return problems
+
+
 __all__ = [
     "CHECKPOINT_KIND",
     "SIGNED_FORMAT",
+    "STORE_CHAINS",
     "Checkpoint",
     "CheckpointKeyError",
     "append_checkpoint_file",
@@ -273,9 +371,14 @@ __all__ = [
     "generate_key_file",
     "load_private_key",
     "load_public_key",
+    "people_signed",
     "public_key_hex",
     "read_checkpoint_file",
+    "sign_chains",
+    "sign_people",
     "signed_bytes",
+    "unanchored_people",
+    "unchained_checkpoints",
     "verifies",
     "write_checkpoint",
 ]

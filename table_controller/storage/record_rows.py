@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import select
-from sqlmodel import Session, col
+from sqlalchemy import Text, select, type_coerce
+from sqlmodel import Session, SQLModel, col
 
-from .models import Round, RoundPosition
+from .audit import stored_time_text
+from .models import Round, RoundPosition, UTCDateTime
 from .rules_store import Evidence
 from .users import User
 
@@ -49,4 +50,33 @@ def evidence_rows(session: Session) -> list[Evidence]:
     return list(session.execute(select(Evidence)).scalars())
 
 
-__all__ = ["evidence_rows", "round_projections", "user_rows"]
+def unreadable_times(session: Session) -> list[tuple[str, str, str, str]]:
+    """(table, row key, column, stored text) of every stored time outside ``events`` that is not
+    a time the store writes (SQLite keeps times as text: ``YYYY-MM-DD HH:MM:SS.ffffff``, UTC).
+
+    A forged text (a zone, a suffix) would stop every ORM read of its row; the whole check of
+    the record names it here instead, by its table and key (docs/audit-chain.md, "Strict
+    verification"). ``events`` rows are named by the chain's own walk (audit.verify_chain).
+    On PostgreSQL a ``timestamptz`` holds no text: nothing to find."""
+    if session.get_bind().dialect.name != "sqlite":
+        return []
+    found: list[tuple[str, str, str, str]] = []
+    for table in sorted(SQLModel.metadata.tables.values(), key=lambda t: t.name):
+        times = [c for c in table.columns if isinstance(c.type, UTCDateTime)]
+        if table.name == "events" or not times:
+            continue
+        keys = list(table.primary_key.columns)
+        raw = [type_coerce(c, Text).label(c.name) for c in times]
+        for row in session.execute(select(*keys, *raw)):
+            key = "/".join(str(value) for value in row[: len(keys)])
+            for column, text in zip(times, row[len(keys) :], strict=True):
+                if text is None:
+                    continue
+                try:
+                    stored_time_text(text)
+                except ValueError:
+                    found.append((table.name, key, column.name, str(text)))
+    return found
+
+
+__all__ = ["evidence_rows", "round_projections", "unreadable_times", "user_rows"]

@@ -3,14 +3,16 @@ checkpoints, and the pit's override of a broken record (docs/api.md, docs/audit-
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 from pathlib import Path
 
 from sqlalchemy import text
 
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.shipped import CONFIG_DIR
-from table_controller.storage.checkpoints import generate_key_file
+from table_controller.storage.checkpoints import Checkpoint, generate_key_file, verifies
 
 from ..storage.helpers import tamper
 from .conftest import WAGERS, make_api, play_round
@@ -57,8 +59,32 @@ def test_the_checkpoints_are_served_with_their_signatures_checked(engine, tmp_pa
         shift = {"start": "2000-01-01T00:00:00Z", "end": "2100-01-01T00:00:00Z"}
         report = api.get("/api/reports/shift", role="surveillance", params=shift).json()
         assert report["checkpoints"] == [
-            {"seq": signed.seq, "hash": signed.hash, "at": signed.at, "reason": "shift-end"}
+            {
+                "seq": signed.seq,
+                "hash": signed.hash,
+                "at": signed.at,
+                "reason": "shift-end",
+                "signature": signed.signature,
+            }
         ]
+        # and so does its CSV: one line of scope "checkpoint", whose signature verifies
+        rows = list(
+            csv.DictReader(
+                io.StringIO(api.get("/api/reports/shift.csv", role="surveillance", params=shift).text)
+            )
+        )
+        [line] = [row for row in rows if row["scope"] == "checkpoint"]
+        carried = Checkpoint(
+            table_id="t1",
+            seq=int(line["checkpoint_seq"]),
+            hash=line["checkpoint_hash"],
+            at=line["checkpoint_at"],
+            reason=line["checkpoint_reason"],
+            signature=line["checkpoint_signature"],
+            public_key=public,
+        )
+        assert carried == signed and verifies(carried, public)
+        assert line["house_result_cents"] == ""  # no money on a checkpoint's line
         earlier = {"start": "2000-01-01T00:00:00Z", "end": "2000-01-02T00:00:00Z"}
         assert api.get("/api/reports/shift", role="surveillance", params=earlier).json()["checkpoints"] == []
 

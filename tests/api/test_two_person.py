@@ -242,8 +242,7 @@ def test_the_command_line_void_of_a_large_round_waits_for_round_confirm(tmp_path
     engine = open_store(sqlite_url(tmp_path))
     try:
         with unit_of_work(engine) as session:
-            for name in ("bob", "pia"):
-                add_user(session, name=name, role="pit")
+            tokens = {name: add_user(session, name=name, role="pit") for name in ("bob", "pia")}
             add_user(session, name="ann", role="dealer")
         settings = TableSettings(table_id="t1", data_dir=tmp_path, second_pit_above=3000)
         TableService(settings, engine).open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="ann")
@@ -251,19 +250,31 @@ def test_the_command_line_void_of_a_large_round_waits_for_round_confirm(tmp_path
         config.write_text('table_id = "t1"\nsecond_pit_above = 3000\n')
         common = ["--data-dir", str(tmp_path), "--config", str(config)]
         runner = CliRunner()
-        asked = runner.invoke(cli_app, ["round", "void", "--reason", "wrong wagers", "--as", "bob", *common])
+        as_bob, as_pia = ({"TABLE_API_TOKEN": tokens[name]} for name in ("bob", "pia"))
+        asked = runner.invoke(
+            cli_app, ["round", "void", "--reason", "wrong wagers", "--as", "bob", *common], env=as_bob
+        )
         assert asked.exit_code == 3, asked.output
         with read_snapshot(engine) as session:
             [request] = [e for e in list_events(session, table_id="t1") if e.kind == "approval.requested"]
         assert f"round confirm {request.seq}" in asked.output
-        same = runner.invoke(cli_app, ["round", "confirm", str(request.seq), "--as", "bob", *common])
+        same = runner.invoke(
+            cli_app, ["round", "confirm", str(request.seq), "--as", "bob", *common], env=as_bob
+        )
         assert same.exit_code == 1 and "second pit user" in same.output
-        done = runner.invoke(cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common])
+        # the person who asked, claiming to be the second pit user with their own token: refused
+        posing = runner.invoke(
+            cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common], env=as_bob
+        )
+        assert posing.exit_code == 1 and "the token given is not pia's" in posing.output
+        done = runner.invoke(
+            cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common], env=as_pia
+        )
         assert done.exit_code == 0, done.output
         with read_snapshot(engine) as session:
             kinds = [(e.kind, e.actor) for e in list_events(session, table_id="t1")]
             assert verify_chain(session).ok
-        assert ("two-person.refused", "bob") in kinds
+        assert kinds.count(("two-person.refused", "bob")) == 2  # confirming their own, posing as pia
         assert ("round.voided", "bob") in kinds and ("approval.confirmed", "pia") in kinds
     finally:
         engine.dispose()
@@ -354,7 +365,7 @@ def test_the_command_line_refuses_a_pit_user_whose_key_waits_for_a_second_admin(
     engine = open_store(sqlite_url(tmp_path))
     try:
         with unit_of_work(engine) as session:
-            add_user(session, name="gus", role="pit", keyed_by="dee", confirmed=False)
+            token = add_user(session, name="gus", role="pit", keyed_by="dee", confirmed=False)
             add_user(session, name="ann", role="dealer")
         settings = TableSettings(table_id="t1", data_dir=tmp_path)
         TableService(settings, engine).open_round({3: Wager(main=2500)}, actor="ann")
@@ -374,6 +385,7 @@ def test_the_command_line_refuses_a_pit_user_whose_key_waits_for_a_second_admin(
                 "--config",
                 str(config),
             ],
+            env={"TABLE_API_TOKEN": token},
         )
         assert refused.exit_code == 1 and "key not confirmed" in refused.output
         with read_snapshot(engine) as session:
@@ -424,3 +436,40 @@ def test_second_pit_users_confirming_at_once_do_it_once(engine):
         kinds = [e.kind for e in list_events(session, table_id="t1")]
         assert verify_chain(session).ok
     assert kinds.count("round.voided") == 1 and kinds.count("approval.confirmed") == 1
+
+
+def test_a_confirmed_void_whose_confirmation_the_store_cannot_take_is_not_half_done(engine, monkeypatch):
+    """The store fails as the request's ``approval.confirmed`` is written: the void is not chained
+    either (one transaction), the request stays open, and once the store is back the same
+    confirmation does both (docs/api.md, "Two people")."""
+    from table_controller import approvals
+    from table_controller.service import StoreOutage
+    from table_controller.storage import approvals as stored_approvals
+    from table_controller.storage.errors import StoreUnavailableError
+
+    service = TableService(TableSettings(table_id="t1", second_pit_above=3000), engine)
+    service.resume()
+    state = service.open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="ann")
+    request = approvals.void(service, actor="bob", reason="wrong wagers")
+    assert not hasattr(request, "phase")  # a request, nothing voided yet
+
+    def store_gone(*args, **kwargs):
+        raise StoreUnavailableError("the database went away")
+
+    monkeypatch.setattr(stored_approvals, "close_approval", store_gone)
+    with pytest.raises(StoreOutage):
+        approvals.confirm(service, seq=request.seq, actor="pia")
+
+    def kinds() -> list[str]:
+        with read_snapshot(engine) as session:
+            return [e.kind for e in list_events(session, table_id="t1", round_id=state.round_id)]
+
+    assert "round.voided" not in kinds() and "approval.confirmed" not in kinds()
+    monkeypatch.undo()
+    assert service.retry_store()
+    assert service.in_progress  # the round is still open, the request still waits
+    done = approvals.confirm(service, seq=request.seq, actor="pia")
+    assert done.phase.value == "void"
+    assert kinds().count("round.voided") == 1 and kinds().count("approval.confirmed") == 1
+    with read_snapshot(engine) as session:
+        assert verify_chain(session).ok

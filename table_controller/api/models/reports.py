@@ -34,6 +34,15 @@ CSV_COLUMNS = (
     "band_high_cents",
     "outside_band",
 )
+# A checkpoint of the period is one more line of the CSV (scope ``checkpoint``) with these columns
+# filled, the money columns empty: the file stays one table (docs/audit-chain.md, "Anchoring").
+CSV_CHECKPOINT_COLUMNS = (
+    "checkpoint_seq",
+    "checkpoint_hash",
+    "checkpoint_at",
+    "checkpoint_reason",
+    "checkpoint_signature",
+)
 
 
 class ReportLine(BaseModel):
@@ -102,6 +111,9 @@ class ReportCheckpoint(BaseModel):
     hash: str = Field(description="the chain head it signs: hash")
     at: str
     reason: str
+    signature: str = Field(
+        default="", description="Ed25519, hex, over the signed bytes of docs/audit-chain.md"
+    )
 
 
 class ReportPublic(BaseModel):

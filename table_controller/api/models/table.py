@@ -362,6 +362,16 @@ class ReadLagPublic(BaseModel):
     words: str = Field(description="the lag in words, for a banner")
 
 
+class CodePublic(BaseModel):
+    """The code the controller runs (docs/audit-chain.md, "The code that runs")."""
+
+    sha256: str = Field(description="the SHA-256 of the installed package's files, chained at each start")
+    release_sha256: str | None = Field(
+        None, description="the signed release manifest's; null: none configured"
+    )
+    matches_release: bool | None = Field(None, description="null when no release manifest is configured")
+
+
 class PositionsPublic(BaseModel):
     """The table's positions as game/deal.py defines them (000_f88fa0f023e5142c.txt,
     004_60e2fc6346e3399b.txt): the pages tell the banker's row and build the wager inputs from
@@ -402,6 +412,7 @@ class TableStatePublic(PositionsPublic):
         description="set when the alerts shown were read from a replica (read_db_url): how far behind it "
         "is; null when read from the primary",
     )
+    code: CodePublic | None = Field(None, description="the running code's hash and its release's")
 
 
 def _setting(setting: Any) -> SettingPublic | None:

@@ -21,6 +21,7 @@ from ...approvals import refuse
 from ...service import TableService
 from ...storage import append_event, redacted
 from ...storage.approvals import TwoPersonRefusedError
+from ...storage.checkpoints import sign_people
 from ...storage.session import unit_of_work
 from ...storage.users import (
     NAME_MAX,
@@ -81,6 +82,8 @@ def _audit(session: Session, service: TableService, who: Principal, kind: str, *
     append_event(
         session, table_id=service.table_id, round_id=None, kind=kind, actor=who.name, payload=payload
     )
+    if service.record.key is not None:  # signed as it is made (docs/audit-chain.md, "Anchoring")
+        sign_people(session, key=service.record.key, actor=who.name)
 
 
 @router.get("/users", response_model=list[UserPublic], responses=responses(), tags=["admin"])

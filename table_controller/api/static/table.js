@@ -76,6 +76,7 @@ function render(state) {
   fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
     el("div", {}, cards(way.setting.high), " | ", cards(way.setting.low))) : "");
   renderHolds(state);
+  renderCode(state.code);
   fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
   renderDevices(state.devices);
   updateCommands(state);
@@ -83,6 +84,18 @@ function render(state) {
 
 // Who clears a reason the table is not dealing (table_stops.py's ClearedBy).
 const WHO_CLEARS = { automatic: "nobody needs to act", pit: "a pit user", "at-the-machine": "the dealer or a technician at the machine" };
+
+// The code the controller runs (docs/audit-chain.md, "The code that runs"): its hash, and whether
+// it is the signed release.
+function renderCode(code) {
+  if (!code) {
+    fill("code");
+    return;
+  }
+  const release = code.matches_release === null ? "no signed release configured"
+    : code.matches_release ? "the signed release" : `NOT the signed release (${code.release_sha256 || "unreadable"})`;
+  fill("code", `Code ${code.sha256}: ${release}.`);
+}
 
 // What stops play, in words (docs/round-lifecycle.md, "When things go wrong"): the store away,
 // a round held for the pit, the table held after misdeals with its deck check.
