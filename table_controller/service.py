@@ -344,6 +344,9 @@ class TableService:
             found = self._start_read("the open round", self.recorder.resume, None)
             self._start_read("the people chain's first signature", self._adopt_people, None)
             self._check_record(full=True)
+            # the check found the store away: the start waits for it and resumes again, before
+            # any device is started (a device's journal write would meet the outage raw)
+            self._writable("table.resume")
             self._bank_history = _bank_history(opened)
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None

@@ -425,13 +425,13 @@ class FaultMachine(RuleBasedStateMachine):
         if point != "now" and self.table.daemon is not None:
             self._catch(point)
         people = self.enabled_pit()
-        asked = self.table.console("round", "void", "--reason", "voided from the console", "--as", people[0])
+        asked = self.table.console("round", "void", "--reason", "voided from the console", person=people[0])
         self.note(f"  {asked}")
         if asked.code == 3:
             seq = re.search(r"requested as (\d+)", asked.out)
             assert seq is not None, str(asked)
             if confirm == "console":
-                done = self.table.console("round", "confirm", seq.group(1), "--as", people[1])
+                done = self.table.console("round", "confirm", seq.group(1), person=people[1])
                 self.note(f"  {done}")
                 if done.code == 0:
                     self.voided_by_console.append(asked.out.split()[2])

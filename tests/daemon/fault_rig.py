@@ -304,15 +304,18 @@ class Rig:
 
     # -- the console --------------------------------------------------------------------------
 
-    def console(self, *argv: str, timeout: float = 60.0) -> Console:
-        """``table-controller ARGV`` with the daemon's store, as a process of its own."""
+    def console(self, *argv: str, person: str | None = None, timeout: float = 60.0) -> Console:
+        """``table-controller ARGV`` with the daemon's store, as a process of its own; acting as
+        ``person`` (``--as``) with that person's token, as the console asks (round_cli.py)."""
         self.consoles += 1
         out = self.folder / f"console-{self.consoles}.out"
         err = self.folder / f"console-{self.consoles}.err"
-        full = [*argv, *self.store.args]
-        process = _forkserver().Process(
-            target=_run_cli, args=(full, {**os.environ, **self.env}, str(REPO), str(err), str(out))
-        )
+        acting = [] if person is None else ["--as", person]
+        env = {**os.environ, **self.env}
+        if person is not None:
+            env["TABLE_API_TOKEN"] = self.tokens[person]
+        full = [*argv, *acting, *self.store.args]
+        process = _forkserver().Process(target=_run_cli, args=(full, env, str(REPO), str(err), str(out)))
         process.start()
         process.join(timeout)
         if process.exitcode is None:

@@ -21,15 +21,16 @@ from .processes import REPO
 from .rig import alerts, build, devices, phase_of, round_row, running, until
 
 
-async def _console_void(engine, reason: str) -> tuple[int, str]:
+async def _console_void(engine, reason: str, token: str) -> tuple[int, str]:
     """``table-controller round void`` as its own process (the event loop, and so the daemon's
-    conductor, goes on meanwhile): its exit status and standard error."""
+    conductor, goes on meanwhile), acting as bob with bob's token (the console proves the
+    person, docs/audit-chain.md): its exit status and standard error."""
     url = engine.url.render_as_string(hide_password=False)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *["-m", "table_controller", "round", "void", "--reason", reason, "--as", "bob", "--db-url", url],
         cwd=REPO,
-        env={**os.environ, "TABLE_TABLE_ID": "t1"},
+        env={**os.environ, "TABLE_TABLE_ID": "t1", "TABLE_API_TOKEN": token},
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -38,13 +39,14 @@ async def _console_void(engine, reason: str) -> tuple[int, str]:
     return process.returncode, stderr.decode()
 
 
-def _pit_user(engine) -> None:
+def _pit_user(engine) -> str:
+    """bob, a pit user: his API token."""
     with unit_of_work(engine) as session:
-        add_user(session, name="bob", role="pit")
+        return add_user(session, name="bob", role="pit")
 
 
 async def test_a_console_void_of_a_held_round_frees_it_and_the_auto_dealer_plays_on(engine, monkeypatch):
-    _pit_user(engine)
+    token = _pit_user(engine)
     devs = devices()
     try:
         table = build(engine, devs)
@@ -58,7 +60,7 @@ async def test_a_console_void_of_a_held_round_frees_it_and_the_auto_dealer_plays
             await until(lambda: service.held is not None)
             round_id = service.round.round_id
             monkeypatch.undo()
-            code, stderr = await _console_void(engine, "held round, voided from the console")
+            code, stderr = await _console_void(engine, "held round, voided from the console", token)
             assert code == 0, stderr
             await until(lambda: table.conductor.voided == 1, timeout=10)  # noticed without a restart
             assert service.held is None or service.round.round_id != round_id
@@ -72,7 +74,7 @@ async def test_a_console_void_of_a_held_round_frees_it_and_the_auto_dealer_plays
 
 
 async def test_a_console_void_of_a_round_waiting_for_the_dealer_ends_it_here(engine):
-    _pit_user(engine)
+    token = _pit_user(engine)
     devs = devices()
     try:
         table = build(engine, devs, auto=False)  # dealt by the devices, set by a person
@@ -80,7 +82,7 @@ async def test_a_console_void_of_a_round_waiting_for_the_dealer_ends_it_here(eng
         async with running(table):
             service.open_round({3: Wager(main=2500)}, "dealer-ann")
             await until(lambda: phase_of(table) == "players-setting", timeout=15)
-            code, stderr = await _console_void(engine, "voided from the console")
+            code, stderr = await _console_void(engine, "voided from the console", token)
             assert code == 0, stderr
             await until(lambda: phase_of(table) == "void", timeout=5)  # its look every second
             assert why_not_dealing(service) == ()
