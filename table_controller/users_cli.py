@@ -37,6 +37,7 @@ from .storage.checkpoints import (
     sign_people,
 )
 from .storage.errors import InvalidFieldError
+from .storage.floor import floor_tables, known_table_ids
 from .storage.users import (
     Role,
     ScopeNotForRoleError,
@@ -45,6 +46,7 @@ from .storage.users import (
     UserPublic,
     add_user,
     disable_user,
+    get_user,
     list_users,
     rotate_token,
     set_scope,
@@ -82,17 +84,11 @@ def add(
     scope = {k: v for k, v in (("pit", pit), ("table_id", table)) if v is not None}
     try:
         with unit_of_work(engine) as session:
+            _known_table(session, settings, table)
             token = add_user(session, name=name, role=role, keyed_by=CLI_ACTOR, pit=pit, table_id=table)
-            append_event(
-                session,
-                table_id=settings.table_id,
-                round_id=None,
-                kind="user.added",
-                actor=CLI_ACTOR,
-                payload={"name": name, "role": role.value, **scope},
-            )
+            _chain_at_table(session, settings, "user.added", {"name": name, "role": role.value, **scope})
             signed = _sign_people(settings, session)
-    except (UserExistsError, InvalidFieldError, ScopeNotForRoleError) as error:
+    except (UserExistsError, InvalidFieldError, ScopeNotForRoleError, UnknownTableError) as error:
         typer.echo(f"user not added: {error}", err=True)
         raise typer.Exit(1) from None
     finally:
@@ -142,26 +138,53 @@ def _change(
     settings, _, engine = open_command_store(config, data_dir, db_url)
     try:
         with unit_of_work(engine) as session:
+            _known_table(session, settings, payload.get("table_id"))
             result = change(session)
-            append_event(
-                session,
-                table_id=settings.table_id,
-                round_id=None,
-                kind=kind,
-                actor=CLI_ACTOR,
-                payload={"name": name, **payload},
-            )
+            _chain_at_table(session, settings, kind, {"name": name, **payload})
             signed = _sign_people(settings, session)
         _file_people(settings, signed)
         return result
     except UserNotFoundError:
         typer.echo(f"no such person: {name}", err=True)
         raise typer.Exit(1) from None
-    except (InvalidFieldError, ScopeNotForRoleError) as error:
+    except (InvalidFieldError, ScopeNotForRoleError, UnknownTableError, AlreadyDoneError) as error:
         typer.echo(f"not changed: {error}", err=True)
         raise typer.Exit(1) from None
     finally:
         engine.dispose()
+
+
+class UnknownTableError(ValueError):
+    """A dealer scoped to a table this store does not know (a typo would lock them out)."""
+
+
+class AlreadyDoneError(ValueError):
+    """The change asked for is already the person's state (nothing is chained)."""
+
+
+def _known_table(session: Session, settings: TableSettings, table_id: str | None) -> None:
+    """Refuse a table the store does not know: a floor's registered tables and every table that
+    has written to its chain, or, on a single table's store, that table itself."""
+    if table_id is None:
+        return
+    known = known_table_ids(session)
+    if not floor_tables(session):
+        known |= {settings.table_id}
+    if table_id not in known:
+        listed = ", ".join(sorted(known)) or "none"
+        raise UnknownTableError(f"no table {table_id} in this store (its tables: {listed})")
+
+
+def _chain_at_table(session: Session, settings: TableSettings, kind: str, payload: dict[str, Any]) -> None:
+    """The console's change in this table's chain too (the people chain has it already). On a
+    floor's store, whose registry does not list this table, it is not chained there: the floor
+    has no such table, and a stray chain would be a table nobody runs."""
+    registered = {row.table_id for row in floor_tables(session)}
+    if registered and settings.table_id not in registered:
+        return
+    append_event(
+        session, table_id=settings.table_id, round_id=None, kind=kind, actor=CLI_ACTOR, payload=payload
+    )
 
 
 def _sign_people(settings: TableSettings, session: Session) -> Checkpoint | None:
@@ -205,6 +228,8 @@ def disable(
     """Refuse the person's token from now on (their open live streams end within a second)."""
 
     def disabled(session: Session) -> None:
+        if get_user(session, name=name).disabled:
+            raise AlreadyDoneError(f"{name} is already disabled")
         disable_user(session, name=name, actor=CLI_ACTOR)
 
     _change(config, data_dir, db_url, name, "user.disabled", disabled)

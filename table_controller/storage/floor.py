@@ -24,7 +24,8 @@ from sqlmodel import Session, col
 from .alerts import ACKNOWLEDGED, RAISED, Acknowledgement, Alert
 from .fixed_read import FixedRead
 from .floor_tables import FloorTable
-from .models import Event, EventPublic
+from .checkpoints import STORE_CHAINS
+from .models import ChainHead, Event, EventPublic
 from .reports import ROUNDS, _count, _settled_only, _theory_columns
 
 # today's sums per table, by name (integer cents; the theoretical win None when no round has one)
@@ -80,6 +81,15 @@ def floor_tables(session: Session, *, pit: str | None = None) -> list[FloorTable
     if pit is None:
         return [FloorTableRow(*row) for row in _ALL_TABLES.rows(session, {})]
     return [FloorTableRow(*row) for row in _PIT_TABLES.rows(session, {"pit": pit})]
+
+
+def known_table_ids(session: Session) -> frozenset[str]:
+    """Every table this store knows: the floor's registered tables and every table that has
+    written to its chain (a single table's store has no registry). The store's own chains (the
+    people, the evidence, the floor's) are not tables."""
+    registered = session.execute(select(_TABLES.c.table_id)).scalars()
+    chains = session.execute(select(ChainHead.__table__.c.table_id)).scalars()  # type: ignore[attr-defined]
+    return frozenset(registered) | (frozenset(chains) - frozenset(STORE_CHAINS))
 
 
 def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, LatestRound]:

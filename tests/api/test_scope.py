@@ -146,7 +146,9 @@ def test_the_console_scopes_people_and_lists_their_scope(engine):
     def run(*args: str):
         return runner.invoke(users_app, [*args, *where], env={"TABLE_TABLE_ID": "t9"})
 
-    assert run("add", "ann", "--role", "dealer", "--table", "t1").exit_code == 0
+    unknown = run("add", "ann", "--role", "dealer", "--table", "t1")  # a typo would lock ann out
+    assert unknown.exit_code == 1 and "no table t1 in this store (its tables: t9)" in unknown.stderr
+    assert run("add", "ann", "--role", "dealer", "--table", "t9").exit_code == 0
     assert run("add", "bob", "--role", "pit").exit_code == 0
     assert run("add", "cy", "--role", "surveillance").exit_code == 0
     refused = run("add", "dan", "--role", "dealer", "--pit", "pit-a")
@@ -154,12 +156,14 @@ def test_the_console_scopes_people_and_lists_their_scope(engine):
 
     assert run("scope", "bob", "--pit", "pit-a").exit_code == 0
     assert run("list").stdout.splitlines() == [
-        "ann\tdealer\tenabled\tkey confirmed\ttable t1",
+        "ann\tdealer\tenabled\tkey confirmed\ttable t9",
         "bob\tpit\tenabled\tkey confirmed\tpit pit-a",
         "cy\tsurveillance\tenabled\tkey confirmed",  # unscoped: no fifth column
     ]
     assert run("scope", "ann", "--clear").exit_code == 0
-    wrong = run("scope", "cy", "--table", "t1")
+    unknown = run("scope", "ann", "--table", "PG-33")
+    assert unknown.exit_code == 1 and "not changed: no table PG-33 in this store" in unknown.stderr
+    wrong = run("scope", "cy", "--table", "t9")
     assert wrong.exit_code == 1 and "surveillance sees every table and takes no scope" in wrong.stderr
     assert run("scope", "bob", "--pit", "pit-a", "--clear").exit_code == 2  # one of the three
     assert run("scope", "bob").exit_code == 2
@@ -174,7 +178,7 @@ def test_the_console_scopes_people_and_lists_their_scope(engine):
             if e.kind in ("user.added", "user.scope-changed")
         ]
     assert at_table == [
-        ("user.added", "admin-cli", {"name": "ann", "role": "dealer", "table_id": "t1"}),
+        ("user.added", "admin-cli", {"name": "ann", "role": "dealer", "table_id": "t9"}),
         ("user.added", "admin-cli", {"name": "bob", "role": "pit"}),
         ("user.added", "admin-cli", {"name": "cy", "role": "surveillance"}),
         ("user.scope-changed", "admin-cli", {"name": "bob", "pit": "pit-a", "table_id": None}),
