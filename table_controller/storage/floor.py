@@ -22,9 +22,9 @@ from sqlalchemy import and_, bindparam, func, or_, select
 from sqlmodel import Session, col
 
 from .alerts import ACKNOWLEDGED, RAISED, Acknowledgement, Alert
+from .checkpoints import STORE_CHAINS
 from .fixed_read import FixedRead
 from .floor_tables import FloorTable
-from .checkpoints import STORE_CHAINS
 from .models import ChainHead, Event, EventPublic
 from .reports import ROUNDS, _count, _settled_only, _theory_columns
 
