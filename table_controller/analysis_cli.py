@@ -40,13 +40,15 @@ from .analysis.par_sheet import build_par_sheet
 from .analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
 from .analysis.simulate import STRATEGIES, sim_params, simulate
 from .analysis.table import analysed_table
-from .cli import LAZY_GROUPS
+from .cli import HELP_MARKUP, LAZY_GROUPS
 from .game.cards import Game
 from .game.house_way import load_house_way
 from .game.paytables import PayTableError
 from .game.progressive import ProgressiveError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["analyze"].help)
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["analyze"].help
+)
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="table settings TOML (default: the shipped one)")

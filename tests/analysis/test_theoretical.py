@@ -115,9 +115,7 @@ def test_table_math_is_computed_once_and_read_from_its_cache(tmp_path: Path, mon
     way = load_house_way(settings.house_way)
     keys = np.unique(keys_of_masks(masks.ravel()))  # the lookup of these hands only (fast)
     lookup = build_lookup(way, rules.ranking, pattern_list=[pattern_of_key(k) for k in keys])
-    lookup.save(
-        cache_path(cache, way.name, sha256_file(house_way_path(settings.house_way)), rules.ranking)
-    )
+    lookup.save(cache_path(cache, way.name, sha256_file(house_way_path(settings.house_way)), rules.ranking))
     first = table_math(settings, rounds=rounds, seed=seed)
     assert len(list(cache.glob("table-math-*.json"))) == 1
     again = table_math(settings, rounds=rounds, seed=seed)
