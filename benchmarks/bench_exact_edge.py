@@ -1,7 +1,8 @@
 """Exact house edge: the wall time of the whole count against pair-by-pair brute force, same run.
 
 Run: ``python -m benchmarks.bench_exact_edge`` (``--game G --way W --workers N``; the lookup
-is read from, or built into, ``--cache-dir``, default ``var/analysis``, and not counted).
+is read from, or built into, ``--cache-dir``, default the machine's analysis cache (docs/math.md),
+and not counted).
 
 - exact: ``exact.count_pairs`` over the full deck (53 cards: 8,250,459,031,214,400 ordered
   pairs of disjoint hands), from the lookup already read, numba compiled beforehand on a
@@ -33,7 +34,13 @@ if __package__ in (None, ""):
 from table_controller.analysis.exact import DealerRules, count_pairs
 from table_controller.analysis.exact_brute import brute_force_compiled, deck_hands
 from table_controller.analysis.exact_classes import Deck
-from table_controller.analysis.lookup import SettingLookup, get_lookup, hand_keys, keys_of_masks
+from table_controller.analysis.lookup import (
+    SettingLookup,
+    default_cache_dir,
+    get_lookup,
+    hand_keys,
+    keys_of_masks,
+)
 from table_controller.analysis.provenance import house_way_path, sha256_file
 from table_controller.analysis.simulate import deal
 from table_controller.game.cards import Game
@@ -77,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--way", default="house-way-002")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--sample", type=int, default=4_000_000, help="pairs for the brute-force rate")
-    parser.add_argument("--cache-dir", type=Path, default=Path("var/analysis"))
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir())
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
     rules = TableRules(game=Game(args.game))

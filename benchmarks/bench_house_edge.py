@@ -1,7 +1,7 @@
 """House-edge simulation speed: rounds per second against the per-hand engine, same run.
 
 Run: ``python -m benchmarks.bench_house_edge`` (``--rounds N --workers W --game G``; the
-lookup is read from, or built into, ``--cache-dir``, default ``var/analysis``).
+lookup is read from, or built into, ``--cache-dir``, default the machine's analysis cache, docs/math.md).
 
 - simulation: ``simulate`` (deal, key, look up, settle in numpy; every core), on the
   table's house way, player by the house way; steady state (the lookup already built and
@@ -26,7 +26,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from table_controller.analysis.lookup import get_lookup
+from table_controller.analysis.lookup import default_cache_dir, get_lookup
 from table_controller.analysis.provenance import house_way_path, sha256_file
 from table_controller.analysis.simulate import sim_params, simulate
 from table_controller.game.cards import Game
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--game", choices=[g.value for g in Game], default=Game.STANDARD.value)
     parser.add_argument("--way", default="house-way-002")
-    parser.add_argument("--cache-dir", type=Path, default=Path("var/analysis"))
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir())
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
     game, rules = Game(args.game), TableRules(game=Game(args.game))

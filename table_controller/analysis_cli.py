@@ -35,18 +35,20 @@ from rich.progress import (
 from .analysis.exact import cached_exact_edge
 from .analysis.exact_render import exact_rows, exact_table
 from .analysis.fortune_render import fortune_rows, fortune_sections, fortune_tables
-from .analysis.lookup import LoadedLookup, get_lookup
+from .analysis.lookup import LoadedLookup, default_cache_dir, get_lookup
 from .analysis.par_sheet import build_par_sheet
 from .analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
 from .analysis.simulate import STRATEGIES, sim_params, simulate
 from .analysis.table import analysed_table
-from .cli import LAZY_GROUPS
+from .cli import HELP_MARKUP, LAZY_GROUPS
 from .game.cards import Game
 from .game.house_way import load_house_way
 from .game.paytables import PayTableError
 from .game.progressive import ProgressiveError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["analyze"].help)
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["analyze"].help
+)
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="table settings TOML (default: the shipped one)")
@@ -186,7 +188,11 @@ def house_edge(
         int, typer.Option("--wager", min=1, help="main wager in cents (the commission rounds on it)")
     ] = 2500,
     cache_dir: Annotated[
-        Path | None, typer.Option("--cache-dir", help="lookup cache (default DATA_DIR/analysis)")
+        Path | None,
+        typer.Option(
+            "--cache-dir",
+            help="the analysis cache (default the machine's, the daemon's too: docs/math.md)",
+        ),
     ] = None,
     rebuild: Annotated[
         bool, typer.Option("--rebuild", help="rebuild the house-way lookup (and the exact counts)")
@@ -214,7 +220,7 @@ def house_edge(
     table = analysed_table(config, game, house_way)
     err = _stderr()
     way = load_house_way(table.house_way)
-    folder = cache_dir or (table.settings.data_dir / "analysis")
+    folder = cache_dir or default_cache_dir()
     with _progress("building the house-way lookup", err.is_terminal) as progress:
         loaded = get_lookup(
             way, table.provenance.house_way.sha256, table.rules.ranking, folder, rebuild, progress

@@ -32,7 +32,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, Final, NamedTuple
 
 import structlog
 import typer
@@ -91,8 +91,16 @@ class _Commands(TyperGroup):
             self.listing = False
 
 
+# Help texts are docstrings wrapped at the source's width: read as Markdown, a paragraph is
+# re-wrapped to the terminal's (rich's default mode keeps every source line break)
+HELP_MARKUP: Final = "markdown"
+
 app = typer.Typer(
-    cls=_Commands, no_args_is_help=True, add_completion=False, help="Pai Gow Poker table controller."
+    cls=_Commands,
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=HELP_MARKUP,
+    help="Pai Gow Poker table controller.",
 )
 log = structlog.get_logger()
 
@@ -213,7 +221,12 @@ def house_way(
     _run(cards, batch, answer)
 
 
-audit_app = typer.Typer(no_args_is_help=True, add_completion=False, help="The tamper-evident audit chain.")
+audit_app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=HELP_MARKUP,
+    help="The tamper-evident audit chain.",
+)
 app.add_typer(audit_app, name="audit")
 
 
@@ -355,14 +368,14 @@ def floor_command(
 ) -> None:
     """Serve the floor: the pit and surveillance terminals for every table (docs/floor.md).
 
-    Prints ``floor listening on URL`` once the port is bound.
+    Prints "floor listening on URL" once the port is bound.
 
     Exit status:
 
     0: a stop asked for (SIGTERM, SIGINT);
 
-    1: the store could not be opened (database unreachable, schema not at this version's revision),
-    or the workers kept dying;
+    1: the store could not be opened (database unreachable, schema not at this version's
+    revision), or the workers kept dying;
 
     2: a bad configuration (every bad setting is named), or an address it cannot listen on.
     """
@@ -454,7 +467,7 @@ def audit_keygen_command(
     ],
 ) -> None:
     """Make the Ed25519 key pair that signs checkpoints: the private key to the file (mode 0600),
-    the public half printed for the configuration's [audit] public_key (docs/audit-chain.md)."""
+    the public half printed for public_key in the configuration's audit section (docs/audit-chain.md)."""
     from .storage.checkpoints import generate_key_file
 
     try:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from sqlalchemy.engine import Engine
 
-from .cli import LAZY_GROUPS
+from .cli import HELP_MARKUP, LAZY_GROUPS
 from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 from .storage import redacted
 from .storage.errors import StorageError
@@ -39,7 +39,9 @@ if TYPE_CHECKING:
     from .service import TableService
     from .settings import TableSettings
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["round"].help)
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["round"].help
+)
 WAITS = 3  # exit status: the void is requested, a second pit user confirms it
 TOKEN_ENV = "TABLE_API_TOKEN"  # the acting person's API token, when no --token-file is given
 
@@ -174,7 +176,7 @@ def void(
 @app.command("confirm")
 def confirm(
     seq: Annotated[
-        int, typer.Argument(min=1, help="the request's id (its chain seq), as `round void` printed it")
+        int, typer.Argument(min=1, help="the request's id (its chain seq), as round void printed it")
     ],
     actor: ActorOption,
     token_file: TokenFileOption = None,

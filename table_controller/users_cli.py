@@ -25,7 +25,7 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session
 
-from .cli import LAZY_GROUPS
+from .cli import HELP_MARKUP, LAZY_GROUPS
 from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 from .settings import TableSettings
 from .storage import append_event, redacted, unit_of_work
@@ -52,7 +52,9 @@ from .storage.users import (
     set_scope,
 )
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=LAZY_GROUPS["users"].help)
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["users"].help
+)
 CLI_ACTOR = "admin-cli"
 
 PitOption = Annotated[
@@ -244,7 +246,7 @@ def rotate_key(
     config: ConfigOption = None,
 ) -> None:
     """Give the person a new token, printed once (the old one stops at once; the person is
-    enabled again). From the console the key is confirmed at once, as with ``add``."""
+    enabled again). From the console the key is confirmed at once, as with add."""
     token = _change(
         config, data_dir, db_url, name, "user.key-rotated", lambda session: rotate_token(session, name=name)
     )

@@ -204,3 +204,36 @@ def test_the_collector_runs_again_after_an_import_that_fails():
         assert gc.isenabled()
     finally:
         gc.unfreeze()  # this test process's objects go back to the collector
+
+
+def _commands(command, path=()):
+    """Every command of the tree, the lazy groups imported (``LAZY_GROUPS``)."""
+    import typer
+
+    yield path, command
+    if hasattr(command, "list_commands"):
+        ctx = typer.main.get_command(app).make_context("table-controller", [], resilient_parsing=True)
+        for name in command.list_commands(ctx):
+            yield from _commands(command.get_command(ctx, name), (*path, name))
+
+
+def test_every_help_text_reads_as_prose_at_the_terminals_width():
+    """No literal backticks, and each paragraph of a command's text on one line of a wide
+    terminal: the source's line breaks are not the reader's (cli.HELP_MARKUP)."""
+    import inspect
+    import re
+
+    import typer
+
+    checked = 0
+    for path, command in _commands(typer.main.get_command(app)):
+        shown = runner.invoke(app, [*path, "--help"], terminal_width=400, env={"COLUMNS": "400"})
+        assert shown.exit_code == 0, (path, shown.output)
+        assert "`" not in shown.output, (path, [line for line in shown.output.splitlines() if "`" in line])
+        lines = [" ".join(line.strip(" │").split()) for line in shown.output.splitlines()]
+        for paragraph in inspect.cleandoc(command.help or "").split("\n\n")[1:]:
+            words = " ".join(paragraph.split())
+            if len(words) < 300 and not re.search(r"[`*_\[]", words):
+                assert words in lines, (path, words)
+        checked += 1
+    assert checked >= 21  # the whole tree, its lazy groups too

@@ -292,7 +292,10 @@ def build_lookup(
 
 
 def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/table-controller`` (default ``~/.cache/table-controller``)."""
+    """The one analysis cache of the machine (docs/math.md, "Where the math is kept"):
+    ``$XDG_CACHE_HOME/table-controller`` (default ``~/.cache/table-controller``). The daemon,
+    the API and ``table-controller analysis`` read and build the same files there: each is keyed
+    by the content it was built from, so tables and commands share it safely."""
     import os
 
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")

@@ -42,7 +42,7 @@ from ..game.paytables import Bonus, PayTable
 from ..game.table_rules import TableRules
 from ..settings import TableSettings
 from .enumerate7 import count_seven_card_hands
-from .lookup import SettingLookup, engine_sha256, get_lookup, keys_of_masks
+from .lookup import SettingLookup, default_cache_dir, engine_sha256, get_lookup, keys_of_masks
 from .par_sheet import BonusMath, big_hand_math, joker_bonus_math
 from .provenance import Provenance, load_paytable_ref, paytable_path, provenance
 from .simulate import chunks, deal
@@ -272,10 +272,6 @@ def math_key(prov: Provenance, rules: TableRules, rounds: int, seed: int) -> str
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
-def default_math_dir(settings: TableSettings) -> Path:
-    return settings.data_dir / "analysis"
-
-
 @dataclass(frozen=True)
 class _MathFile:
     """Where a configuration's math is cached, and what names it."""
@@ -290,7 +286,7 @@ class _MathFile:
     def of(cls, settings: TableSettings, cache_dir: Path | None, rounds: int, seed: int) -> _MathFile:
         rules = settings.table_rules()
         prov = table_provenance(settings, rules)
-        folder = cache_dir or default_math_dir(settings)
+        folder = cache_dir or default_cache_dir()
         key = math_key(prov, rules, rounds, seed)
         return cls(rules, prov, key, folder, folder / f"table-math-{key[:24]}.json")
 

@@ -104,20 +104,21 @@ def test_the_simulated_pairs_of_positions_are_settled_as_the_game_core(tmp_path:
     assert (joint_counts(lookup, rules, rounds, seed) == expected).all()
 
 
-def test_table_math_is_computed_once_and_read_from_its_cache(tmp_path: Path) -> None:
+def test_table_math_is_computed_once_and_read_from_its_cache(tmp_path: Path, monkeypatch) -> None:
+    """In the machine's one analysis cache, the daemon's and the commands' (docs/math.md)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     settings = load_settings()
+    cache = tmp_path / "table-controller"
     rules, rounds, seed = settings.table_rules(), 3000, 5
     rng = np.random.Generator(np.random.SFC64(np.random.SeedSequence([seed, 0])))
     masks = deal(rng, rounds, rules.game.deck_size, hands=3)
     way = load_house_way(settings.house_way)
     keys = np.unique(keys_of_masks(masks.ravel()))  # the lookup of these hands only (fast)
     lookup = build_lookup(way, rules.ranking, pattern_list=[pattern_of_key(k) for k in keys])
-    lookup.save(
-        cache_path(tmp_path, way.name, sha256_file(house_way_path(settings.house_way)), rules.ranking)
-    )
-    first = table_math(settings, cache_dir=tmp_path, rounds=rounds, seed=seed)
-    assert len(list(tmp_path.glob("table-math-*.json"))) == 1
-    again = table_math(settings, cache_dir=tmp_path, rounds=rounds, seed=seed)
+    lookup.save(cache_path(cache, way.name, sha256_file(house_way_path(settings.house_way)), rules.ranking))
+    first = table_math(settings, rounds=rounds, seed=seed)
+    assert len(list(cache.glob("table-math-*.json"))) == 1
+    again = table_math(settings, rounds=rounds, seed=seed)
     assert again == first
     assert sum(map(sum, first.joint)) == 1 and first.joint[0][2] == first.joint[2][0]  # both orders
     assert F(1, 100) < first.main_edge() < F(5, 100)  # 2.6% in the long run (docs/math.md), 3,000 rounds
