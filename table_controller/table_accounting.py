@@ -409,7 +409,8 @@ def reconcile_day(
         kept = store.record_reconciliation(
             session, reconciliation=found.reconciliation, account=found.account, reconciled_by=reconciled_by
         )
-        return found, kept
+        kept_all = store.reconciliations_of(session, table_id=desk.table_id, day=day, shift=shift)
+        return replace(found, reconciled=kept_all), kept
 
     def store_lock(session: Session) -> None:
         from .storage.audit import lock_table

@@ -26,7 +26,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
-def _id() -> sa.Column:  # type: ignore[type-arg]
+def _id() -> sa.Column[int]:
     return sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True)
 
 
