@@ -190,6 +190,25 @@ class AuditSettings(BaseModel):
         return self
 
 
+class AccountingSettings(BaseModel):
+    """The table's accounting (docs/accounting.md, "Storage, API and pages"): where the gaming day
+    starts (local wall-clock time in ``time_zone``), the chips in use (cents) and the variance
+    (absolute cents) above which a reconciled day raises an alert to the pit and surveillance."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gaming_day_starts: str = Field(default="06:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+    denominations: tuple[Cents, ...] = (100, 500, 2_500, 10_000, 50_000, 100_000, 500_000)
+    alert_above_cents: Cents = Field(default=0, ge=0)
+
+    @field_validator("denominations")
+    @classmethod
+    def _denominations(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value or any(d <= 0 for d in value) or list(value) != sorted(set(value)):
+            raise ValueError("denominations: positive whole cents, ascending, each once")
+        return value
+
+
 def flags_env_toml(
     settings_cls: type[BaseSettings],
     init_settings: PydanticBaseSettingsSource,
@@ -269,6 +288,7 @@ class TableSettings(BaseSettings):
     # a void or a dealer override of a round whose wagers total more than this (cents) waits for a
     # second pit user's confirmation (docs/api.md, "Two people")
     second_pit_above: Cents = Field(default=200_000, ge=0)
+    accounting: AccountingSettings = AccountingSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -35,6 +35,7 @@ from .errors import install_error_handlers
 from .read_lag import install_read_lag
 from .roles import roles_for
 from .routers import (
+    accounting,
     admin,
     alerts,
     analysis,
@@ -89,6 +90,7 @@ ROUTERS = (
     me.router,
     analysis.router,
     audit.router,
+    accounting.router,
 )
 
 
@@ -139,6 +141,7 @@ def create_app(
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub
     install_error_handlers(app)
+    accounting.install_accounting_errors(app)
     for router in (round.open_round_router(settings), *ROUTERS):
         document_roles(router)
         app.include_router(router)

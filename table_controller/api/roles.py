@@ -25,6 +25,8 @@ class Permission(enum.StrEnum):
     DEVICE_FRAMES = "device-frames"  # the raw device events
     ADMIN = "admin"  # configuration, user keys
     CONFIRM = "confirm"  # confirm or cancel another pit user's void or override request (two people)
+    ACCOUNT = "account"  # the table's accounting: counts, slips, drop, variance lines, reconcile a day
+    SIGN = "sign"  # the second signature of a count (the dealer) or a slip's delivery (the table's signer)
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -41,6 +43,8 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.DEVICE_FRAMES: frozenset({_S}),
         Permission.ADMIN: frozenset({_A}),
         Permission.CONFIRM: frozenset({_P}),
+        Permission.ACCOUNT: frozenset({_P}),
+        Permission.SIGN: frozenset({_D, _P}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""
@@ -54,6 +58,8 @@ CHANGES_STATE = frozenset(
         Permission.OPEN_CLOSE,
         Permission.ADMIN,
         Permission.CONFIRM,
+        Permission.ACCOUNT,
+        Permission.SIGN,
     }
 )
 

@@ -10,6 +10,7 @@ as ``append_event`` + a projection update inside one ``unit_of_work``.
 (0 whole, 1 a broken link named, 2 the store could not be checked).
 """
 
+from . import accounting as accounting  # its tables are part of the schema (migration 0008)
 from .audit import (
     BreakKind,
     ChainBreak,

@@ -406,7 +406,7 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
     sign_in(browser, base, api.tokens["surveillance"])
     wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
     assert command_forms(browser) == {} and browser.find_elements(By.TAG_NAME, "form") == []
-    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis"]
+    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis", "Accounting"]
     browser.get(f"{base}/ui/alerts.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     assert browser.find_elements(By.TAG_NAME, "form") == []  # no acknowledge either

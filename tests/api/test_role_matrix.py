@@ -66,10 +66,29 @@ MATRIX = {
     ("GET", "/api/analysis/today"): (AUDIT, {"params": {"tz": "America/Los_Angeles"}}),
     ("GET", "/api/audit/checkpoints"): (AUDIT, {}),
     ("POST", "/api/audit/override"): ({P}, {"json": {"reason": "investigating the record"}}),
+    ("POST", "/api/accounting/counts"): (
+        {P},
+        {"json": {"kind": "opener", "chips": {"2500": 4}, "dealer": "ann"}},
+    ),
+    ("POST", "/api/accounting/counts/{count_id}/sign"): ({D, P}, {}),
+    ("POST", "/api/accounting/slips"): ({P}, {"json": {"kind": "fill", "chips": {"2500": 4}}}),
+    ("GET", "/api/accounting/slips/{number}"): (AUDIT, {}),
+    ("POST", "/api/accounting/slips/{number}/deliver"): ({D, P}, {"json": {"runner": "Rex"}}),
+    ("POST", "/api/accounting/slips/{number}/void"): ({P}, {"json": {"reason": "asked twice"}}),
+    ("POST", "/api/accounting/slips/{number}/void/confirm"): ({P}, {}),
+    ("POST", "/api/accounting/drop"): ({P}, {"json": {"kind": "cash", "amount_cents": 100}}),
+    ("POST", "/api/accounting/drop/count-file"): (
+        {P},
+        {"content": "gaming_day,table_id,shift,kind,amount,reference\n2024-05-01,t1,,cash,1.00,box\n"},
+    ),
+    ("POST", "/api/accounting/lines"): ({P}, {"json": {"name": "tips", "amount_cents": -100}}),
+    ("POST", "/api/accounting/day/reconcile"): ({P}, {"json": {}}),
+    ("GET", "/api/accounting/day"): (AUDIT, {}),
+    ("GET", "/api/accounting/day.csv"): (AUDIT, {}),
 }
 # Operations every authenticated person may call: never a 403, and (no parameters) never a 422.
 ANY_ROLE = {("GET", "/api/me")}
-PATH_VALUES = {"position": "3", "round_id": "t1-1", "seq": "1", "name": "zed"}
+PATH_VALUES = {"position": "3", "round_id": "t1-1", "seq": "1", "name": "zed", "count_id": "1", "number": "1"}
 CHANGES = {"POST"}
 
 
