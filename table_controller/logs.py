@@ -8,7 +8,9 @@ Logs go to standard error; standard output stays free for command results.
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import sys
 from typing import Literal
 
@@ -62,3 +64,22 @@ def configure_logging(fmt: LogFormat = "auto", level: str = "INFO") -> None:
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
         cache_logger_on_first_use=False,
     )
+
+
+_DRIVER_PREFIX = re.compile(r"^\((?:[\w.]+)\)\s*")  # SQLAlchemy's "(psycopg.OperationalError) "
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def error_text(error: BaseException) -> str:
+    """What went wrong as a person reads it in an alert, a hold or a page: the error's own
+    message (its first line, at most 200 characters), never a Python class name (the log line
+    carries the class and the traceback). An error without a message is named in words:
+    ``RoundClosedError()`` -> ``round closed``."""
+    lines = str(error).strip().splitlines()
+    first = _DRIVER_PREFIX.sub("", lines[0]).strip()[:200] if lines else ""
+    if isinstance(error, json.JSONDecodeError):  # its message alone does not say what was wrong
+        return f"not JSON ({first})"
+    if first:
+        return first
+    name = type(error).__name__.removesuffix("Error").removesuffix("Exception")
+    return _CAMEL.sub(" ", name).lower() or "an unexpected failure"

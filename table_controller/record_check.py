@@ -26,6 +26,7 @@ from typing import Any, Final, TypeVar
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
 
+from .logs import error_text
 from .pinned_rules import PinnedRules
 from .recorder import opening_projection, required_projection, step_projection
 from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
@@ -384,8 +385,7 @@ def _tolerant(unreadable: list[Finding], what: str, read: Callable[[], _T], empt
     except Exception as error:
         if is_outage(error):
             raise
-        first = str(error).splitlines()[0][:300] if str(error) else ""
-        unreadable.append(Finding(what, f"a stored value cannot be read: {type(error).__name__}: {first}"))
+        unreadable.append(Finding(what, f"a stored value cannot be read: {error_text(error)}"))
         return empty
 
 

@@ -37,6 +37,8 @@ from .game.banking import (
 )
 from .game.cards import Game
 from .game.deal import counts_toward_hold
+from .game.money import format_cents
+from .logs import error_text
 from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed, rules_from_snapshot
 from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
@@ -264,9 +266,10 @@ class TableService:
         self._band_alerted = day
         self.alert(
             "outside-band",
-            f"today's result {found.actual_cents} cents is outside its 95% band "
-            f"{found.low_cents}..{found.high_cents} cents around the theoretical win "
-            f"{found.theoretical_cents} cents ({found.rounds} rounds)",
+            f"today's result {format_cents(found.actual_cents)} is outside its 95% band "
+            f"{format_cents(found.low_cents)} to {format_cents(found.high_cents)} around the "
+            f"theoretical win {format_cents(found.theoretical_cents)} "
+            f"({found.rounds} round{'' if found.rounds == 1 else 's'})",
             day=day,
             actual_cents=found.actual_cents,
             theoretical_cents=found.theoretical_cents,
@@ -311,7 +314,7 @@ class TableService:
             if is_outage(error):
                 raise
             first = str(error).splitlines()[0][:300] if str(error) else ""
-            line = f"at start, {what} could not be read: {type(error).__name__}: {first}"
+            line = f"at start, {what} could not be read: {error_text(error)}"
             if line not in self._start_unreadable:
                 self._start_unreadable.append(line)
             log.error("record.unreadable_at_start", what=what, error=f"{type(error).__name__}: {first}")
@@ -718,7 +721,7 @@ class TableService:
                 log.warning("record.check_deferred", full=full, error=f"{type(error).__name__}: {error}")
                 return
             log.exception("record.check_failed")  # a record that cannot be read back is a broken one
-            lines = [f"the record could not be checked: {type(error).__name__}: {error}"]
+            lines = [f"the record could not be checked: {error_text(error)}"]
         else:
             lines = finding_lines(report)
         self._record_check_due = None
@@ -838,7 +841,7 @@ class TableService:
         try:
             self._register(self._floor_started, self._floor_started)
         except Exception as error:
-            self._floor_failing = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            self._floor_failing = error_text(error)
             log.error("floor.register_failed", error=self._floor_failing)
 
     def _register(self, now: datetime, started_at: datetime) -> None:
@@ -882,7 +885,7 @@ class TableService:
             if not found:
                 self._register(now, self._floor_started or now)
         except Exception as error:
-            failing = f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+            failing = error_text(error)
             if self._floor_failing is None:
                 log.warning("floor.heartbeat_failed", error=failing, outage=is_outage(error))
             self._floor_failing = failing
@@ -1129,7 +1132,7 @@ class TableService:
                     self._stale_round = True
                     raise self._store_lost(event.kind, error) from error
                 # a failure inside the round (the game core could not settle it...): hold it
-                self._hold_round(f"{event.kind}: {type(error).__name__}: {error}")
+                self._hold_round(f"{event.kind}: {error_text(error)}")
                 raise self._refuse(
                     event.kind, f"round {self._round.round_id} is held: {error}", RoundHeld
                 ) from error
@@ -1281,9 +1284,7 @@ class TableService:
 
     def _store_went_away(self, error: BaseException) -> None:
         if self._outage is None:
-            self._outage = Outage(
-                since=now_iso(), error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
-            )
+            self._outage = Outage(since=now_iso(), error=error_text(error))
             log.error("store.unavailable", error=self._outage.error)
 
     def _store_lost(self, what: str, error: BaseException) -> StoreOutage:

@@ -117,7 +117,7 @@ def test_a_failure_inside_settlement_holds_the_round_and_the_pit_can_void_it(eng
         service.settle()
     assert service.held and "the settlement table is corrupt" in service.held
     [held] = [a for a in alerts(engine) if a["alert"] == "round.held"]
-    assert "RuntimeError: the settlement table is corrupt" in held["detail"]
+    assert "the settlement table is corrupt" in held["detail"] and "RuntimeError" not in held["detail"]
     with pytest.raises(RoundHeld, match="only a pit void"):
         service.settle()
     state = service.void("pit-bob", "settlement failed: held round")

@@ -80,3 +80,7 @@ def test_a_day_outside_its_band_raises_one_alert(engine):
         outside["low_cents"],
         outside["high_cents"],
     ) == (-2375, 0, 0, 0)
+    assert outside["detail"] == (  # what the pit reads: dollars, never cents
+        "today's result -$23.75 is outside its 95% band $0.00 to $0.00 around the theoretical win "
+        "$0.00 (1 round)"
+    )

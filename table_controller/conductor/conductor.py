@@ -31,6 +31,7 @@ from typing import Protocol
 import structlog
 
 from ..autodealer import AutoDealer
+from ..logs import error_text
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
 from ..service import RoundChanged, RoundHeld, StoreOutage, TableRefused, TableService
@@ -295,7 +296,7 @@ class Conductor:
                 raise
             except Exception as error:  # a failure inside the round holds it; the daemon goes on
                 log.exception("conductor.step_failed", phase=state.phase.value)
-                what = f"the conductor failed in {state.phase.value}: {type(error).__name__}: {error}"
+                what = f"the conductor failed in {state.phase.value}: {error_text(error)}"
                 await self._off_loop(self.service.hold_round, what)
 
     async def _roll(self, state: RoundState) -> None:

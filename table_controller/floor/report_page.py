@@ -18,6 +18,7 @@ from html import escape
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from ..game.money import format_cents
 from .reports import FloorReportLine, FloorReportPublic
 
 Paper = Literal["a4", "letter"]
@@ -85,11 +86,7 @@ _SECTIONS = (("table", "Per table"), ("pit", "Per pit"), ("dealer", "Per dealer"
 
 def dollars(cents: int | None) -> str:
     """Integer cents as dollars with cents: ``-123456`` -> ``-$1,234.56``; None -> an em dash."""
-    if cents is None:
-        return "\u2014"
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}${whole:,}.{part:02d}"
+    return "\u2014" if cents is None else format_cents(cents)
 
 
 def _css_string(text: str) -> str:

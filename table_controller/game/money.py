@@ -61,10 +61,11 @@ class CommissionExceedsWinError(MoneyError):
 
 
 def format_cents(amount: Cents) -> str:
-    """``12345`` -> ``"$123.45"``, ``-5`` -> ``"-$0.05"`` (for messages and documents)."""
+    """``123456`` -> ``"$1,234.56"``, ``-5`` -> ``"-$0.05"``: every amount a person reads, in
+    messages, alerts, pages and documents (the API's fields stay integer cents)."""
     sign = "-" if amount < 0 else ""
     dollars, cents = divmod(abs(amount), 100)
-    return f"{sign}${dollars}.{cents:02d}"
+    return f"{sign}${dollars:,}.{cents:02d}"
 
 
 def check_amount(amount: object, what: str = "amount") -> Cents:

@@ -232,7 +232,7 @@ def test_the_table_page_shows_its_rules_the_phase_in_words_and_a_bad_setting_as_
     assert browser.find_element(By.ID, "phase").get_attribute("data-phase") == "players-setting"
     # the rules beside the forms (TableSettings defaults; 001, 002)
     wait_for(browser, lambda d: text(d, "#rules-commission") != "")
-    assert text(browser, "#rules-limits") == "main wager $5.00 to $1000.00 per position"
+    assert text(browser, "#rules-limits") == "main wager $5.00 to $1,000.00 per position"
     assert text(browser, "#rules-commission") == "5% of each win, rounded up to a multiple of $0.25 (002)"
     assert text(browser, "#rules-foul") == "a fouled hand loses its main wager (001)"
     assert text(browser, "#rules-house-way").startswith("The House Way (002)")

@@ -272,7 +272,8 @@ export function cards(codes) {
 export function money(cents) {
   const sign = cents < 0 ? "-" : "";
   const abs = Math.abs(cents);
-  return `${sign}$${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
+  // game/money.py format_cents: "$1,234.56", the thousands grouped as a cashier writes them
+  return `${sign}$${Math.floor(abs / 100).toLocaleString("en-US")}.${String(abs % 100).padStart(2, "0")}`;
 }
 
 export function when(iso) {
