@@ -55,6 +55,7 @@ def test_the_standard_tables_rules_in_cents_and_words(standard):
         "forfeit",
         "a fouled hand loses its main wager (001)",
     )
+    assert rules["banker_foul_rule"] == "forfeit"
     assert rules["commission"] == {
         "kind": "percent",
         "rate_bp": 500,
@@ -75,6 +76,7 @@ def test_the_double_joker_tables_pay_tables_and_no_commission(store):
     assert rules["commission"]["kind"] == "none"  # 003: "he wins even money"
     assert rules["overqualifier"] is True and rules["premium_multiple"] == 3  # 003: "triple"
     assert rules["foul_rule_words"] == "a fouled hand is set again by the house way, then compared (004)"
+    assert rules["banker_foul_rule"] == "house-way"  # not set: as the table's foul rule
     big_hand, joker = rules["paytables"]
     assert big_hand["bonus"] == "big-hand" and joker["bonus"] == "joker-bonus"
     assert big_hand["lines"][0] == {

@@ -36,17 +36,20 @@ from table_controller.game.banking import (
 )
 from table_controller.game.cards import Game, parse_cards
 from table_controller.game.evaluator import rank_high
+from table_controller.game.house_way import load_house_way
 from table_controller.game.money import FlatFee, NoCommission, PercentCommission
 from table_controller.game.setting import Setting, all_settings, is_legal
 from table_controller.game.settlement import (
     BankerHand,
+    BankerHandError,
     BankError,
+    FoulKind,
     HouseWaySettingError,
     Outcome,
     PositionHand,
     settle_round,
 )
-from table_controller.game.table_rules import TableRules
+from table_controller.game.table_rules import FoulRule, TableRules
 
 STANDARD = TableRules()
 DOUBLE_JOKER = TableRules(game=Game.DOUBLE_JOKER)
@@ -444,3 +447,91 @@ def test_every_player_banked_round_balances_and_settles_positions_as_against_the
     assert banked.banker_net * 10_000 <= banked.net * player_bp < (banked.banker_net + 1) * 10_000
     # money only moves between the players, the player-banker and the house
     assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
+
+
+# --- a player-banker's foul (001, 004; docs/settlement.md, 8) ------------------------------
+#
+# 001: "If anybody does present a 2-card hand higher than their 5-card hand, it is a foul";
+# 004: "either re-arrangement of the hand according to house rules or forfeiture of the hand".
+# The banker (seat 3) sets 9h 9d in front of Kc Qd 7s 5c 4h: nines outrank King high, a foul.
+
+WAY = load_house_way("house-way-002")
+
+
+def by_house_way(cards):
+    return WAY.set(cards, STANDARD.ranking).setting
+
+
+FOULED_BANKER = BankerHand(cards=BANKER.cards, setting=setting("Kc Qd 7s 5c 4h", "9h 9d"))
+# the house's own hand set by the house way (002 one pair: the pair behind, the next two in front)
+HOUSE_WAY_HOUSE_HAND = ("7h 7d 6d 5s 2d", "Qs Jd")
+
+
+def test_the_house_way_sets_the_fouled_bankers_and_the_houses_hands_as_the_examples_say():
+    assert by_house_way(BANKER.cards) == setting("9h 9d 7s 4h 5c", "Kc Qd")
+    assert by_house_way(parse_cards("7h 7d Qs 6d 5s Jd 2d")) == setting("7h 7d 6d 5s 2d", "Qs Jd")
+
+
+def fouled_round(rules, hands=None, bank=None):
+    bank = bank or Bank(seat=3, amount=10_000, house_wager=2000)
+    house = hand(6, *HOUSE_WAY_HOUSE_HAND, 2000)
+    return settle_round(rules, FOULED_BANKER, hands or positions(), by_house_way, bank=bank, house_hand=house)
+
+
+def test_a_player_bankers_foul_is_re_set_by_the_house_way_then_settled():
+    rules = TableRules(banker_foul_rule=FoulRule.HOUSE_WAY)
+    result = fouled_round(rules)
+    # re-set 9h 9d 7s 5c 4h | Kc Qd: position 2 (tens win, K-J under K-Q) and 5 (jacks win,
+    # T-4 loses) push; position 7 (eights, T-3) and the house (sevens, Q-J) lose both
+    assert [p.outcome for p in result.positions] == [Outcome.PUSH, Outcome.PUSH, Outcome.LOSE]
+    assert [p.net for p in result.positions] == [0, 0, -4000]
+    bank = result.bank
+    assert (bank.foul, bank.house_way_reset) == (FoulKind.LOW_OUTRANKS_HIGH, True)
+    assert bank.setting == setting("9h 9d 7s 4h 5c", "Kc Qd")
+    assert bank.house_hand.net == -2000
+    # the bank takes $40 + $20 = +$60, 5% = $3.00, nets +$57.00; the house: $3.00 - $20 = -$17.00
+    assert (bank.gross, bank.commission, bank.banker_net) == (6000, 300, 5700)
+    assert result.house_result == -1700
+    record = result.as_dict()["bank"]
+    assert record["foul"] == "low-outranks-high" and record["house_way_reset"] is True
+    assert record["setting"] == {"high": ["9h", "9d", "7s", "4h", "5c"], "low": ["Kc", "Qd"]}
+
+
+def test_a_player_bankers_foul_forfeits_every_wager_against_the_bank():
+    result = fouled_round(STANDARD)  # the default: banker_foul_rule follows foul_rule, forfeit (001)
+    assert STANDARD.banker_fouls is FoulRule.FORFEIT
+    # every position is paid even money less its commission: $25 - $1.25, $10 - $0.50, $40 - $2.00
+    assert [p.rule for p in result.positions] == ["banker-foul-forfeit"] * 3
+    assert [p.net for p in result.positions] == [2375, 950, 3800]
+    assert [p.commission for p in result.positions] == [125, 50, 200]
+    bank = result.bank
+    assert bank.house_hand.outcome is Outcome.WIN and bank.house_hand.net == 2000
+    # the bank pays $25 + $10 + $40 + the house's $20 = $95, a net loss: no commission
+    assert (bank.gross, bank.commission, bank.banker_net) == (-9500, 0, -9500)
+    assert (bank.foul, bank.house_way_reset) == (FoulKind.LOW_OUTRANKS_HIGH, False)
+    assert bank.setting == FOULED_BANKER.setting
+    # the house: $3.75 of commission + $20 on its own hand = +$23.75
+    assert result.house_result == 2375
+    assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
+
+
+def test_a_position_that_fouls_against_a_forfeiting_banker_pushes():
+    hands = [*positions()[:2], hand(7, "Ad Ts 6h 3h 2h", "8h 8d", 4000)]  # eights in front: a foul
+    result = fouled_round(STANDARD, hands)
+    assert result.position(7).rule == "both-fouled" and result.position(7).net == 0
+    # the bank pays $25 + $10 + $20 = -$55; the house: $1.25 + $0.50 + $20 = +$21.75
+    assert result.bank.gross == -5500 and result.house_result == 2175
+
+
+def test_a_co_bankers_foul_and_the_dealers_are_refused():
+    co = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=5000)
+    with pytest.raises(BankerHandError, match="co-banker"):
+        fouled_round(STANDARD, bank=co)
+    with pytest.raises(BankerHandError, match="dealer"):
+        settle_round(STANDARD, FOULED_BANKER, positions())
+
+
+def test_a_bank_without_a_foul_keeps_its_record_as_it_was():
+    result = settle_round(STANDARD, BANKER, positions(), bank=Bank(seat=3, amount=10_000))
+    assert result.bank.foul is None and result.bank.setting == BANKER.setting
+    assert not {"setting", "foul", "house_way_reset"} & set(result.as_dict()["bank"])

@@ -27,7 +27,7 @@ from table_controller.round.events import (
     Wager,
     event_from_payload,
 )
-from table_controller.round.machine import HouseWayDeviation, apply, open_round, replay
+from table_controller.round.machine import HouseWayDeviation, TransitionRefused, apply, open_round, replay
 from table_controller.round.phases import Phase
 
 from .tables import deal, game_rules, opened
@@ -171,3 +171,43 @@ def test_a_double_joker_player_bank_sets_first_and_the_joker_bonus_follows_the_b
     # on $5 from the house: +$50; the bank neither wins nor pays
     assert record.outcome.value == "push" and record.bonuses[0].line == "two-jokers-dealer"
     assert (record.net, state.result.bank.gross, state.result.house_result) == (5000, 0, -5000)
+
+
+# --- a player-banker's foul is settled by the table's rule (001, 004) -----------------------
+FOUL = DealerSet(high=["Kc", "Qd", "7s", "5c", "4h"], low=["9h", "9d"], actor="player-seat-3")
+
+
+def test_a_player_bankers_foul_is_recorded_and_forfeits_by_default():
+    state = banked_round(RoundBank(seat=3, amount=10_000, house_wager=2000))
+    state = apply(state, FOUL, RULES)  # nines in front of King high: a foul, recorded, not refused
+    assert state.phase is Phase.SETTLING
+    state = apply(state, RoundSettled(), RULES)
+    # forfeit: $25 - $1.25, $10 - $0.50, $40 - $2.00 to the positions; the house's hand
+    # (3d 3c ... set by the house way) is paid its $20; the bank pays $95
+    assert [p.net for p in state.result.positions] == [2375, 950, 3800]
+    assert (state.result.bank.gross, state.result.banker_result) == (-9500, -9500)
+    assert state.result.house_result == 2375  # $3.75 of commission + $20
+
+
+def test_a_player_bankers_foul_re_set_by_the_house_way_when_the_table_says_so():
+    rules = game_rules(banker_foul_rule="house-way")
+    bank = RoundBank(seat=3, amount=10_000, house_wager=2000)
+    piles, unused = deal(HANDS, start=3)
+    events = [opened(WAGERS, rules=rules, bank=bank), DICE_START_3, PilesDealt(piles=piles, unused=unused)]
+    state = replay([*events, *PLAYERS, FOUL, RoundSettled()], lambda _: rules)
+    # re-set 9h 9d 7s 5c 4h | Kc Qd: positions 2 and 5 push, 7 loses both; the house's
+    # 3-3 | 9-8 loses both: the bank takes $40 + $20 = $60, 5% = $3.00, +$57.00
+    assert [p.outcome.value for p in state.result.positions] == ["push", "push", "lose"]
+    assert state.result.bank.house_way_reset and state.result.banker_result == 5700
+    assert state.result.house_result == -1700  # $3.00 - $20
+    # stored and replayed, the round gives the same record (the foul rule is in round.opened)
+    settled = RoundSettled(result=state.result.as_dict())
+    stored = [event_from_payload(e.model_dump(mode="json")) for e in [*events, *PLAYERS, FOUL, settled]]
+    assert stored[0].rules["table"]["banker_foul_rule"] == "house-way"
+    assert replay(stored, lambda _: rules).result == state.result
+
+
+def test_a_co_bankers_foul_is_refused():
+    state = banked_round(RoundBank(seat=3, amount=5_000, house_wager=2000, house_share_bp=5000))
+    with pytest.raises(TransitionRefused, match="never be a foul"):
+        apply(state, FOUL, RULES)

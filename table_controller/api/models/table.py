@@ -335,6 +335,8 @@ class TableRulesPublic(BaseModel):
     foul_rule: str = Field(description="forfeit or house-way (004)")
     foul_rule_words: str
     foul_forfeits_bonuses: bool
+    banker_foul_rule: str = Field(description="a player-banker's foul: forfeit or house-way (001, 004)")
+    banker_foul_rule_words: str
     commission: CommissionPublic
     overqualifier: bool = Field(description="Double Joker's overqualifier (003)")
     premium_multiple: int | None = Field(description="the premium's multiple of the main wager; null: none")

@@ -61,6 +61,10 @@ FOUL_RULE_WORDS = {
     FoulRule.FORFEIT: "a fouled hand loses its main wager (001)",
     FoulRule.HOUSE_WAY: "a fouled hand is set again by the house way, then compared (004)",
 }
+BANKER_FOUL_WORDS = {
+    FoulRule.FORFEIT: "a player-banker's fouled hand forfeits: each wager against it is paid (001, 004)",
+    FoulRule.HOUSE_WAY: "a player-banker's fouled hand is set again by the house way, then compared (004)",
+}
 
 
 def _percent(basis_points: int) -> str:
@@ -124,6 +128,8 @@ def table_rules_view(settings: TableSettings) -> TableRulesPublic:
         foul_rule=table.foul_rule.value,
         foul_rule_words=FOUL_RULE_WORDS[table.foul_rule],
         foul_forfeits_bonuses=table.foul_forfeits_bonuses,
+        banker_foul_rule=table.banker_fouls.value,
+        banker_foul_rule_words=BANKER_FOUL_WORDS[table.banker_fouls],
         commission=_commission(table.commission),
         overqualifier=table.overqualifier,
         premium_multiple=table.premium_multiple if table.overqualifier else None,
