@@ -15,7 +15,7 @@ that player's seat (004), the dealer's seven cards are kept at the house's posit
 house wagers against the bank, and the banker's setting (``dealer.set``) is free, a foul
 included (001, 004: settled by the table's ``banker_foul_rule``), except when co-banking: then
 it must follow the house way exactly as the dealer's does (004: "if this option is chosen then
-the player's hand must also be set in the house way").
+the player's hand must also be set in the house way"), and no pit override lets it stand.
 """
 
 from __future__ import annotations
@@ -268,7 +268,23 @@ def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> Non
 
 
 def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules) -> None:
-    _dealer_setting(state, event, rules)
+    """The pit lets the dealer's deviation stand; never a co-banker's (004: the co-banker's
+    hand "must also be set in the house way"): refused like a foul, whoever asks."""
+    proposed = _dealer_setting(state, event, rules)
+    assert state.required is not None
+    if (
+        state.opened.bank is not None
+        and state.opened.bank.co_banked
+        and not rules.matches(proposed, state.required)
+    ):
+        req = state.required.setting
+        raise TransitionRefused(
+            state.phase,
+            event.kind,
+            "a co-banker's hand must be set in the house way (004), no override lets it stand: "
+            f"rule {state.required.rule_id} requires low {' '.join(c.code for c in req.low)} / "
+            f"high {' '.join(c.code for c in req.high)}",
+        )
 
 
 def _dealer_set(state: RoundState, event: DealerSet, rules: RoundRules) -> RoundState:

@@ -92,18 +92,29 @@ def test_a_player_banker_who_loses_net_pays_no_commission():
     assert state.result.house_result == 500
 
 
-def test_a_co_banked_banker_off_the_house_way_is_refused_then_a_pit_override_stands():
+def test_a_co_banked_banker_off_the_house_way_is_refused_and_no_override_lets_it_stand():
+    # 004: when co-banking "the player's hand must also be set in the house way"
     state = banked_round(RoundBank(seat=3, amount=5_000, house_wager=2000, house_share_bp=5000))
     with pytest.raises(HouseWayDeviation) as refused:
         apply(state, FREE, RULES)
     assert "low Kc Qd" in str(refused.value)
     assert state.phase is Phase.DEALER_SETTING
     override = DealerOverride(high=FREE.high, low=FREE.low, actor="pit-bob", reason="banker misread")
-    state = apply(apply(state, override, RULES), RoundSettled(), RULES)
-    # the same money as the free round, split 50/50: $33.25 -> $16.62 banker, $16.63 house
-    bank = state.result.bank
-    assert (bank.net, bank.banker_net, bank.house_share) == (3325, 1662, 1663)
-    assert state.result.house_result == -37  # $3.00 - $20 + $16.63
+    with pytest.raises(TransitionRefused, match=r"co-banker's hand must be set in the house way") as refused:
+        apply(state, override, RULES)
+    assert not isinstance(refused.value, HouseWayDeviation)  # not a deviation a pit may let stand
+    assert "low Kc Qd" in str(refused.value)
+    # the house way's own setting, asked as an override, is simply the house way
+    same = DealerOverride(high=HOUSE_WAY.high, low=HOUSE_WAY.low, actor="pit-bob", reason="as the way")
+    assert apply(state, same, RULES).phase is Phase.SETTLING
+
+
+def test_the_pit_still_overrides_the_house_dealers_deviation_and_a_free_player_bankers_setting():
+    house = banked_round(None)
+    override = DealerOverride(high=FREE.high, low=FREE.low, actor="pit-bob", reason="dealer misread")
+    assert apply(house, override, RULES).override == override
+    free = banked_round(RoundBank(seat=3, amount=10_000, house_wager=2000))
+    assert apply(free, override, RULES).phase is Phase.SETTLING
 
 
 def test_a_co_banked_banker_set_by_the_house_way():
