@@ -1,11 +1,22 @@
 """Player banking and co-banking (000, 001, 003, 004; docs/settlement.md, 8).
 
-Every amount below is worked out by hand from the rules. The banker holds the hand of
-tests/game/test_settlement.py: 9h 9d Kc 7s 4h | Qd 5c. Against it (docs/settlement.md, 7):
+Every amount below is worked out by hand from the rules. Seat 3 banks: position 1 is seat 3,
+and the dealer's seat 1 is position (1 - 3) mod 7 + 1 = 6.
+
+A player banking alone sets freely (004): ``BANKER`` holds the hand of
+tests/game/test_settlement.py set 9h 9d Kc 7s 4h | Qd 5c. Against it (docs/settlement.md, 7):
 position 2 (Th Td As 8c 3s | Kd Jc) wins both hands, position 5 (Jh Js Ah 6c 2s | Tc 4d) wins
-high and loses low (push), position 7 (8h 8d Ad 6h 2h | Ts 3h) loses both. The dealer's own
-seven cards for the house, 7h 7d Qs 6d 5s | Jd 2d, lose both (sevens under nines, J-2 under Q-5).
-Seat 3 banks: position 1 is seat 3, and the dealer's seat 1 is position (1 - 3) mod 7 + 1 = 6.
+high and loses low (push), position 7 (8h 8d Ad 6h 2h | Ts 3h) loses both.
+
+The dealer's own seven cards play for the house, set by the house way (the house's hand is
+never set otherwise): 7h 7d Qs 6d 5s Jd 2d, one pair (002): 7h 7d 6d 5s 2d | Qs Jd. Against
+the free banker the sevens lose to the nines and Q-J beats Q-5: a push.
+
+A co-banker sets by the house way (004 "must also be set in the house way"): ``CO_BANKER`` is
+the same seven cards as the house way sets them, 9h 9d 7s 5c 4h | Kc Qd. Against it position 2
+set by the house way too (Th Td Jc 8c 3s | As Kd) wins both (tens over nines, A-K over K-Q),
+position 5 pushes (jacks win, T-4 loses), position 7 and the house's hand (Q-J under K-Q) lose
+both. Each of these settings is checked against the house way as the code computes it below.
 """
 
 import json
@@ -54,6 +65,12 @@ from table_controller.game.table_rules import FoulRule, TableRules
 STANDARD = TableRules()
 DOUBLE_JOKER = TableRules(game=Game.DOUBLE_JOKER)
 
+WAY = load_house_way("house-way-002")
+
+
+def by_house_way(cards):
+    return WAY.set(cards, STANDARD.ranking).setting
+
 
 def setting(high: str, low: str) -> Setting:
     return Setting(high=parse_cards(high), low=parse_cards(low))
@@ -75,7 +92,15 @@ def positions(p2=2500, p5=1000, p7=4000):
 
 
 def house_hand(wager=2000, position=6):
-    return hand(position, "7h 7d Qs 6d 5s", "Jd 2d", wager)
+    return hand(position, "7h 7d 6d 5s 2d", "Qs Jd", wager)  # the house way's setting
+
+
+CO_BANKER = BankerHand(cards=BANKER.cards, setting=setting("9h 9d 7s 4h 5c", "Kc Qd"))
+
+
+def co_positions(p2=2500):
+    """Against the co-banker: position 2 sets by the house way (A-K in front) and wins both."""
+    return [hand(2, "Th Td Jc 8c 3s", "As Kd", p2), *positions()[1:]]
 
 
 # --- seats and positions (004) --------------------------------------------------------------
@@ -194,14 +219,15 @@ def test_player_banker_net_win_pays_commission_on_the_net():
     assert [p.net for p in result.positions] == [2375, 0, -4000]
     assert [p.commission for p in result.positions] == [125, 0, 0]
     banked = result.bank
-    assert banked.house_hand.outcome is Outcome.LOSE and banked.house_hand.net == -2000
+    # the house's sevens lose to the nines, its Q-J beats Q-5: a push
+    assert banked.house_hand.outcome is Outcome.PUSH and banked.house_hand.net == 0
     assert banked.house_hand.commission == 0 and banked.house_hand.fee == 0
-    # the bank won $40 + $20 and paid $25: +$35; 5% of $35 = $1.75 (a multiple of 25 cents)
-    assert (banked.gross, banked.commission, banked.net) == (3500, 175, 3325)
-    assert (banked.banker_net, banked.house_share) == (3325, 0)
-    # the house: $1.25 + $1.75 commission, -$20 on its hand = -$17.00
-    assert result.house_result == -1700
-    assert result.totals()["banker_result"] == 3325
+    # the bank won $40 and paid $25: +$15; 5% of $15 = $0.75 (a multiple of 25 cents)
+    assert (banked.gross, banked.commission, banked.net) == (1500, 75, 1425)
+    assert (banked.banker_net, banked.house_share) == (1425, 0)
+    # the house: $1.25 + $0.75 commission, nothing on its pushed hand = +$2.00
+    assert result.house_result == 200
+    assert result.totals()["banker_result"] == 1425
     assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
 
 
@@ -215,18 +241,30 @@ def test_player_banker_net_loss_pays_no_commission():
     assert result.house_result == 500
 
 
+def test_the_example_hands_are_set_as_the_house_way_sets_them():
+    assert by_house_way(CO_BANKER.cards) == CO_BANKER.setting
+    house = house_hand()
+    assert by_house_way(house.cards) == house.setting
+    assert by_house_way(co_positions()[0].cards) == co_positions()[0].setting
+    assert by_house_way(BANKER.cards) != BANKER.setting  # the free banker's own choice (004)
+
+
 def test_co_banking_splits_the_result_commission_included_odd_cent_to_the_house():
     bank = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=DEFAULT_CO_BANK_SHARE_BP)
-    result = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand())
-    # the bank's net $33.25 halves to $16.625: the player gets $16.62, the house $16.63
+    result = settle_round(STANDARD, CO_BANKER, co_positions(), bank=bank, house_hand=house_hand())
+    assert [p.outcome for p in result.positions] == [Outcome.WIN, Outcome.PUSH, Outcome.LOSE]
+    assert result.bank.house_hand.outcome is Outcome.LOSE
+    # the bank takes $40 + $20 and pays $25: +$35, 5% = $1.75, net $33.25; halved $16.625:
+    # the player gets $16.62, the house $16.63
+    assert (result.bank.gross, result.bank.commission) == (3500, 175)
     assert (result.bank.net, result.bank.banker_net, result.bank.house_share) == (3325, 1662, 1663)
-    # the house: $3.00 commission - $20 on its hand + $16.63 = -$0.37
+    # the house: $1.25 + $1.75 commission - $20 on its hand + $16.63 = -$0.37
     assert result.house_result == -37
 
 
 def test_co_banked_loss_splits_too():
     bank = Bank(seat=3, amount=20_000, house_share_bp=5000)
-    result = settle_round(STANDARD, BANKER, positions(p2=10_100), bank=bank)
+    result = settle_round(STANDARD, CO_BANKER, co_positions(p2=10_100), bank=bank)
     # the bank pays $101, takes $40: -$61, halves to -$30.50 each
     assert (result.bank.banker_net, result.bank.house_share) == (-3050, -3050)
 
@@ -242,9 +280,10 @@ def test_flat_fee_tables_charge_the_banker_per_hand():
     bank = Bank(seat=3, amount=10_000, house_wager=2000)
     result = settle_round(rules, BANKER, positions(), bank=bank, house_hand=house_hand())
     assert [p.net for p in result.positions] == [2400, -100, -4100]
-    # the bank: +$35, no commission, $1 fee: +$34; the house: $4 of fees - $20 = -$16
-    assert (result.bank.commission, result.bank.fee, result.bank.banker_net) == (0, 100, 3400)
-    assert result.house_result == -1600
+    # the bank: +$40 - $25 = +$15, no commission, $1 fee: +$14; the house's hand pushes and
+    # pays no fee to the house: the house has $3 of the positions' fees + $1 of the bank's = +$4
+    assert (result.bank.commission, result.bank.fee, result.bank.banker_net) == (0, 100, 1400)
+    assert result.house_result == 400
 
 
 def test_no_commission_tables_take_none_from_the_bank():
@@ -269,13 +308,13 @@ def test_a_house_banked_record_is_what_it_always_was():
 
 def test_a_player_banked_record_is_complete_and_deterministic():
     bank = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=5000)
-    first = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand()).as_dict()
-    again = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand()).as_dict()
+    first = settle_round(STANDARD, CO_BANKER, co_positions(), bank=bank, house_hand=house_hand()).as_dict()
+    again = settle_round(STANDARD, CO_BANKER, co_positions(), bank=bank, house_hand=house_hand()).as_dict()
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
     assert first["bank"]["seat"] == 3 and first["bank"]["house_position"] == 6
     assert first["bank"]["house_hand"]["setting"] == {
-        "high": ["7h", "7d", "Qs", "6d", "5s"],
-        "low": ["Jd", "2d"],
+        "high": ["7h", "7d", "6d", "5s", "2d"],
+        "low": ["Qs", "Jd"],
     }
     assert first["totals"]["bank_commission"] == 175 and first["totals"]["house_hand_result"] == -2000
 
@@ -319,12 +358,16 @@ def test_joker_bonus_dealer_lines_follow_the_player_bankers_hand():
 def test_jokers_in_the_house_hand_are_not_the_dealers_line_when_a_player_banks():
     bank = Bank(seat=3, amount=10_000, house_wager=2000)
     position = hand(2, "Th Td As 8c 3s", "Kd Jc", 2500, joker_bonus_wager=500)
-    house = hand(6, "JK JK Qs 6d 5s", "Jd 2d", 2000)  # both jokers with the house's hand
+    # both jokers with the house's hand, set by the house way: JK JK Jd 6d 2d is a diamond
+    # flush (the jokers fill it, 003), Q-5 in front
+    house = hand(6, "JK JK Jd 6d 2d", "Qs 5s", 2000)
+    assert WAY.set(house.cards, DOUBLE_JOKER.ranking).setting == house.setting
     result = settle_round(DOUBLE_JOKER, BANKER, [position], bank=bank, house_hand=house)
     # the banker (nines, Q-5) holds no joker, nor the position: "No Jokers" loses the $5
     assert result.position(2).bonuses[0].line == "no-jokers" and result.position(2).bonuses[0].net == -500
-    # the house's Aces (two jokers) beat the nines, J-2 loses to Q-5: push; position 2 wins
-    # both: the bank pays $25 (no commission in Double Joker) and the house collects the $5 bonus
+    # the house's flush beats the nines, its Q-5 copies the banker's Q-5 (a copy goes to the
+    # banker): push; position 2 wins both: the bank pays $25 (no commission in Double Joker)
+    # and the house collects the $5 bonus
     assert result.bank.house_hand.outcome is Outcome.PUSH
     assert result.bank.gross == -2500 and result.house_result == 500
 
@@ -407,9 +450,13 @@ def banked_deals(draw):
     free = [p for p in range(2, 8) if p != bank.house_position]
     positions = draw(st.lists(st.sampled_from(free), min_size=1, max_size=5, unique=True))
     banker_cards = tuple(cards[:7])
+    ranking = TableRules(game=game).ranking
+    # a co-banker sets by the house way (004); a player banking alone, as it likes
     banker = BankerHand(
         banker_cards,
-        max((s for s in all_settings(banker_cards) if is_legal(s)), key=lambda s: rank_high(s.high)),
+        WAY.set(banker_cards, ranking).setting
+        if share is not None
+        else max((s for s in all_settings(banker_cards) if is_legal(s)), key=lambda s: rank_high(s.high)),
     )
     hands = []
     for n, position in enumerate(positions, start=1):
@@ -421,8 +468,7 @@ def banked_deals(draw):
     house = None
     if house_wager:
         seven = tuple(cards[42:49])
-        setting_ = max((s for s in all_settings(seven) if is_legal(s)), key=lambda s: rank_high(s.high))
-        house = PositionHand(bank.house_position, seven, setting_, house_wager)
+        house = PositionHand(bank.house_position, seven, WAY.set(seven, ranking).setting, house_wager)
     return game, bank, banker, hands, house
 
 
@@ -455,26 +501,12 @@ def test_every_player_banked_round_balances_and_settles_positions_as_against_the
 # 004: "either re-arrangement of the hand according to house rules or forfeiture of the hand".
 # The banker (seat 3) sets 9h 9d in front of Kc Qd 7s 5c 4h: nines outrank King high, a foul.
 
-WAY = load_house_way("house-way-002")
-
-
-def by_house_way(cards):
-    return WAY.set(cards, STANDARD.ranking).setting
-
-
 FOULED_BANKER = BankerHand(cards=BANKER.cards, setting=setting("Kc Qd 7s 5c 4h", "9h 9d"))
-# the house's own hand set by the house way (002 one pair: the pair behind, the next two in front)
-HOUSE_WAY_HOUSE_HAND = ("7h 7d 6d 5s 2d", "Qs Jd")
-
-
-def test_the_house_way_sets_the_fouled_bankers_and_the_houses_hands_as_the_examples_say():
-    assert by_house_way(BANKER.cards) == setting("9h 9d 7s 4h 5c", "Kc Qd")
-    assert by_house_way(parse_cards("7h 7d Qs 6d 5s Jd 2d")) == setting("7h 7d 6d 5s 2d", "Qs Jd")
 
 
 def fouled_round(rules, hands=None, bank=None):
     bank = bank or Bank(seat=3, amount=10_000, house_wager=2000)
-    house = hand(6, *HOUSE_WAY_HOUSE_HAND, 2000)
+    house = house_hand()
     return settle_round(rules, FOULED_BANKER, hands or positions(), by_house_way, bank=bank, house_hand=house)
 
 
