@@ -89,3 +89,10 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
         "co-banked (the house's share 50%); the bank won $5.00 gross, paid $0.25 commission, "
         "the banker's result $2.37"
     )
+    # the header counts the bank's commission: no position paid any, the bank $0.25
+    assert "commission $0.25 (the bank's $0.25)" in text(browser, "#facts")
+    # the house's hand shows how the house way set it (3-3 behind, 9-8 in front)
+    house = browser.find_elements("css selector", 'tr.position-row[data-position="7"] td')
+    high = [c.get_attribute("data-code") for c in house[2].find_elements("css selector", ".card")]
+    low = [c.get_attribute("data-code") for c in house[3].find_elements("css selector", ".card")]
+    assert (high, low) == (["3d", "3c", "6d", "4c", "2d"], ["9s", "8s"])

@@ -222,3 +222,20 @@ def test_a_co_bankers_foul_is_refused():
     state = banked_round(RoundBank(seat=3, amount=5_000, house_wager=2000, house_share_bp=5000))
     with pytest.raises(TransitionRefused, match="never be a foul"):
         apply(state, FOUL, RULES)
+
+
+def test_the_round_summary_line_says_who_banked():
+    from table_controller.conductor.conductor import summary
+
+    state = apply(banked_round(RoundBank(seat=3, amount=10_000, house_wager=2000)), FOUL, RULES)
+    line = summary(apply(state, RoundSettled(), RULES))
+    assert (line["banker"], line["banker_seat"], line["co_banked"], line["banker_fouled"]) == (
+        "seat 3",
+        3,
+        False,
+        True,
+    )
+    # the forfeited bank paid $95: no commission, the banker's result -$95
+    assert (line["bank_commission_cents"], line["banker_result_cents"]) == (0, -9500)
+    house = summary(apply(apply(banked_round(None), HOUSE_WAY, RULES), RoundSettled(), RULES))
+    assert (house["banker"], house["banker_seat"]) == ("house", None)
