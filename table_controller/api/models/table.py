@@ -325,6 +325,16 @@ class PayTablePublic(BaseModel):
     lines: list[PayLinePublic]
 
 
+class DeparturePublic(BaseModel):
+    """A house option in force that departs from a rules document (game/departures.py)."""
+
+    setting: str = Field(description="the setting, as the configuration names it")
+    value: str
+    rule: str = Field(description="the document's words it departs from")
+    cite: str = Field(description="the rules document's file name")
+    words: str
+
+
 class TableRulesPublic(BaseModel):
     """What new rounds at this table are decided under (docs/api.md, "The table's rules")."""
 
@@ -337,6 +347,10 @@ class TableRulesPublic(BaseModel):
     foul_forfeits_bonuses: bool
     banker_foul_rule: str = Field(description="a player-banker's foul: forfeit or house-way (001, 004)")
     banker_foul_rule_words: str
+    departures: list[DeparturePublic] = Field(
+        default_factory=list,
+        description="house options in force that depart from the rules documents; empty by default",
+    )
     commission: CommissionPublic
     overqualifier: bool = Field(description="Double Joker's overqualifier (003)")
     premium_multiple: int | None = Field(description="the premium's multiple of the main wager; null: none")

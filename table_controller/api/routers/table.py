@@ -5,6 +5,7 @@ from __future__ import annotations
 import structlog
 from fastapi import APIRouter, Request
 
+from ...game.departures import departures
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
 from ...game.paytables import Bonus
 from ...game.table_rules import FoulRule
@@ -16,6 +17,7 @@ from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.table import (
     CommissionPublic,
+    DeparturePublic,
     LimitsPublic,
     PayLinePublic,
     PayTablePublic,
@@ -130,6 +132,10 @@ def table_rules_view(settings: TableSettings) -> TableRulesPublic:
         foul_forfeits_bonuses=table.foul_forfeits_bonuses,
         banker_foul_rule=table.banker_fouls.value,
         banker_foul_rule_words=BANKER_FOUL_WORDS[table.banker_fouls],
+        departures=[
+            DeparturePublic(setting=d.setting, value=d.value, rule=d.rule, cite=d.cite, words=d.words)
+            for d in departures(table, allow_in_double_joker=settings.banking.allow_in_double_joker)
+        ],
         commission=_commission(table.commission),
         overqualifier=table.overqualifier,
         premium_multiple=table.premium_multiple if table.overqualifier else None,

@@ -214,7 +214,11 @@ async function renderRules() {
         el("code", { class: "hash", title: r.house_way.sha256 }, r.house_way.sha256.slice(0, 12))),
       ...item("rules-foul", "Foul", r.foul_rule_words, r.foul_forfeits_bonuses ? "; its bonus wagers lose too" : ""),
       ...item("rules-commission", "Commission", r.commission.words),
-      ...(r.overqualifier ? item("rules-premium", "Overqualifier", `on: a premium pays ${r.premium_multiple} times the main wager (003)`) : []));
+      ...(r.overqualifier ? item("rules-premium", "Overqualifier", `on: a premium pays ${r.premium_multiple} times the main wager (003)`) : []),
+      // house options that depart from the rules documents, named as such (game/departures.py)
+      ...(r.departures || []).flatMap((d) => item(`rules-departure-${d.setting.replaceAll(".", "-")}`, "Departure from the rules",
+        el("span", { class: "departure", "data-setting": d.setting },
+          `${d.words}: ${d.setting} = ${d.value}, where ${d.cite} says "${d.rule}"`))));
     fill("rules-paytables", ...r.paytables.map((table) => el("table", { class: "paytable", "data-bonus": table.bonus },
       el("caption", {}, `${words(table.bonus)} (${table.source})`),
       ...table.lines.map((line) => el("tr", {}, el("td", {}, words(line.line)), el("td", { class: "money" }, line.words))))));
