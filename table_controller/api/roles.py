@@ -25,6 +25,9 @@ class Permission(enum.StrEnum):
     DEVICE_FRAMES = "device-frames"  # the raw device events
     ADMIN = "admin"  # configuration, user keys
     CONFIRM = "confirm"  # confirm or cancel another pit user's void or override request (two people)
+    # the banker's seven cards while they are face down (players-setting of the standard game):
+    # a dealer terminal that showed them would invite signalling (game protection)
+    SEE_FACE_DOWN = "see-face-down"
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -41,6 +44,7 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.DEVICE_FRAMES: frozenset({_S}),
         Permission.ADMIN: frozenset({_A}),
         Permission.CONFIRM: frozenset({_P}),
+        Permission.SEE_FACE_DOWN: frozenset({_P, _S}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""

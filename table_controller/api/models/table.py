@@ -137,6 +137,11 @@ class RoundStatePublic(BaseModel):
     piles: list[PilePublic] = Field(default_factory=list, description="empty until dealt")
     unused: list[str] = Field(default_factory=list)
     hands: list[HandPublic] = Field(default_factory=list, description="banker and playing positions")
+    face_down: list[int] = Field(
+        default_factory=list,
+        description="positions whose cards are withheld from this role: the banker's while the "
+        "players set (standard game), for a role without see-face-down",
+    )
     house_way: HouseWayPublic | None = None
     player_settings: list[PlayerSettingPublic] = Field(default_factory=list)
     dealer_setting: SettingPublic | None = None
