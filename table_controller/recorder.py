@@ -62,7 +62,7 @@ from .storage import (
     update_positions,
     update_round,
 )
-from .storage.rounds import expect_round_phase
+from .storage.rounds import expect_round_phase, last_main_wagers
 from .storage.session import read_snapshot
 
 log = structlog.get_logger()
@@ -243,6 +243,12 @@ class RoundRecorder:
             return None
         opened = event_from_payload(json_payload(stored.payload))
         return opened if isinstance(opened, RoundOpened) else None
+
+    def last_main_wagers(self) -> dict[int, int]:
+        """Each seat's last main wager as a player (storage/rounds.py): the ``banker-last-wager``
+        house wager after a restart, for a seat that sat out the last round too."""
+        with read_snapshot(self.engine) as session:
+            return last_main_wagers(session, table_id=self.table_id)
 
     def resume(self) -> Resumed | None:
         """The table's open round rebuilt from its stored events, or None.

@@ -350,7 +350,9 @@ class TableService:
             # the check found the store away: the start waits for it and resumes again, before
             # any device is started (a device's journal write would meet the outage raw)
             self._writable("table.resume")
-            self._bank_history = _bank_history(opened)
+            none: dict[int, int] = {}
+            wagers = self._start_read("each seat's last wager", self.recorder.last_main_wagers, none)
+            self._bank_history = _bank_history(opened, wagers)
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None
                 return None
@@ -1320,15 +1322,16 @@ def _opening(plan: BankPlan, settings: TableSettings) -> dict[str, Any]:
     }
 
 
-def _bank_history(opened: RoundOpened | None) -> BankHistory:
-    """The rotation of the bank as the last round left it (after a restart). Only the last round
-    is read: the last offer, and that round's wagers by seat; an ``alternate`` table whose last
-    round was the house's starts its next player offer from the first occupied seat."""
+def _bank_history(opened: RoundOpened | None, last_wagers: Mapping[int, int]) -> BankHistory:
+    """The rotation of the bank as the last round left it (after a restart): the last offer from
+    the last round; each seat's last main wager from storage (``last_main_wagers``), so a seat
+    that sat the last round out keeps its own; an ``alternate`` table whose last round was the
+    house's starts its next player offer from the first occupied seat."""
     if opened is None:
-        return BankHistory()
+        return BankHistory(last_wagers=dict(last_wagers))
     banker = opened.banker_seat
     wagers = {seat_of_position(p, banker): w.main for p, w in opened.wagers.items()}
-    return BankHistory().after(opened.bank_offer, wagers)
+    return BankHistory(last_wagers=dict(last_wagers)).after(opened.bank_offer, wagers)
 
 
 def _bank_fields(plan: BankPlan) -> dict[str, Any]:

@@ -120,7 +120,7 @@ class BankingSettings(BaseModel):
     policy: BankingPolicy = BankingPolicy.NEVER
     house_wager: HouseWagerPolicy = HouseWagerPolicy.BANKER_LAST_WAGER
     co_bank_share_bp: int = Field(default=DEFAULT_CO_BANK_SHARE_BP, gt=0, lt=10_000)
-    allow_in_double_joker: bool = False
+    allow_in_double_joker: bool = False  # a departure from 003 when on (game/departures.py)
 
 
 class SimulatorSettings(BaseModel):

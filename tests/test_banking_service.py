@@ -157,3 +157,24 @@ def test_the_rotation_carries_on_after_a_restart(engine):
     # position 4; the house wagers the table minimum ($5): $25 + $5 = $30 covers the action
     state = restarted.open_round({6: Wager(main=2500)}, actor="dealer-ann", banker_seat=5, bank_amount=3000)
     assert state.opened.bank.seat == 5 and state.opened.bank.house_position == 4
+
+
+def test_after_a_restart_each_seat_keeps_its_own_last_wager_from_the_store(engine):
+    """banker-last-wager: a seat that sat out the last round keeps its own last main wager."""
+    service = service_with(engine, house_wager="banker-last-wager")
+    # round 1, the house banks: seats 3 ($20) and 4 ($15)
+    service.open_round({3: Wager(main=2000), 4: Wager(main=1500)}, actor="dealer-ann")
+    service.void("pit-bob", "a round of wagers")
+    # round 2, the house banks: seats 2 ($10) and 5 ($30)
+    service.open_round({2: Wager(main=1000), 5: Wager(main=3000)}, actor="dealer-ann")
+    service.void("pit-bob", "a round of wagers")
+    # round 3, seat 3 banks: positions 2, 5, 7 are seats 4, 7, 2; its house wager is seat 3's $20
+    service._bank_history = service._bank_history.after(2, {})
+    state = service.open_round(WAGERS, actor="dealer-ann", banker_seat=3, bank_amount=10_000)
+    assert state.opened.bank.house_wager == 2000
+    service.void("pit-bob", "a round of wagers")
+    before = dict(service.bank_history.last_wagers)
+    again = TableService(service.settings, engine)
+    assert again.resume() is None
+    # seat 3 from round 1, seat 5 from round 2, seats 4, 7 and 2 from round 3
+    assert again.bank_history.last_wagers == {3: 2000, 5: 3000, 4: 2500, 7: 1000, 2: 4000} == before

@@ -111,6 +111,24 @@ def _house_way(
     }
 
 
+def _house_hand_setting(positions: list[dict[str, Any]], settled: dict[str, Any] | None) -> None:
+    """The house's own hand against a player's bank is set by the house way at settlement, so
+    its row keeps no setting: show it as the chained settlement recorded it
+    (``bank.house_hand.setting``; docs/settlement.md, 8)."""
+    bank = ((settled or {}).get("result") or {}).get("bank") or {}
+    house = bank.get("house_hand") or {}
+    setting = house.get("setting")
+    if not setting:
+        return
+    for position in positions:
+        if (
+            position["house_hand"]
+            and position["position"] == house.get("position")
+            and position["high"] is None
+        ):
+            position["high"], position["low"] = list(setting["high"]), list(setting["low"])
+
+
 def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailPublic:
     """One round in full: the projection, its positions, and every event of the round in order
     (four indexed SELECTs, the evidence by hash last; one validation of the whole answer)."""
@@ -122,8 +140,11 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
             position[name] = _split(position[name])
     events = round_events(session, table_id, round_id)
     payloads = {
-        e["kind"]: e["payload"] for e in events if e["kind"] in ("round.opened", "dice.rolled", "piles.dealt")
+        e["kind"]: e["payload"]
+        for e in events
+        if e["kind"] in ("round.opened", "dice.rolled", "piles.dealt", "round.settled")
     }
+    _house_hand_setting(positions, payloads.get("round.settled"))
     dealt, rolled = payloads.get("piles.dealt"), payloads.get("dice.rolled")
     start = detail["start_position"]
     owners = (

@@ -27,6 +27,9 @@ class Permission(enum.StrEnum):
     CONFIRM = "confirm"  # confirm or cancel another pit user's void or override request (two people)
     ACCOUNT = "account"  # the table's accounting: counts, slips, drop, variance lines, reconcile a day
     SIGN = "sign"  # the second signature of a count (the dealer) or a slip's delivery (the table's signer)
+    # the banker's seven cards while they are face down (players-setting of the standard game):
+    # a dealer terminal that showed them would invite signalling (game protection)
+    SEE_FACE_DOWN = "see-face-down"
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -45,6 +48,7 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.CONFIRM: frozenset({_P}),
         Permission.ACCOUNT: frozenset({_P}),
         Permission.SIGN: frozenset({_D, _P}),
+        Permission.SEE_FACE_DOWN: frozenset({_P, _S}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""

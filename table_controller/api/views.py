@@ -11,12 +11,15 @@ from sqlmodel import Session
 from ..device_health import DeviceHealth
 from ..game.banking import BankingError, check_banking_allowed
 from ..game.cards import CardError, parse_cards
+from ..game.deal import BANKER_POSITION
 from ..game.evaluator import RankingRules
 from ..game.setting import Setting, is_legal
 from ..game.table_rules import TableRules
 from ..round.machine import RoundState
+from ..round.phases import Phase
 from ..service import TableService
 from ..storage.alerts import Alert
+from ..storage.users import Role
 from ..table_state import OpenFault, TableHold
 from ..table_stops import Stop, why_not_dealing
 from .models.table import (
@@ -34,6 +37,7 @@ from .models.table import (
     TableStatePublic,
     round_state_view,
 )
+from .roles import Permission, allowed
 
 OPEN_ALERTS_SHOWN = 100
 
@@ -177,8 +181,31 @@ def stop_view(stop: Stop) -> StopPublic:
     )
 
 
-def table_state(service: TableService, session: Session | None) -> TableStatePublic:
-    """The table now: the service's round (an immutable snapshot), open alerts, devices.
+def face_down_view(view: RoundStatePublic) -> RoundStatePublic:
+    """The round as a role without ``see-face-down`` sees it: while the players set their hands
+    in the standard game the banker's seven cards are face down (000: "when all are ready, the
+    dealer's seven cards are exposed"; 001: "The players put their 2 hands face down and then
+    the dealer exposes his 2 hands"), so its hand, its pile and the house way's setting of it
+    are withheld and ``face_down`` names the banker's position. A dealer terminal that showed
+    them would invite signalling. Double Joker sets the dealer's hand first, exposed (003):
+    nothing is face down then."""
+    if view.phase != Phase.PLAYERS_SETTING.value or view.dealer_setting is not None:
+        return view
+    return view.model_copy(
+        update={
+            "hands": [h for h in view.hands if h.position != BANKER_POSITION],
+            "piles": [
+                p.model_copy(update={"cards": []}) if p.position == BANKER_POSITION else p for p in view.piles
+            ],
+            "house_way": None,
+            "face_down": [BANKER_POSITION],
+        }
+    )
+
+
+def table_state(service: TableService, session: Session | None, role: Role) -> TableStatePublic:
+    """The table now, as ``role`` may see it: the service's round (an immutable snapshot), open
+    alerts, devices; the banker's face-down cards only for a role with ``see-face-down``.
     Without a ``session`` (the store is away) the open alerts are the ones last read."""
     state = service.round
     if session is None:
@@ -195,7 +222,7 @@ def table_state(service: TableService, session: Session | None) -> TableStatePub
         round_held=service.held if state is not None and not state.phase.is_final else None,
         store_outage=outage_view(service),
         not_dealing=[stop_view(stop) for stop in why_not_dealing(service)],
-        round=None if state is None else shown_round_view(service, state),
+        round=None if state is None else _as_seen(shown_round_view(service, state), role),
         open_alerts=[alert_view(a) for a in alerts],
         devices=devices(service),
         banking=banking_view(service),
@@ -207,6 +234,10 @@ def table_state(service: TableService, session: Session | None) -> TableStatePub
             matches_release=service.code_matches_release,
         ),
     )
+
+
+def _as_seen(view: RoundStatePublic, role: Role) -> RoundStatePublic:
+    return view if allowed(role, Permission.SEE_FACE_DOWN) else face_down_view(view)
 
 
 def banking_view(service: TableService) -> BankingPublic:

@@ -400,6 +400,18 @@ def summary(state: RoundState) -> dict[str, object]:
     result = state.result
     assert result is not None and state.dice is not None
     outcomes = Counter(record.outcome.value for record in result.positions)
+    bank = result.bank
+    # who banked (docs/settlement.md, 8): the house, or a player's seat with the bank's money
+    banker: dict[str, object] = {"banker": "house", "banker_seat": None}
+    if bank is not None:
+        banker = {
+            "banker": f"seat {bank.seat}",
+            "banker_seat": bank.seat,
+            "co_banked": bank.house_share_bp is not None,
+            "bank_commission_cents": bank.commission,
+            "banker_result_cents": bank.banker_net,
+            "banker_fouled": bank.foul is not None,
+        }
     return {
         "round_id": state.round_id,
         "number": state.opened.number,
@@ -416,6 +428,7 @@ def summary(state: RoundState) -> dict[str, object]:
         "commission_cents": result.commission,
         "bonuses_paid_cents": result.bonuses_paid,
         "house_result_cents": result.house_result,
+        **banker,
     }
 
 

@@ -82,6 +82,8 @@ class RoundingMode(enum.StrEnum):
     """How a commission is brought to a multiple of the rounding unit."""
 
     UP = "up"  # to the next unit at or above: 002 "rounded up" (the default)
+    # the two below depart from 002 ("rounded up"): house options, named as departures
+    # wherever the table's rules are shown (game/departures.py)
     HALF_UP = "half-up"  # to the nearest unit, a half going up
     DOWN = "down"  # to the unit at or below
 

@@ -21,6 +21,13 @@ Rules implemented (see docs/settlement.md for every choice made where the rules 
   none on a net loss; a flat-fee table charges the banker its fee per hand; a co-banked
   bank's result, commission included, is split with the house (docs/settlement.md, 8).
   Bonus wagers stay between each player and the house.
+- A player-banker's foul (001: "If anybody does present a 2-card hand higher than their
+  5-card hand, it is a foul"; 004: "re-arrangement of the hand according to house rules or
+  forfeiture of the hand"): by ``TableRules.banker_fouls`` the banker's seven cards are re-set
+  by the house way and every position compared with that, or the bank forfeits: every wager
+  against it is paid even money (the positions paying their usual commission), a position
+  that fouled too under the forfeit rule pushes. The dealer's hand and a co-banker's are set
+  by the house way and never a foul (``BankerHandError``).
 
 All amounts are integer cents. Input errors raise a SettlementError subclass.
 """
@@ -87,7 +94,8 @@ class DeckError(SettlementError):
 
 
 class BankerHandError(SettlementError):
-    """The banker's setting does not use the banker's cards or is a foul."""
+    """The banker's setting does not use the banker's cards, or is a foul where the house way
+    sets the banker's hand (the dealer's, a co-banker's)."""
 
 
 class HouseWaySettingError(SettlementError):
@@ -159,6 +167,8 @@ RULES: Final[Mapping[str, SettlementRule]] = {
         SettlementRule("lost-one-copy-goes-to-banker", Outcome.LOSE, f"{R001} rule 4; {R000}"),
         SettlementRule("both-hands-copied", Outcome.LOSE, f"{R001} rule 4; {R000}"),
         SettlementRule("foul-forfeit", Outcome.LOSE, f"{R001}; {R004}"),
+        SettlementRule("banker-foul-forfeit", Outcome.WIN, f"{R001}; {R004}; table rule banker_foul_rule"),
+        SettlementRule("both-fouled", Outcome.PUSH, f"{R001}; {R004}; docs/settlement.md, 8"),
         SettlementRule("dealer-not-qualified", Outcome.NOT_QUALIFIED, R003),
         SettlementRule("premium-overqualifier", Outcome.PREMIUM, R003),
     )
@@ -290,7 +300,11 @@ class PositionSettlement:
 class BankSettlement:
     """A player's bank this round (cents; ``gross``, ``net`` and the parts from the bank's side).
 
-    ``house_hand`` is the dealer's seven cards played for the house against the bank (its
+    ``setting`` is the banker's setting every position was compared with: the banker's own,
+    or the house way's when the banker's foul was re-set (``house_way_reset``); ``foul`` says
+    why the banker's own setting was a foul (None: it was not; a forfeited bank paid every
+    position, ``docs/settlement.md`` 8). ``house_hand`` is the dealer's seven cards played for
+    the house against the bank (its
     ``net`` from the house's side; no commission, no fee: the house pays none to itself), or
     None when the house wagered nothing. ``gross`` is what the bank won from every position,
     the house's hand included, less what it paid; ``commission`` is charged on a positive
@@ -309,6 +323,14 @@ class BankSettlement:
     net: Cents
     banker_net: Cents
     house_share: Cents
+    setting: Setting | None = None
+    foul: FoulKind | None = None
+    house_way_reset: bool = False
+
+
+BANKER_FOUL_FIELDS: Final = ("setting", "foul", "house_way_reset")
+"""Recorded in a bank's record only when the banker fouled: a bank that did not keeps the
+record it always had, so rounds stored before the foul rule replay to the same record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,6 +432,9 @@ class RoundSettlement:
         record: dict[str, Any] = _plain(self)
         if self.bank is None:
             del record["bank"]  # a house-banked round's record is what it always was
+        elif self.bank.foul is None:
+            for name in BANKER_FOUL_FIELDS:
+                del record["bank"][name]
         record["totals"] = self.totals()
         return record
 
@@ -474,24 +499,21 @@ def foul_kind(setting: Setting | None, ranking: RankingRules) -> FoulKind | None
     return None
 
 
-def _house_way_setting(reset: HouseWayReset | None, hand: PositionHand, ranking: RankingRules) -> Setting:
+def _house_way_setting(
+    reset: HouseWayReset | None, cards: tuple[Card, ...], who: str, ranking: RankingRules
+) -> Setting:
+    """``cards`` re-set by the house way for a foul (004), checked: the same seven, legal."""
     if reset is None:
         raise HouseWaySettingError("the table re-sets fouls by the house way, but no house way was given")
-    setting = reset(tuple(hand.cards))
+    setting = reset(tuple(cards))
     if not isinstance(setting, Setting):
-        raise HouseWaySettingError(
-            f"position {hand.position}: the house way returned {setting!r}, not a Setting"
-        )
+        raise HouseWaySettingError(f"{who}: the house way returned {setting!r}, not a Setting")
     try:
-        check_setting(hand.cards, setting.high, setting.low)
+        check_setting(cards, setting.high, setting.low)
     except SettingError as error:
-        raise HouseWaySettingError(
-            f"position {hand.position}: the house way setting is wrong: {error}"
-        ) from error
+        raise HouseWaySettingError(f"{who}: the house way setting is wrong: {error}") from error
     if not is_legal(setting, ranking):
-        raise HouseWaySettingError(
-            f"position {hand.position}: the house way setting {setting.as_dict()} is a foul"
-        )
+        raise HouseWaySettingError(f"{who}: the house way setting {setting.as_dict()} is a foul")
     return setting
 
 
@@ -529,6 +551,7 @@ def _settle_position(
     qualification: DealerQualification,
     hand: PositionHand,
     reset: HouseWayReset | None,
+    banker_forfeits: bool = False,
 ) -> PositionSettlement:
     foul = foul_kind(hand.setting, rules.ranking)
     bonuses = _settle_bonuses(rules, hand, banker, foul)
@@ -540,11 +563,16 @@ def _settle_position(
         rule = RULES["dealer-not-qualified"]
     elif qualification is DealerQualification.OVERQUALIFIED:
         rule = RULES["premium-overqualifier"]
+    elif banker_forfeits:
+        # the banker's fouled hand forfeits: no comparison; a position that forfeits its own
+        # foul too meets a bank that forfeits, and neither takes the other's wager
+        own_forfeit = foul is not None and rules.foul_rule is FoulRule.FORFEIT
+        rule = RULES["both-fouled" if own_forfeit else "banker-foul-forfeit"]
     elif foul is not None and rules.foul_rule is FoulRule.FORFEIT:
         rule = RULES["foul-forfeit"]
     else:
         if foul is not None:
-            setting = _house_way_setting(reset, hand, rules.ranking)
+            setting = _house_way_setting(reset, hand.cards, f"position {hand.position}", rules.ranking)
             house_way_reset = True
         assert setting is not None
         high, low = compare_settings(setting, banker.setting, rules.ranking)
@@ -586,7 +614,9 @@ def _check_seven(cards: object, who: str) -> None:
         raise HandError(f"{who}: seven cards expected, got {cards!r}")
 
 
-def _check_banker(rules: TableRules, banker: BankerHand) -> None:
+def _check_banker(rules: TableRules, banker: BankerHand, bank: Bank | None) -> FoulKind | None:
+    """None, or why a player-banker's setting is a foul; the house way sets the dealer's and
+    a co-banker's hands, so a foul there is refused (BankerHandError)."""
     if not isinstance(banker, BankerHand):
         raise BankerHandError(f"the banker's hand must be a BankerHand, got {banker!r}")
     _check_seven(banker.cards, "banker")
@@ -596,8 +626,20 @@ def _check_banker(rules: TableRules, banker: BankerHand) -> None:
         check_setting(banker.cards, banker.setting.high, banker.setting.low)
     except SettingError as error:
         raise BankerHandError(f"banker: {error}") from error
-    if not is_legal(banker.setting, rules.ranking):
-        raise BankerHandError(f"banker: the setting {banker.setting.as_dict()} is a foul")
+    if is_legal(banker.setting, rules.ranking):
+        return None
+    if bank is None or bank.co_banked:
+        who = "the dealer's" if bank is None else "a co-banker's"
+        raise BankerHandError(
+            f"banker: the setting {banker.setting.as_dict()} is a foul; {who} hand is set by the house way"
+        )
+    return FoulKind.LOW_OUTRANKS_HIGH
+
+
+def _banker_reset(reset: HouseWayReset | None, banker: BankerHand, ranking: RankingRules) -> BankerHand:
+    """The player-banker's fouled hand re-set by the house way (004 "re-arrangement")."""
+    setting = _house_way_setting(reset, banker.cards, "the banker", ranking)
+    return BankerHand(cards=banker.cards, setting=setting)
 
 
 def _check_wager(amount: object, what: str) -> None:
@@ -635,12 +677,16 @@ def _check_position(rules: TableRules, hand: PositionHand) -> None:
 
 
 def _settle_house_hand(
-    rules: TableRules, banker: BankerHand, qualification: DealerQualification, hand: PositionHand
+    rules: TableRules,
+    banker: BankerHand,
+    qualification: DealerQualification,
+    hand: PositionHand,
+    banker_forfeits: bool,
 ) -> PositionSettlement:
     """The dealer's seven cards for the house against a player-banker: like any position, but
     the house pays itself no commission and no fee."""
     house_rules = rules.model_copy(update={"commission": NoCommission()})
-    return _settle_position(house_rules, banker, qualification, hand, None)
+    return _settle_position(house_rules, banker, qualification, hand, None, banker_forfeits)
 
 
 def _main_gross(record: PositionSettlement) -> Cents:
@@ -655,8 +701,11 @@ def _settle_bank(
     bank: Bank,
     records: Sequence[PositionSettlement],
     house_hand: PositionSettlement | None,
+    banker: BankerHand,
+    foul: FoulKind | None,
 ) -> BankSettlement:
-    """The bank's net against every position; commission on a net win only (docs/settlement.md, 8)."""
+    """The bank's net against every position; commission on a net win only (docs/settlement.md, 8).
+    ``banker`` is the setting compared with (the house way's when a foul was re-set)."""
     everyone = [*records, *([house_hand] if house_hand is not None else [])]
     gross = -sum(_main_gross(record) for record in everyone)
     commission = 0
@@ -685,6 +734,9 @@ def _settle_bank(
         net=net,
         banker_net=banker_net,
         house_share=house_share,
+        setting=banker.setting,
+        foul=foul,
+        house_way_reset=foul is not None and rules.banker_fouls is FoulRule.HOUSE_WAY,
     )
 
 
@@ -748,7 +800,9 @@ def settle_round(
     """
     if not isinstance(rules, TableRules):
         raise SettlementError(f"rules must be TableRules, got {rules!r}")
-    _check_banker(rules, banker)
+    if bank is not None and not isinstance(bank, Bank):
+        raise BankError(f"the bank must be a Bank, got {bank!r}")
+    banker_foul = _check_banker(rules, banker, bank)
     if not hands and house_hand is None:
         raise PositionError("no position played: nothing to settle")
     seen: set[int] = set()
@@ -765,18 +819,26 @@ def settle_round(
     if rules.foul_rule is FoulRule.HOUSE_WAY and reset_by_house_way is None:
         raise HouseWaySettingError("the table re-sets fouls by the house way: give reset_by_house_way")
     qualification = dealer_qualification(rules, banker.cards)
+    forfeits = banker_foul is not None and rules.banker_fouls is FoulRule.FORFEIT
+    if banker_foul is not None and not forfeits:
+        banker = _banker_reset(reset_by_house_way, banker, rules.ranking)
     records = tuple(
-        _settle_position(rules, banker, qualification, hand, reset_by_house_way)
+        _settle_position(rules, banker, qualification, hand, reset_by_house_way, forfeits)
         for hand in sorted(hands, key=lambda h: h.position)
     )
     banked = None
     if bank is not None:
-        house = None if house_hand is None else _settle_house_hand(rules, banker, qualification, house_hand)
-        banked = _settle_bank(rules, bank, records, house)
+        house = (
+            None
+            if house_hand is None
+            else _settle_house_hand(rules, banker, qualification, house_hand, forfeits)
+        )
+        banked = _settle_bank(rules, bank, records, house, banker, banker_foul)
     return RoundSettlement(game=rules.game, qualification=qualification, positions=records, bank=banked)
 
 
 __all__ = [
+    "BANKER_FOUL_FIELDS",
     "BONUS_CITES",
     "COMPARISON_RULES",
     "RULES",

@@ -10,6 +10,10 @@ Defaults:
   pay tables read from ``config/paytables``.
 - The foul rule (004_60e2fc6346e3399b.txt: "either re-arrangement of the hand according to
   house rules or forfeiture of the hand"): ``forfeit`` (default) or ``house-way``.
+- A player-banker's foul (001: "If anybody does present a 2-card hand higher than their
+  5-card hand, it is a foul"; 004's penalty): ``banker_foul_rule``, ``forfeit`` or
+  ``house-way``; None (default) follows ``foul_rule``. The dealer's hand, and a co-banker's,
+  is set by the house way and never a foul (docs/settlement.md, 8).
 - ``foul_forfeits_bonuses`` False: a fouled hand's bonus wagers are still settled on its
   seven cards (003: "They do not have to set their HIGH hand a certain way"); True makes a
   foul lose them too.
@@ -48,6 +52,7 @@ class TableRules(BaseModel):
     game: Game = Game.STANDARD
     ranking: RankingRules = RankingRules()
     foul_rule: FoulRule = FoulRule.FORFEIT
+    banker_foul_rule: FoulRule | None = None  # a player-banker's foul; None: as foul_rule
     commission: CommissionPolicy = Field(default_factory=PercentCommission)
     overqualifier: StrictBool = False
     premium_multiple: StrictInt = DEFAULT_PREMIUM_MULTIPLE
@@ -91,6 +96,11 @@ class TableRules(BaseModel):
             if table is not None and table.bonus is not bonus:
                 raise ValueError(f"{field} must be a {bonus.value} pay table, got a {table.bonus.value} one")
         return self
+
+    @property
+    def banker_fouls(self) -> FoulRule:
+        """What a player-banker's foul costs: ``banker_foul_rule``, else the table's ``foul_rule``."""
+        return self.banker_foul_rule if self.banker_foul_rule is not None else self.foul_rule
 
     def paytable(self, bonus: Bonus) -> PayTable | None:
         """The table's pay table for ``bonus``, or None when the bonus is not offered."""

@@ -12,9 +12,10 @@ then the players, 003) -> settle -> closed. The pit may void any round before se
 
 A player may bank (``RoundOpened.bank``; game/banking.py): positions are then numbered from
 that player's seat (004), the dealer's seven cards are kept at the house's position when the
-house wagers against the bank, and the banker's setting (``dealer.set``) is free, except when
-co-banking: then it must follow the house way exactly as the dealer's does (004: "if this
-option is chosen then the player's hand must also be set in the house way").
+house wagers against the bank, and the banker's setting (``dealer.set``) is free, a foul
+included (001, 004: settled by the table's ``banker_foul_rule``), except when co-banking: then
+it must follow the house way exactly as the dealer's does (004: "if this option is chosen then
+the player's hand must also be set in the house way"), and no pit override lets it stand.
 """
 
 from __future__ import annotations
@@ -236,16 +237,18 @@ def _after_dealer(state: RoundState) -> Phase:
 
 
 def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> Setting:
-    """The banker's seven cards as the event sets them; never a foul.
+    """The banker's seven cards as the event sets them, five behind and two in front.
 
-    A player may foul and be settled by the foul rule (004), but the banker's hand is what
-    every position is settled against: a fouled banker hand cannot be settled, so it is
-    refused in every path, the dealer's setting and the pit's override alike."""
+    The house way sets the dealer's hand (and a co-banker's): it is never a foul, so a fouled
+    setting is refused in every path, the dealer's setting and the pit's override alike. A
+    player-banker sets freely (004) and may foul like any player: "If anybody does present a
+    2-card hand higher than their 5-card hand, it is a foul" (001); the foul is recorded and
+    settled by the table's banker foul rule (game/settlement.py)."""
     try:
         setting = check_setting(state.hands[BANKER_POSITION], parse_cards(event.high), parse_cards(event.low))
     except ValueError as error:
         raise TransitionRefused(state.phase, event.kind, str(error)) from error
-    if not is_legal(setting, rules.ranking):
+    if state.banker_follows_house_way and not is_legal(setting, rules.ranking):
         raise TransitionRefused(
             state.phase,
             event.kind,
@@ -265,7 +268,23 @@ def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> Non
 
 
 def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules) -> None:
-    _dealer_setting(state, event, rules)
+    """The pit lets the dealer's deviation stand; never a co-banker's (004: the co-banker's
+    hand "must also be set in the house way"): refused like a foul, whoever asks."""
+    proposed = _dealer_setting(state, event, rules)
+    assert state.required is not None
+    if (
+        state.opened.bank is not None
+        and state.opened.bank.co_banked
+        and not rules.matches(proposed, state.required)
+    ):
+        req = state.required.setting
+        raise TransitionRefused(
+            state.phase,
+            event.kind,
+            "a co-banker's hand must be set in the house way (004), no override lets it stand: "
+            f"rule {state.required.rule_id} requires low {' '.join(c.code for c in req.low)} / "
+            f"high {' '.join(c.code for c in req.high)}",
+        )
 
 
 def _dealer_set(state: RoundState, event: DealerSet, rules: RoundRules) -> RoundState:

@@ -9,7 +9,8 @@ evidence and neither is ever edited (docs/api.md). An alert's id is the chain ``
 Two people (docs/api.md, "Two people"): nobody acknowledges the alert of their own act. The
 person who voided or overrode (or confirmed another's void or override) may not acknowledge
 its ``void`` or ``override`` alert, nor the ``house-way-deviation`` alert of a round they
-overrode: a second pit user reviews it.
+overrode, nor a ``house-way-deviation`` alert their own refused setting raised (a pit user
+may set the dealer's hand): a second pit user reviews it.
 """
 
 from __future__ import annotations
@@ -151,6 +152,12 @@ def _check_not_own_act(
     if alert_kind in OWN_ACTS and actor in _involved(raised, data):
         raise TwoPersonRefusedError(
             f"{actor} took part in the {alert_kind} of alert {raised.seq}: a second pit user acknowledges it",
+            rule="own-act",
+        )
+    if alert_kind == "house-way-deviation" and actor == raised.actor:
+        raise TwoPersonRefusedError(
+            f"{actor} made the setting refused in alert {raised.seq}: a second pit user acknowledges "
+            "its house-way deviation",
             rule="own-act",
         )
     if alert_kind == "house-way-deviation" and raised.round_id is not None:

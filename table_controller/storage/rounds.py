@@ -321,6 +321,32 @@ def get_positions(session: Session, *, round_id: str) -> list[RoundPositionPubli
     return [RoundPositionPublic.model_validate(row, from_attributes=True) for row in rows]
 
 
+def last_main_wagers(session: Session, *, table_id: str) -> dict[int, int]:
+    """Each seat's last main wager as a player at this table (cents, by seat 2..7; a seat that
+    never wagered is absent): what the house's hand wagers against that seat when it banks
+    (``banker-last-wager``, game/banking.py), read after a restart so a seat that sat out the
+    last round keeps its own last wager. Every opened round counts, as it does while the
+    daemon runs. A position's seat follows who banked (004: positions count from the banker's
+    seat): ``seat = (banker_seat - 1 + position - 1) mod 7 + 1``, the house's seat being 1.
+    One query (a window over the table's positions)."""
+    check_table_id(table_id)
+    banker = func.coalesce(_ROUNDS.c.banker_seat, 1)
+    seat = (banker + _POSITIONS.c.position - 2) % 7 + 1
+    newest = func.row_number().over(partition_by=seat, order_by=_ROUNDS.c.number.desc()).label("newest")
+    ranked = (
+        select(seat.label("seat"), _POSITIONS.c.wager_cents.label("wager"), newest)
+        .select_from(_POSITIONS.join(_ROUNDS, _ROUNDS.c.round_id == _POSITIONS.c.round_id))
+        .where(
+            _ROUNDS.c.table_id == table_id,
+            _POSITIONS.c.house_hand == False,  # noqa: E712 - a SQL comparison
+            _POSITIONS.c.wager_cents > 0,
+        )
+        .subquery()
+    )
+    rows = session.exec(select(ranked.c.seat, ranked.c.wager).where(ranked.c.newest == 1))
+    return {int(seat_): int(wager) for seat_, wager in rows}
+
+
 __all__ = [
     "add_position",
     "add_positions",
@@ -328,6 +354,7 @@ __all__ = [
     "find_open_round",
     "get_positions",
     "get_round",
+    "last_main_wagers",
     "next_round_number",
     "round_id_for",
     "update_position",

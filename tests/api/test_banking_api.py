@@ -121,6 +121,8 @@ def test_a_player_banked_round_through_the_api(api):
     assert (detail["bank_commission_cents"], detail["house_result_cents"]) == (100, -275)
     house = next(p for p in detail["positions"] if p["house_hand"])
     assert (house["position"], house["net_cents"]) == (6, -500)
+    # and how the house way set the house's seven cards (002, one pair: 3-3 behind, 9-8 in front)
+    assert (house["high"], house["low"]) == (["3d", "3c", "6d", "4c", "2d"], ["9s", "8s"])
     players = api.get("/api/rounds?banker=player", "surveillance").json()["rounds"]
     assert [r["round_id"] for r in players] == [round_id]
     assert api.get("/api/rounds?banker=house", "surveillance").json()["rounds"] == []

@@ -31,8 +31,12 @@ def banked_site(tmp_path) -> Iterator[tuple[str, TableService, dict[str, str]]]:
     engine = make_engine(sqlite_url(tmp_path))
     try:
         upgrade_to_head(engine)
+        # a house option departing from 002 ("rounded up"), named on the table page; the money
+        # below is the same either way (5% of $5.00 is a whole quarter)
         settings = TableSettings(
-            table_id="t1", banking={"policy": "rotation", "house_wager": "table-minimum"}
+            table_id="t1",
+            banking={"policy": "rotation", "house_wager": "table-minimum"},
+            rules={"commission": {"kind": "percent", "rounding": "down"}},
         )
         service = TableService(settings, engine)
         tokens = add_people(engine)
@@ -46,6 +50,12 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
     base, service, tokens = banked_site
     sign_in(browser, base, tokens["dealer"])
     wait_for(browser, lambda d: d.find_element("id", "open-round").is_displayed())
+    wait_for(browser, lambda d: text(d, "#rules-commission") != "")
+    assert text(browser, "#rules-departure-rules-commission-rounding") == (
+        "the commission is rounded down, not up: rules.commission.rounding = down, where "
+        '002_08ea07f9e4b504bc.txt says "Commission is rounded up to a quarter of the lowest chip '
+        'denomination in the game"'
+    )
     assert (
         text(browser, "#bank-last-offer")
         == "rotation; last offered: the house; co-banking share of the house 50%"
@@ -89,3 +99,10 @@ def test_the_dealer_opens_a_co_banked_round_and_the_page_shows_the_bank(banked_s
         "co-banked (the house's share 50%); the bank won $5.00 gross, paid $0.25 commission, "
         "the banker's result $2.37"
     )
+    # the header counts the bank's commission: no position paid any, the bank $0.25
+    assert "commission $0.25 (the bank's $0.25)" in text(browser, "#facts")
+    # the house's hand shows how the house way set it (3-3 behind, 9-8 in front)
+    house = browser.find_elements("css selector", 'tr.position-row[data-position="7"] td')
+    high = [c.get_attribute("data-code") for c in house[2].find_elements("css selector", ".card")]
+    low = [c.get_attribute("data-code") for c in house[3].find_elements("css selector", ".card")]
+    assert (high, low) == (["3d", "3c", "6d", "4c", "2d"], ["9s", "8s"])

@@ -31,7 +31,9 @@ def test_a_whole_round_through_the_api_names_each_actor(api):
     assert opened.json()["round"]["phase"] == "open"
     assert [w["position"] for w in opened.json()["round"]["wagers"]] == [3, 5]
     deal_round(api)
-    state = api.get("/api/table", "dealer").json()["round"]
+    # the banker's cards are face down on the dealer's terminal while the players set; the pit sees them
+    assert api.get("/api/table", "dealer").json()["round"]["face_down"] == [1]
+    state = api.get("/api/table", "pit").json()["round"]
     assert state["phase"] == "players-setting"
     assert state["dice"] == {"faces": [1, 1, 1], "source": "shaker", "roll_id": None}
     assert state["start_position"] == 3

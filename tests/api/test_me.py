@@ -7,8 +7,18 @@ from .conftest import PEOPLE
 
 PERMISSIONS = {
     "dealer": ["read-table", "play"],
-    "pit": ["read-table", "play", "void", "override", "acknowledge", "open-close", "audit", "confirm"],
-    "surveillance": ["read-table", "audit", "device-frames"],
+    "pit": [
+        "read-table",
+        "play",
+        "void",
+        "override",
+        "acknowledge",
+        "open-close",
+        "audit",
+        "confirm",
+        "see-face-down",
+    ],
+    "surveillance": ["read-table", "audit", "device-frames", "see-face-down"],
     "admin": ["admin"],
 }
 

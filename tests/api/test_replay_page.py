@@ -236,6 +236,7 @@ def test_the_table_page_shows_its_rules_the_phase_in_words_and_a_bad_setting_as_
     assert text(browser, "#rules-commission") == "5% of each win, rounded up to a multiple of $0.25 (002)"
     assert text(browser, "#rules-foul") == "a fouled hand loses its main wager (001)"
     assert text(browser, "#rules-house-way").startswith("The House Way (002)")
+    assert browser.find_elements(By.CSS_SELECTOR, ".departure") == []  # none by default
 
     submit(browser, "player-setting", position="3", high="As Ah 9c 8c Xx", low="Kd Kh")
     wait_for(browser, lambda d: form_error(d, "player-setting") != "")

@@ -55,6 +55,8 @@ def test_the_standard_tables_rules_in_cents_and_words(standard):
         "forfeit",
         "a fouled hand loses its main wager (001)",
     )
+    assert rules["banker_foul_rule"] == "forfeit"
+    assert rules["departures"] == []  # a table by the documents departs from nothing
     assert rules["commission"] == {
         "kind": "percent",
         "rate_bp": 500,
@@ -75,6 +77,7 @@ def test_the_double_joker_tables_pay_tables_and_no_commission(store):
     assert rules["commission"]["kind"] == "none"  # 003: "he wins even money"
     assert rules["overqualifier"] is True and rules["premium_multiple"] == 3  # 003: "triple"
     assert rules["foul_rule_words"] == "a fouled hand is set again by the house way, then compared (004)"
+    assert rules["banker_foul_rule"] == "house-way"  # not set: as the table's foul rule
     big_hand, joker = rules["paytables"]
     assert big_hand["bonus"] == "big-hand" and joker["bonus"] == "joker-bonus"
     assert big_hand["lines"][0] == {
@@ -108,3 +111,19 @@ def test_the_phase_in_words_beside_the_slug_in_the_table_and_the_history(standar
     steps = standard.get("/api/rounds/t1-1/replay").json()["steps"]
     assert steps[0]["state"]["phase_words"] == PHASE_WORDS[Phase.OPEN]
     assert steps[-1]["state"]["phase_words"] == "settled"
+
+
+def test_house_options_that_depart_from_the_documents_are_named(store):
+    settings = TableSettings(
+        table_id="t3",
+        game="double-joker",
+        banking={"allow_in_double_joker": True},
+        rules={"commission": {"kind": "percent", "rounding": "down"}},
+    )
+    with contextlib.closing(make_api(store, settings)) as apis:
+        rules = next(apis).get("/api/table/rules", "dealer").json()
+    assert [(d["setting"], d["value"], d["cite"]) for d in rules["departures"]] == [
+        ("banking.allow_in_double_joker", "true", "003_4dcc2fceebc6e4af.txt"),
+        ("rules.commission.rounding", "down", "002_08ea07f9e4b504bc.txt"),
+    ]
+    assert rules["departures"][0]["rule"] == "The Dealer is always considered position #1"

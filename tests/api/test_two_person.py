@@ -93,6 +93,25 @@ def test_the_pit_who_overrode_acknowledges_neither_the_override_nor_the_rounds_d
         assert verify_chain(session).ok
 
 
+def test_the_pit_whose_own_setting_was_refused_does_not_acknowledge_its_deviation(api):
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+    deal_round(api)
+    for position, setting in (
+        (3, {"high": ["As", "Ah", "9c", "8c", "2c"], "low": ["Kd", "Kh"]}),
+        (5, {"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]}),
+    ):
+        assert api.post(f"/api/round/players/{position}/setting", "dealer", json=setting).status_code == 200
+    # bob, a pit user, sets the dealer's hand himself, off the house way: refused, an alert
+    assert api.post("/api/round/dealer/setting", "pit", json=MIS_SET).status_code == 409
+    [deviation] = _alerts(api, "house-way-deviation")
+    assert deviation["actor"] == "bob"
+    _refused(api.post(f"/api/alerts/{deviation['seq']}/acknowledge", "pit", json={"note": "mine"}), "own-act")
+    assert _events(api, "alert.acknowledged") == []
+    _second_pit(api)
+    acked = api.post(f"/api/alerts/{deviation['seq']}/acknowledge", "pia", json={"note": "reviewed"})
+    assert acked.status_code == 200 and acked.json()["acknowledged_by"] == "pia"
+
+
 def test_the_pit_who_voided_does_not_acknowledge_the_void(api):
     play_round(api, "pit", how="void")
     [void] = _alerts(api, "void")

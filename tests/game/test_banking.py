@@ -1,11 +1,22 @@
 """Player banking and co-banking (000, 001, 003, 004; docs/settlement.md, 8).
 
-Every amount below is worked out by hand from the rules. The banker holds the hand of
-tests/game/test_settlement.py: 9h 9d Kc 7s 4h | Qd 5c. Against it (docs/settlement.md, 7):
+Every amount below is worked out by hand from the rules. Seat 3 banks: position 1 is seat 3,
+and the dealer's seat 1 is position (1 - 3) mod 7 + 1 = 6.
+
+A player banking alone sets freely (004): ``BANKER`` holds the hand of
+tests/game/test_settlement.py set 9h 9d Kc 7s 4h | Qd 5c. Against it (docs/settlement.md, 7):
 position 2 (Th Td As 8c 3s | Kd Jc) wins both hands, position 5 (Jh Js Ah 6c 2s | Tc 4d) wins
-high and loses low (push), position 7 (8h 8d Ad 6h 2h | Ts 3h) loses both. The dealer's own
-seven cards for the house, 7h 7d Qs 6d 5s | Jd 2d, lose both (sevens under nines, J-2 under Q-5).
-Seat 3 banks: position 1 is seat 3, and the dealer's seat 1 is position (1 - 3) mod 7 + 1 = 6.
+high and loses low (push), position 7 (8h 8d Ad 6h 2h | Ts 3h) loses both.
+
+The dealer's own seven cards play for the house, set by the house way (the house's hand is
+never set otherwise): 7h 7d Qs 6d 5s Jd 2d, one pair (002): 7h 7d 6d 5s 2d | Qs Jd. Against
+the free banker the sevens lose to the nines and Q-J beats Q-5: a push.
+
+A co-banker sets by the house way (004 "must also be set in the house way"): ``CO_BANKER`` is
+the same seven cards as the house way sets them, 9h 9d 7s 5c 4h | Kc Qd. Against it position 2
+set by the house way too (Th Td Jc 8c 3s | As Kd) wins both (tens over nines, A-K over K-Q),
+position 5 pushes (jacks win, T-4 loses), position 7 and the house's hand (Q-J under K-Q) lose
+both. Each of these settings is checked against the house way as the code computes it below.
 """
 
 import json
@@ -36,20 +47,29 @@ from table_controller.game.banking import (
 )
 from table_controller.game.cards import Game, parse_cards
 from table_controller.game.evaluator import rank_high
+from table_controller.game.house_way import load_house_way
 from table_controller.game.money import FlatFee, NoCommission, PercentCommission
 from table_controller.game.setting import Setting, all_settings, is_legal
 from table_controller.game.settlement import (
     BankerHand,
+    BankerHandError,
     BankError,
+    FoulKind,
     HouseWaySettingError,
     Outcome,
     PositionHand,
     settle_round,
 )
-from table_controller.game.table_rules import TableRules
+from table_controller.game.table_rules import FoulRule, TableRules
 
 STANDARD = TableRules()
 DOUBLE_JOKER = TableRules(game=Game.DOUBLE_JOKER)
+
+WAY = load_house_way("house-way-002")
+
+
+def by_house_way(cards):
+    return WAY.set(cards, STANDARD.ranking).setting
 
 
 def setting(high: str, low: str) -> Setting:
@@ -72,7 +92,15 @@ def positions(p2=2500, p5=1000, p7=4000):
 
 
 def house_hand(wager=2000, position=6):
-    return hand(position, "7h 7d Qs 6d 5s", "Jd 2d", wager)
+    return hand(position, "7h 7d 6d 5s 2d", "Qs Jd", wager)  # the house way's setting
+
+
+CO_BANKER = BankerHand(cards=BANKER.cards, setting=setting("9h 9d 7s 4h 5c", "Kc Qd"))
+
+
+def co_positions(p2=2500):
+    """Against the co-banker: position 2 sets by the house way (A-K in front) and wins both."""
+    return [hand(2, "Th Td Jc 8c 3s", "As Kd", p2), *positions()[1:]]
 
 
 # --- seats and positions (004) --------------------------------------------------------------
@@ -191,14 +219,15 @@ def test_player_banker_net_win_pays_commission_on_the_net():
     assert [p.net for p in result.positions] == [2375, 0, -4000]
     assert [p.commission for p in result.positions] == [125, 0, 0]
     banked = result.bank
-    assert banked.house_hand.outcome is Outcome.LOSE and banked.house_hand.net == -2000
+    # the house's sevens lose to the nines, its Q-J beats Q-5: a push
+    assert banked.house_hand.outcome is Outcome.PUSH and banked.house_hand.net == 0
     assert banked.house_hand.commission == 0 and banked.house_hand.fee == 0
-    # the bank won $40 + $20 and paid $25: +$35; 5% of $35 = $1.75 (a multiple of 25 cents)
-    assert (banked.gross, banked.commission, banked.net) == (3500, 175, 3325)
-    assert (banked.banker_net, banked.house_share) == (3325, 0)
-    # the house: $1.25 + $1.75 commission, -$20 on its hand = -$17.00
-    assert result.house_result == -1700
-    assert result.totals()["banker_result"] == 3325
+    # the bank won $40 and paid $25: +$15; 5% of $15 = $0.75 (a multiple of 25 cents)
+    assert (banked.gross, banked.commission, banked.net) == (1500, 75, 1425)
+    assert (banked.banker_net, banked.house_share) == (1425, 0)
+    # the house: $1.25 + $0.75 commission, nothing on its pushed hand = +$2.00
+    assert result.house_result == 200
+    assert result.totals()["banker_result"] == 1425
     assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
 
 
@@ -212,18 +241,30 @@ def test_player_banker_net_loss_pays_no_commission():
     assert result.house_result == 500
 
 
+def test_the_example_hands_are_set_as_the_house_way_sets_them():
+    assert by_house_way(CO_BANKER.cards) == CO_BANKER.setting
+    house = house_hand()
+    assert by_house_way(house.cards) == house.setting
+    assert by_house_way(co_positions()[0].cards) == co_positions()[0].setting
+    assert by_house_way(BANKER.cards) != BANKER.setting  # the free banker's own choice (004)
+
+
 def test_co_banking_splits_the_result_commission_included_odd_cent_to_the_house():
     bank = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=DEFAULT_CO_BANK_SHARE_BP)
-    result = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand())
-    # the bank's net $33.25 halves to $16.625: the player gets $16.62, the house $16.63
+    result = settle_round(STANDARD, CO_BANKER, co_positions(), bank=bank, house_hand=house_hand())
+    assert [p.outcome for p in result.positions] == [Outcome.WIN, Outcome.PUSH, Outcome.LOSE]
+    assert result.bank.house_hand.outcome is Outcome.LOSE
+    # the bank takes $40 + $20 and pays $25: +$35, 5% = $1.75, net $33.25; halved $16.625:
+    # the player gets $16.62, the house $16.63
+    assert (result.bank.gross, result.bank.commission) == (3500, 175)
     assert (result.bank.net, result.bank.banker_net, result.bank.house_share) == (3325, 1662, 1663)
-    # the house: $3.00 commission - $20 on its hand + $16.63 = -$0.37
+    # the house: $1.25 + $1.75 commission - $20 on its hand + $16.63 = -$0.37
     assert result.house_result == -37
 
 
 def test_co_banked_loss_splits_too():
     bank = Bank(seat=3, amount=20_000, house_share_bp=5000)
-    result = settle_round(STANDARD, BANKER, positions(p2=10_100), bank=bank)
+    result = settle_round(STANDARD, CO_BANKER, co_positions(p2=10_100), bank=bank)
     # the bank pays $101, takes $40: -$61, halves to -$30.50 each
     assert (result.bank.banker_net, result.bank.house_share) == (-3050, -3050)
 
@@ -239,9 +280,10 @@ def test_flat_fee_tables_charge_the_banker_per_hand():
     bank = Bank(seat=3, amount=10_000, house_wager=2000)
     result = settle_round(rules, BANKER, positions(), bank=bank, house_hand=house_hand())
     assert [p.net for p in result.positions] == [2400, -100, -4100]
-    # the bank: +$35, no commission, $1 fee: +$34; the house: $4 of fees - $20 = -$16
-    assert (result.bank.commission, result.bank.fee, result.bank.banker_net) == (0, 100, 3400)
-    assert result.house_result == -1600
+    # the bank: +$40 - $25 = +$15, no commission, $1 fee: +$14; the house's hand pushes and
+    # pays no fee to the house: the house has $3 of the positions' fees + $1 of the bank's = +$4
+    assert (result.bank.commission, result.bank.fee, result.bank.banker_net) == (0, 100, 1400)
+    assert result.house_result == 400
 
 
 def test_no_commission_tables_take_none_from_the_bank():
@@ -266,13 +308,13 @@ def test_a_house_banked_record_is_what_it_always_was():
 
 def test_a_player_banked_record_is_complete_and_deterministic():
     bank = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=5000)
-    first = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand()).as_dict()
-    again = settle_round(STANDARD, BANKER, positions(), bank=bank, house_hand=house_hand()).as_dict()
+    first = settle_round(STANDARD, CO_BANKER, co_positions(), bank=bank, house_hand=house_hand()).as_dict()
+    again = settle_round(STANDARD, CO_BANKER, co_positions(), bank=bank, house_hand=house_hand()).as_dict()
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
     assert first["bank"]["seat"] == 3 and first["bank"]["house_position"] == 6
     assert first["bank"]["house_hand"]["setting"] == {
-        "high": ["7h", "7d", "Qs", "6d", "5s"],
-        "low": ["Jd", "2d"],
+        "high": ["7h", "7d", "6d", "5s", "2d"],
+        "low": ["Qs", "Jd"],
     }
     assert first["totals"]["bank_commission"] == 175 and first["totals"]["house_hand_result"] == -2000
 
@@ -316,12 +358,16 @@ def test_joker_bonus_dealer_lines_follow_the_player_bankers_hand():
 def test_jokers_in_the_house_hand_are_not_the_dealers_line_when_a_player_banks():
     bank = Bank(seat=3, amount=10_000, house_wager=2000)
     position = hand(2, "Th Td As 8c 3s", "Kd Jc", 2500, joker_bonus_wager=500)
-    house = hand(6, "JK JK Qs 6d 5s", "Jd 2d", 2000)  # both jokers with the house's hand
+    # both jokers with the house's hand, set by the house way: JK JK Jd 6d 2d is a diamond
+    # flush (the jokers fill it, 003), Q-5 in front
+    house = hand(6, "JK JK Jd 6d 2d", "Qs 5s", 2000)
+    assert WAY.set(house.cards, DOUBLE_JOKER.ranking).setting == house.setting
     result = settle_round(DOUBLE_JOKER, BANKER, [position], bank=bank, house_hand=house)
     # the banker (nines, Q-5) holds no joker, nor the position: "No Jokers" loses the $5
     assert result.position(2).bonuses[0].line == "no-jokers" and result.position(2).bonuses[0].net == -500
-    # the house's Aces (two jokers) beat the nines, J-2 loses to Q-5: push; position 2 wins
-    # both: the bank pays $25 (no commission in Double Joker) and the house collects the $5 bonus
+    # the house's flush beats the nines, its Q-5 copies the banker's Q-5 (a copy goes to the
+    # banker): push; position 2 wins both: the bank pays $25 (no commission in Double Joker)
+    # and the house collects the $5 bonus
     assert result.bank.house_hand.outcome is Outcome.PUSH
     assert result.bank.gross == -2500 and result.house_result == 500
 
@@ -404,9 +450,13 @@ def banked_deals(draw):
     free = [p for p in range(2, 8) if p != bank.house_position]
     positions = draw(st.lists(st.sampled_from(free), min_size=1, max_size=5, unique=True))
     banker_cards = tuple(cards[:7])
+    ranking = TableRules(game=game).ranking
+    # a co-banker sets by the house way (004); a player banking alone, as it likes
     banker = BankerHand(
         banker_cards,
-        max((s for s in all_settings(banker_cards) if is_legal(s)), key=lambda s: rank_high(s.high)),
+        WAY.set(banker_cards, ranking).setting
+        if share is not None
+        else max((s for s in all_settings(banker_cards) if is_legal(s)), key=lambda s: rank_high(s.high)),
     )
     hands = []
     for n, position in enumerate(positions, start=1):
@@ -418,8 +468,7 @@ def banked_deals(draw):
     house = None
     if house_wager:
         seven = tuple(cards[42:49])
-        setting_ = max((s for s in all_settings(seven) if is_legal(s)), key=lambda s: rank_high(s.high))
-        house = PositionHand(bank.house_position, seven, setting_, house_wager)
+        house = PositionHand(bank.house_position, seven, WAY.set(seven, ranking).setting, house_wager)
     return game, bank, banker, hands, house
 
 
@@ -444,3 +493,77 @@ def test_every_player_banked_round_balances_and_settles_positions_as_against_the
     assert banked.banker_net * 10_000 <= banked.net * player_bp < (banked.banker_net + 1) * 10_000
     # money only moves between the players, the player-banker and the house
     assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
+
+
+# --- a player-banker's foul (001, 004; docs/settlement.md, 8) ------------------------------
+#
+# 001: "If anybody does present a 2-card hand higher than their 5-card hand, it is a foul";
+# 004: "either re-arrangement of the hand according to house rules or forfeiture of the hand".
+# The banker (seat 3) sets 9h 9d in front of Kc Qd 7s 5c 4h: nines outrank King high, a foul.
+
+FOULED_BANKER = BankerHand(cards=BANKER.cards, setting=setting("Kc Qd 7s 5c 4h", "9h 9d"))
+
+
+def fouled_round(rules, hands=None, bank=None):
+    bank = bank or Bank(seat=3, amount=10_000, house_wager=2000)
+    house = house_hand()
+    return settle_round(rules, FOULED_BANKER, hands or positions(), by_house_way, bank=bank, house_hand=house)
+
+
+def test_a_player_bankers_foul_is_re_set_by_the_house_way_then_settled():
+    rules = TableRules(banker_foul_rule=FoulRule.HOUSE_WAY)
+    result = fouled_round(rules)
+    # re-set 9h 9d 7s 5c 4h | Kc Qd: position 2 (tens win, K-J under K-Q) and 5 (jacks win,
+    # T-4 loses) push; position 7 (eights, T-3) and the house (sevens, Q-J) lose both
+    assert [p.outcome for p in result.positions] == [Outcome.PUSH, Outcome.PUSH, Outcome.LOSE]
+    assert [p.net for p in result.positions] == [0, 0, -4000]
+    bank = result.bank
+    assert (bank.foul, bank.house_way_reset) == (FoulKind.LOW_OUTRANKS_HIGH, True)
+    assert bank.setting == setting("9h 9d 7s 4h 5c", "Kc Qd")
+    assert bank.house_hand.net == -2000
+    # the bank takes $40 + $20 = +$60, 5% = $3.00, nets +$57.00; the house: $3.00 - $20 = -$17.00
+    assert (bank.gross, bank.commission, bank.banker_net) == (6000, 300, 5700)
+    assert result.house_result == -1700
+    record = result.as_dict()["bank"]
+    assert record["foul"] == "low-outranks-high" and record["house_way_reset"] is True
+    assert record["setting"] == {"high": ["9h", "9d", "7s", "4h", "5c"], "low": ["Kc", "Qd"]}
+
+
+def test_a_player_bankers_foul_forfeits_every_wager_against_the_bank():
+    result = fouled_round(STANDARD)  # the default: banker_foul_rule follows foul_rule, forfeit (001)
+    assert STANDARD.banker_fouls is FoulRule.FORFEIT
+    # every position is paid even money less its commission: $25 - $1.25, $10 - $0.50, $40 - $2.00
+    assert [p.rule for p in result.positions] == ["banker-foul-forfeit"] * 3
+    assert [p.net for p in result.positions] == [2375, 950, 3800]
+    assert [p.commission for p in result.positions] == [125, 50, 200]
+    bank = result.bank
+    assert bank.house_hand.outcome is Outcome.WIN and bank.house_hand.net == 2000
+    # the bank pays $25 + $10 + $40 + the house's $20 = $95, a net loss: no commission
+    assert (bank.gross, bank.commission, bank.banker_net) == (-9500, 0, -9500)
+    assert (bank.foul, bank.house_way_reset) == (FoulKind.LOW_OUTRANKS_HIGH, False)
+    assert bank.setting == FOULED_BANKER.setting
+    # the house: $3.75 of commission + $20 on its own hand = +$23.75
+    assert result.house_result == 2375
+    assert sum(p.net for p in result.positions) + result.banker_result + result.house_result == 0
+
+
+def test_a_position_that_fouls_against_a_forfeiting_banker_pushes():
+    hands = [*positions()[:2], hand(7, "Ad Ts 6h 3h 2h", "8h 8d", 4000)]  # eights in front: a foul
+    result = fouled_round(STANDARD, hands)
+    assert result.position(7).rule == "both-fouled" and result.position(7).net == 0
+    # the bank pays $25 + $10 + $20 = -$55; the house: $1.25 + $0.50 + $20 = +$21.75
+    assert result.bank.gross == -5500 and result.house_result == 2175
+
+
+def test_a_co_bankers_foul_and_the_dealers_are_refused():
+    co = Bank(seat=3, amount=10_000, house_wager=2000, house_share_bp=5000)
+    with pytest.raises(BankerHandError, match="co-banker"):
+        fouled_round(STANDARD, bank=co)
+    with pytest.raises(BankerHandError, match="dealer"):
+        settle_round(STANDARD, FOULED_BANKER, positions())
+
+
+def test_a_bank_without_a_foul_keeps_its_record_as_it_was():
+    result = settle_round(STANDARD, BANKER, positions(), bank=Bank(seat=3, amount=10_000))
+    assert result.bank.foul is None and result.bank.setting == BANKER.setting
+    assert not {"setting", "foul", "house_way_reset"} & set(result.as_dict()["bank"])

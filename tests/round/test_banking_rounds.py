@@ -27,7 +27,7 @@ from table_controller.round.events import (
     Wager,
     event_from_payload,
 )
-from table_controller.round.machine import HouseWayDeviation, apply, open_round, replay
+from table_controller.round.machine import HouseWayDeviation, TransitionRefused, apply, open_round, replay
 from table_controller.round.phases import Phase
 
 from .tables import deal, game_rules, opened
@@ -92,18 +92,29 @@ def test_a_player_banker_who_loses_net_pays_no_commission():
     assert state.result.house_result == 500
 
 
-def test_a_co_banked_banker_off_the_house_way_is_refused_then_a_pit_override_stands():
+def test_a_co_banked_banker_off_the_house_way_is_refused_and_no_override_lets_it_stand():
+    # 004: when co-banking "the player's hand must also be set in the house way"
     state = banked_round(RoundBank(seat=3, amount=5_000, house_wager=2000, house_share_bp=5000))
     with pytest.raises(HouseWayDeviation) as refused:
         apply(state, FREE, RULES)
     assert "low Kc Qd" in str(refused.value)
     assert state.phase is Phase.DEALER_SETTING
     override = DealerOverride(high=FREE.high, low=FREE.low, actor="pit-bob", reason="banker misread")
-    state = apply(apply(state, override, RULES), RoundSettled(), RULES)
-    # the same money as the free round, split 50/50: $33.25 -> $16.62 banker, $16.63 house
-    bank = state.result.bank
-    assert (bank.net, bank.banker_net, bank.house_share) == (3325, 1662, 1663)
-    assert state.result.house_result == -37  # $3.00 - $20 + $16.63
+    with pytest.raises(TransitionRefused, match=r"co-banker's hand must be set in the house way") as refused:
+        apply(state, override, RULES)
+    assert not isinstance(refused.value, HouseWayDeviation)  # not a deviation a pit may let stand
+    assert "low Kc Qd" in str(refused.value)
+    # the house way's own setting, asked as an override, is simply the house way
+    same = DealerOverride(high=HOUSE_WAY.high, low=HOUSE_WAY.low, actor="pit-bob", reason="as the way")
+    assert apply(state, same, RULES).phase is Phase.SETTLING
+
+
+def test_the_pit_still_overrides_the_house_dealers_deviation_and_a_free_player_bankers_setting():
+    house = banked_round(None)
+    override = DealerOverride(high=FREE.high, low=FREE.low, actor="pit-bob", reason="dealer misread")
+    assert apply(house, override, RULES).override == override
+    free = banked_round(RoundBank(seat=3, amount=10_000, house_wager=2000))
+    assert apply(free, override, RULES).phase is Phase.SETTLING
 
 
 def test_a_co_banked_banker_set_by_the_house_way():
@@ -171,3 +182,60 @@ def test_a_double_joker_player_bank_sets_first_and_the_joker_bonus_follows_the_b
     # on $5 from the house: +$50; the bank neither wins nor pays
     assert record.outcome.value == "push" and record.bonuses[0].line == "two-jokers-dealer"
     assert (record.net, state.result.bank.gross, state.result.house_result) == (5000, 0, -5000)
+
+
+# --- a player-banker's foul is settled by the table's rule (001, 004) -----------------------
+FOUL = DealerSet(high=["Kc", "Qd", "7s", "5c", "4h"], low=["9h", "9d"], actor="player-seat-3")
+
+
+def test_a_player_bankers_foul_is_recorded_and_forfeits_by_default():
+    state = banked_round(RoundBank(seat=3, amount=10_000, house_wager=2000))
+    state = apply(state, FOUL, RULES)  # nines in front of King high: a foul, recorded, not refused
+    assert state.phase is Phase.SETTLING
+    state = apply(state, RoundSettled(), RULES)
+    # forfeit: $25 - $1.25, $10 - $0.50, $40 - $2.00 to the positions; the house's hand
+    # (3d 3c ... set by the house way) is paid its $20; the bank pays $95
+    assert [p.net for p in state.result.positions] == [2375, 950, 3800]
+    assert (state.result.bank.gross, state.result.banker_result) == (-9500, -9500)
+    assert state.result.house_result == 2375  # $3.75 of commission + $20
+
+
+def test_a_player_bankers_foul_re_set_by_the_house_way_when_the_table_says_so():
+    rules = game_rules(banker_foul_rule="house-way")
+    bank = RoundBank(seat=3, amount=10_000, house_wager=2000)
+    piles, unused = deal(HANDS, start=3)
+    events = [opened(WAGERS, rules=rules, bank=bank), DICE_START_3, PilesDealt(piles=piles, unused=unused)]
+    state = replay([*events, *PLAYERS, FOUL, RoundSettled()], lambda _: rules)
+    # re-set 9h 9d 7s 5c 4h | Kc Qd: positions 2 and 5 push, 7 loses both; the house's
+    # 3-3 | 9-8 loses both: the bank takes $40 + $20 = $60, 5% = $3.00, +$57.00
+    assert [p.outcome.value for p in state.result.positions] == ["push", "push", "lose"]
+    assert state.result.bank.house_way_reset and state.result.banker_result == 5700
+    assert state.result.house_result == -1700  # $3.00 - $20
+    # stored and replayed, the round gives the same record (the foul rule is in round.opened)
+    settled = RoundSettled(result=state.result.as_dict())
+    stored = [event_from_payload(e.model_dump(mode="json")) for e in [*events, *PLAYERS, FOUL, settled]]
+    assert stored[0].rules["table"]["banker_foul_rule"] == "house-way"
+    assert replay(stored, lambda _: rules).result == state.result
+
+
+def test_a_co_bankers_foul_is_refused():
+    state = banked_round(RoundBank(seat=3, amount=5_000, house_wager=2000, house_share_bp=5000))
+    with pytest.raises(TransitionRefused, match="never be a foul"):
+        apply(state, FOUL, RULES)
+
+
+def test_the_round_summary_line_says_who_banked():
+    from table_controller.conductor.conductor import summary
+
+    state = apply(banked_round(RoundBank(seat=3, amount=10_000, house_wager=2000)), FOUL, RULES)
+    line = summary(apply(state, RoundSettled(), RULES))
+    assert (line["banker"], line["banker_seat"], line["co_banked"], line["banker_fouled"]) == (
+        "seat 3",
+        3,
+        False,
+        True,
+    )
+    # the forfeited bank paid $95: no commission, the banker's result -$95
+    assert (line["bank_commission_cents"], line["banker_result_cents"]) == (0, -9500)
+    house = summary(apply(apply(banked_round(None), HOUSE_WAY, RULES), RoundSettled(), RULES))
+    assert (house["banker"], house["banker_seat"]) == ("house", None)

@@ -137,6 +137,11 @@ class RoundStatePublic(BaseModel):
     piles: list[PilePublic] = Field(default_factory=list, description="empty until dealt")
     unused: list[str] = Field(default_factory=list)
     hands: list[HandPublic] = Field(default_factory=list, description="banker and playing positions")
+    face_down: list[int] = Field(
+        default_factory=list,
+        description="positions whose cards are withheld from this role: the banker's while the "
+        "players set (standard game), for a role without see-face-down",
+    )
     house_way: HouseWayPublic | None = None
     player_settings: list[PlayerSettingPublic] = Field(default_factory=list)
     dealer_setting: SettingPublic | None = None
@@ -325,6 +330,16 @@ class PayTablePublic(BaseModel):
     lines: list[PayLinePublic]
 
 
+class DeparturePublic(BaseModel):
+    """A house option in force that departs from a rules document (game/departures.py)."""
+
+    setting: str = Field(description="the setting, as the configuration names it")
+    value: str
+    rule: str = Field(description="the document's words it departs from")
+    cite: str = Field(description="the rules document's file name")
+    words: str
+
+
 class TableRulesPublic(BaseModel):
     """What new rounds at this table are decided under (docs/api.md, "The table's rules")."""
 
@@ -335,6 +350,12 @@ class TableRulesPublic(BaseModel):
     foul_rule: str = Field(description="forfeit or house-way (004)")
     foul_rule_words: str
     foul_forfeits_bonuses: bool
+    banker_foul_rule: str = Field(description="a player-banker's foul: forfeit or house-way (001, 004)")
+    banker_foul_rule_words: str
+    departures: list[DeparturePublic] = Field(
+        default_factory=list,
+        description="house options in force that depart from the rules documents; empty by default",
+    )
     commission: CommissionPublic
     overqualifier: bool = Field(description="Double Joker's overqualifier (003)")
     premium_multiple: int | None = Field(description="the premium's multiple of the main wager; null: none")

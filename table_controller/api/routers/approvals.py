@@ -108,7 +108,7 @@ async def confirm(seq: Seq, who: ConfirmDep, service: ServiceDep, store: StoreDe
     def confirmed() -> TableStatePublic:
         approvals.confirm(service, seq=seq, actor=who.name)
         with read_snapshot(store.engine) as session:
-            return table_state(service, session)
+            return table_state(service, session, who.role)
 
     return await store.run(confirmed)
 

@@ -22,6 +22,7 @@ from ...service import BankRefused, TableRefused, TableService, check_wagers
 from ...settings import TableSettings
 from ...storage.approvals import Approval
 from ...storage.session import read_snapshot
+from ...storage.users import Role
 from ..deps import OverrideDep, PlayDep, ServiceDep, Store, StoreDep, VoidDep
 from ..errors import ApiError, responses
 from ..models.commands import (
@@ -62,14 +63,15 @@ def open_round_model(settings: TableSettings) -> type[OpenRoundCreate]:
 
 
 async def command(
-    store: Store, service: TableService, call: Callable[..., Any], /, *args: Any, **kwargs: Any
+    store: Store, service: TableService, role: Role, call: Callable[..., Any], /, *args: Any, **kwargs: Any
 ) -> TableStatePublic:
-    """Run a command of the table service, then read the table as it left it: one thread-pool call."""
+    """Run a command of the table service, then read the table as it left it, as ``role`` may
+    see it (views.table_state): one thread-pool call."""
 
     def run() -> TableStatePublic:
         call(*args, **kwargs)
         with read_snapshot(store.engine) as session:
-            return table_state(service, session)
+            return table_state(service, session, role)
 
     return await store.run(run)
 
@@ -95,6 +97,7 @@ async def _open_round(
         return await command(
             store,
             service,
+            who.role,
             service.open_round,
             wagers,
             actor=who.name,
@@ -145,7 +148,14 @@ async def set_player(
     """Record a player's setting (high hand and low hand) as the player made it. A split other
     than five and two is a foul, settled by the foul rule (004)."""
     return await command(
-        store, service, service.set_player, position, list(body.high), list(body.low), actor=who.name
+        store,
+        service,
+        who.role,
+        service.set_player,
+        position,
+        list(body.high),
+        list(body.low),
+        actor=who.name,
     )
 
 
@@ -156,7 +166,9 @@ async def set_dealer(
     """Record the dealer's setting of the banker's hand. A setting that deviates from the house
     way is refused with 409 giving the required setting and the rule id; an alert is raised
     and only the pit can let the setting stand (``/api/round/dealer/override``)."""
-    return await command(store, service, service.set_dealer, list(body.high), list(body.low), actor=who.name)
+    return await command(
+        store, service, who.role, service.set_dealer, list(body.high), list(body.low), actor=who.name
+    )
 
 
 _WAITS: dict[int | str, dict[str, Any]] = {
@@ -169,7 +181,7 @@ _WAITS: dict[int | str, dict[str, Any]] = {
 
 
 async def two_person_command(
-    store: Store, service: TableService, call: Callable[..., Any], /, **kwargs: Any
+    store: Store, service: TableService, role: Role, call: Callable[..., Any], /, **kwargs: Any
 ) -> TableStatePublic | JSONResponse:
     """A void or override through the two-person rules (approvals.py): the table as it left it,
     or 202 and the request that waits for a second pit user."""
@@ -179,7 +191,7 @@ async def two_person_command(
         if isinstance(done, Approval):
             return approval_view(done)
         with read_snapshot(store.engine) as session:
-            return table_state(service, session)
+            return table_state(service, session, role)
 
     answer = await store.run(run)
     if isinstance(answer, ApprovalPublic):
@@ -197,6 +209,7 @@ async def override_dealer(
     return await two_person_command(
         store,
         service,
+        who.role,
         approvals.override,
         actor=who.name,
         high=list(body.high),
@@ -211,4 +224,6 @@ async def void_round(
 ) -> TableStatePublic | JSONResponse:
     """Void the round before settlement, with a reason: wagers are returned, nothing is settled.
     Above the table's ``second_pit_above`` a second pit user confirms it (202)."""
-    return await two_person_command(store, service, approvals.void, actor=who.name, reason=body.reason)
+    return await two_person_command(
+        store, service, who.role, approvals.void, actor=who.name, reason=body.reason
+    )

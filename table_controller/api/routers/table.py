@@ -5,6 +5,7 @@ from __future__ import annotations
 import structlog
 from fastapi import APIRouter, Request
 
+from ...game.departures import departures
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
 from ...game.paytables import Bonus
 from ...game.table_rules import FoulRule
@@ -16,6 +17,7 @@ from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.table import (
     CommissionPublic,
+    DeparturePublic,
     LimitsPublic,
     PayLinePublic,
     PayTablePublic,
@@ -24,6 +26,7 @@ from ..models.table import (
     TableStatePublic,
 )
 from ..read_lag import LagSampler
+from ..tokens import Principal
 from ..views import table_state
 from .round import command
 
@@ -33,7 +36,7 @@ log = structlog.get_logger()
 
 @router.get("", response_model=TableStatePublic, responses=responses())
 async def get_table(
-    _: ReadTableDep, service: ServiceDep, store: StoreDep, request: Request
+    who: ReadTableDep, service: ServiceDep, store: StoreDep, request: Request
 ) -> TableStatePublic:
     """The table now: open or closed, the round's phase, positions and wagers, the dice and the
     start position, the piles once dealt and the unused cards, the house-way setting of the
@@ -41,16 +44,17 @@ async def get_table(
     replica (``read_db_url``), how far behind it is in ``read_lag`` (docs/floor-replica.md).
     ``not_dealing`` says why the table does not deal, what clears it and who can; while the
     database is away the table is still shown (its open alerts as last read), so the reason is
-    seen (docs/round-lifecycle.md, "What a stopped table shows")."""
+    seen (docs/round-lifecycle.md, "What a stopped table shows"). The banker's cards stay face
+    down while the players set, for a role without ``see-face-down`` (the dealer)."""
     try:
-        state = await store.read(lambda session: table_state(service, session))
+        state = await store.read(lambda session: table_state(service, session, who.role))
     except Exception as error:
         if not is_outage(error):
             raise
         log.warning(
             "api.table_from_memory", error=f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
         )
-        return table_state(service, None)
+        return table_state(service, None, who.role)
     sampler: LagSampler | None = request.app.state.read_lag
     if sampler is None:
         return state
@@ -60,6 +64,10 @@ async def get_table(
 FOUL_RULE_WORDS = {
     FoulRule.FORFEIT: "a fouled hand loses its main wager (001)",
     FoulRule.HOUSE_WAY: "a fouled hand is set again by the house way, then compared (004)",
+}
+BANKER_FOUL_WORDS = {
+    FoulRule.FORFEIT: "a player-banker's fouled hand forfeits: each wager against it is paid (001, 004)",
+    FoulRule.HOUSE_WAY: "a player-banker's fouled hand is set again by the house way, then compared (004)",
 }
 
 
@@ -124,6 +132,12 @@ def table_rules_view(settings: TableSettings) -> TableRulesPublic:
         foul_rule=table.foul_rule.value,
         foul_rule_words=FOUL_RULE_WORDS[table.foul_rule],
         foul_forfeits_bonuses=table.foul_forfeits_bonuses,
+        banker_foul_rule=table.banker_fouls.value,
+        banker_foul_rule_words=BANKER_FOUL_WORDS[table.banker_fouls],
+        departures=[
+            DeparturePublic(setting=d.setting, value=d.value, rule=d.rule, cite=d.cite, words=d.words)
+            for d in departures(table, allow_in_double_joker=settings.banking.allow_in_double_joker)
+        ],
         commission=_commission(table.commission),
         overqualifier=table.overqualifier,
         premium_multiple=table.premium_multiple if table.overqualifier else None,
@@ -140,22 +154,24 @@ async def get_rules(_: ReadTableDep, service: ServiceDep) -> TableRulesPublic:
     return table_rules_view(service.settings)
 
 
-async def _set_open(is_open: bool, who: str, service: TableService, store: StoreDep) -> TableStatePublic:
-    state = await command(store, service, service.set_table_open, is_open, actor=who)
-    log.info("table.opened" if is_open else "table.closed", actor=who)
+async def _set_open(
+    is_open: bool, who: Principal, service: TableService, store: StoreDep
+) -> TableStatePublic:
+    state = await command(store, service, who.role, service.set_table_open, is_open, actor=who.name)
+    log.info("table.opened" if is_open else "table.closed", actor=who.name)
     return state
 
 
 @router.post("/open", response_model=TableStatePublic, responses=responses(503))
 async def open_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Open the table for play (``table.opened`` in the audit chain, naming the pit)."""
-    return await _set_open(True, who.name, service, store)
+    return await _set_open(True, who, service, store)
 
 
 @router.post("/close", response_model=TableStatePublic, responses=responses(503))
 async def close_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Close the table: no new round opens (a round in progress finishes). ``table.closed`` in the chain."""
-    return await _set_open(False, who.name, service, store)
+    return await _set_open(False, who, service, store)
 
 
 @router.post("/deck-check", response_model=TableStatePublic, responses=responses(409, 503))
@@ -163,13 +179,13 @@ async def request_deck_check(who: OpenCloseDep, service: ServiceDep, store: Stor
     """While the table is held after misdeals in a row: ask for another DECK_CHECK (after the
     deck was fixed). The controller runs it and shows the result in ``hold.deck_check``. 409
     when the table is not held."""
-    return await command(store, service, service.request_deck_check, who.name)
+    return await command(store, service, who.role, service.request_deck_check, who.name)
 
 
 @router.post("/hold/clear", response_model=TableStatePublic, responses=responses(409, 503))
 async def clear_hold(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Let play resume after a hold. 409 while the last deck check was not clean (what is
     missing, duplicated or unreadable is named) or none has run since the hold."""
-    state = await command(store, service, service.clear_hold, who.name)
+    state = await command(store, service, who.role, service.clear_hold, who.name)
     log.info("table.hold_cleared", actor=who.name)
     return state

@@ -61,7 +61,9 @@ function header(r) {
       r.voided ? ` — ${r.misdeal ? "a misdeal" : "voided"}: ${whyVoid(r)}` : "",
       r.override ? " — the pit let a dealer's deviation stand" : ""),
     ...fact("Money", `wagered ${money(r.wagered_cents)}`, r.bonus_wagered_cents ? ` (bonus wagers ${money(r.bonus_wagered_cents)})` : "",
-      `, commission ${money(r.commission_cents)}, bonuses paid ${money(r.bonuses_paid_cents)}, the house's result ${signed(r.house_result_cents)}`));
+      `, commission ${money(r.commission_cents + (r.bank_commission_cents || 0))}`,
+      r.bank_commission_cents ? ` (the bank's ${money(r.bank_commission_cents)})` : "",
+      `, bonuses paid ${money(r.bonuses_paid_cents)}, the house's result ${signed(r.house_result_cents)}`));
   fill("banker", bankerText(r));
   fill("rules-version", rulesVersion(r.rules_version || {}));
 }

@@ -44,8 +44,11 @@ function render(state) {
     const results = round.settlement ? Object.fromEntries(round.settlement.positions.map((p) => [p.position, p])) : {};
     const banker = round.dealer_setting;
     const bankerLabel = round.bank ? `${bankerPosition} (banker: seat ${round.bank.seat})` : `${bankerPosition} (banker)`;
+    // the banker's cards are face down while the players set (a role without see-face-down)
+    const faceDown = new Set(round.face_down || []);
+    const FACE_DOWN = () => el("span", { class: "face-down" }, "face down until the players have set");
     rows.push(el("tr", { "data-position": String(bankerPosition) }, el("td", {}, bankerLabel), el("td", {}, ""),
-      el("td", {}, cards(hands[bankerPosition])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
+      el("td", {}, faceDown.has(bankerPosition) ? FACE_DOWN() : cards(hands[bankerPosition])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
       el("td", {}, round.override ? `override by ${round.override.actor}` : ""), el("td", {}, "")));
     for (const wager of round.wagers) {
       const setting = settings[wager.position];
@@ -69,8 +72,10 @@ function render(state) {
   }
   fill("positions", ...rows);
   fill("dice", round && round.dice ? `${round.dice.faces.join(" + ")} (${round.dice.source}) → first pile to position ${round.start_position}` : "");
+  const hidden = new Set((round && round.face_down) || []);
   fill("piles", ...(round ? round.piles : []).map((pile) => el("div", { class: "pile", "data-pile": String(pile.pile) },
-    el("h3", {}, `Pile ${pile.pile}${pile.position ? ` → position ${pile.position}` : ""}`), cards(pile.cards))));
+    el("h3", {}, `Pile ${pile.pile}${pile.position ? ` → position ${pile.position}` : ""}`),
+    hidden.has(pile.position) ? el("span", { class: "face-down" }, "face down") : cards(pile.cards))));
   fill("unused", cards(round ? round.unused : []));
   const way = round && round.house_way;
   fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
@@ -214,7 +219,11 @@ async function renderRules() {
         el("code", { class: "hash", title: r.house_way.sha256 }, r.house_way.sha256.slice(0, 12))),
       ...item("rules-foul", "Foul", r.foul_rule_words, r.foul_forfeits_bonuses ? "; its bonus wagers lose too" : ""),
       ...item("rules-commission", "Commission", r.commission.words),
-      ...(r.overqualifier ? item("rules-premium", "Overqualifier", `on: a premium pays ${r.premium_multiple} times the main wager (003)`) : []));
+      ...(r.overqualifier ? item("rules-premium", "Overqualifier", `on: a premium pays ${r.premium_multiple} times the main wager (003)`) : []),
+      // house options that depart from the rules documents, named as such (game/departures.py)
+      ...(r.departures || []).flatMap((d) => item(`rules-departure-${d.setting.replaceAll(".", "-")}`, "Departure from the rules",
+        el("span", { class: "departure", "data-setting": d.setting },
+          `${d.words}: ${d.setting} = ${d.value}, where ${d.cite} says "${d.rule}"`))));
     fill("rules-paytables", ...r.paytables.map((table) => el("table", { class: "paytable", "data-bonus": table.bonus },
       el("caption", {}, `${words(table.bonus)} (${table.source})`),
       ...table.lines.map((line) => el("tr", {}, el("td", {}, words(line.line)), el("td", { class: "money" }, line.words))))));
