@@ -14,6 +14,10 @@ class GamingDayConfigError(AccountingError):
     """A gaming-day configuration that cannot be: an unknown time zone, shifts out of order."""
 
 
+class UnknownShiftError(GamingDayConfigError, LookupError):
+    """A shift the gaming day does not have (a request naming it: 404, as any missing thing)."""
+
+
 class NaiveTimeError(AccountingError):
     """An instant without a time zone: the accounting never guesses the zone of a time."""
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .errors import GamingDayConfigError, NaiveTimeError
+from .errors import GamingDayConfigError, NaiveTimeError, UnknownShiftError
 
 DEFAULT_DAY_START = time(6, 0)
 
@@ -150,7 +150,7 @@ class GamingDayCalendar:
         for period in self.shift_periods(day):
             if period.shift == shift:
                 return period
-        raise GamingDayConfigError(f"no shift {shift!r}; the shifts are {[s.name for s in self.shifts]!r}")
+        raise UnknownShiftError(f"no shift {shift!r}; the shifts are {[s.name for s in self.shifts]!r}")
 
     def gaming_day_of(self, instant: datetime) -> date:
         """The gaming day ``instant`` (an aware datetime) belongs to."""

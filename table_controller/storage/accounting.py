@@ -55,7 +55,7 @@ NAME_MAX: Final = 128
 
 
 class AccountingNotFoundError(StorageError, LookupError):
-    """No count or slip with that id at this table."""
+    """No count or slip with that id at this table, or no enabled person of that name."""
 
 
 class AccountingConflictError(StorageError):
@@ -380,7 +380,7 @@ def _chained(
 def _enabled_person(session: Session, name: str, what: str) -> str:
     found = session.exec(select(User.disabled).where(User.name == name)).first()
     if found is None or found:
-        raise InvalidFieldError(f"{what}: no enabled person named {name!r} in the store")
+        raise AccountingNotFoundError(f"{what}: no enabled person named {name!r} in the store")
     return name
 
 

@@ -248,8 +248,8 @@ def test_a_count_room_file_is_imported_whole_or_refused_whole(api: Api) -> None:
         ({"kind": "opener", "chips": {"300": 4}, "dealer": "ann"}, 422, "not chips of this casino"),
         ({"kind": "opener", "chips": {"2500": -4}, "dealer": "ann"}, 422, "0 or more"),
         ({"kind": "opener", "chips": {"2500": 4}, "dealer": "bob"}, 422, "two people"),
-        ({"kind": "opener", "chips": {"2500": 4}, "dealer": "nobody"}, 422, "no enabled person"),
-        ({"kind": "opener", "chips": {"2500": 4}, "dealer": "ann", "shift": "brunch"}, 422, "no shift"),
+        ({"kind": "opener", "chips": {"2500": 4}, "dealer": "nobody"}, 404, "no enabled person"),
+        ({"kind": "opener", "chips": {"2500": 4}, "dealer": "ann", "shift": "brunch"}, 404, "no shift"),
         ({"kind": "closer", "chips": {"2500": 4}, "dealer": "ann"}, 409, "no signed opener"),
     ],
 )

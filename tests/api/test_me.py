@@ -6,7 +6,7 @@ from __future__ import annotations
 from .conftest import PEOPLE
 
 PERMISSIONS = {
-    "dealer": ["read-table", "play"],
+    "dealer": ["read-table", "play", "sign"],
     "pit": [
         "read-table",
         "play",
@@ -16,6 +16,8 @@ PERMISSIONS = {
         "open-close",
         "audit",
         "confirm",
+        "account",
+        "sign",
         "see-face-down",
     ],
     "surveillance": ["read-table", "audit", "device-frames", "see-face-down"],

@@ -470,6 +470,8 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
             "open-close",
             "audit",
             "confirm",
+            "account",
+            "sign",
             "see-face-down",
         ],
         "confirmed": False,  # keyed by the admin: waits for a second admin (docs/api.md, "Two people")

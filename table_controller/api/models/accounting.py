@@ -10,14 +10,15 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
+from ...storage.users import UserName
 from ..patterns import TEXT_PATTERN
-from .commands import MAX_CENTS
+from .commands import MAX_CENTS, BodyCents, cents, whole_number
 
 Name = Annotated[str, Field(min_length=1, max_length=128, pattern=TEXT_PATTERN)]
 ShiftName = Annotated[str, Field(min_length=1, max_length=32, pattern=TEXT_PATTERN)]
-Count = Annotated[int, Strict()]
+Count = Annotated[int, Strict(), BeforeValidator(whole_number)]
 ChipsBody = Annotated[
     dict[Annotated[str, Field(pattern=r"^[0-9]{1,12}$")], Count],
     Field(
@@ -43,7 +44,7 @@ class CountCreate(_Body):
     gaming_day: DayField = None
     shift: ShiftName | None = Field(default=None, description="one of the day's shifts; none: the whole day")
     chips: ChipsBody
-    dealer: Name = Field(description="the dealer who counted with the supervisor and signs second")
+    dealer: UserName = Field(description="the dealer who counted with the supervisor and signs second")
 
 
 class SlipCreate(_Body):
@@ -65,7 +66,7 @@ class DropCreate(_Body):
     gaming_day: DayField = None
     shift: ShiftName | None = None
     kind: Literal["cash", "marker"]
-    amount_cents: Annotated[int, Strict(), Field(ge=0, le=MAX_CENTS)]
+    amount_cents: BodyCents
     reference: Name | None = Field(default=None, description="the marker's number (required for a marker)")
 
 
@@ -73,7 +74,7 @@ class LineCreate(_Body):
     gaming_day: DayField = None
     shift: ShiftName | None = None
     name: Name = Field(examples=["tips", "untracked side wager", "chip exchange"])
-    amount_cents: Annotated[int, Strict(), Field(ge=-MAX_CENTS, le=MAX_CENTS)] = Field(
+    amount_cents: cents(-MAX_CENTS, MAX_CENTS) = Field(  # type: ignore[valid-type]  # an Annotated
         description="from the house's side: + the tray or drop gained outside the rounds, - it lost"
     )
 

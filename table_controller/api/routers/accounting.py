@@ -21,7 +21,14 @@ from sqlmodel import Session
 from ... import table_accounting as desk_ops
 from ...accounting.chips import CountKind
 from ...accounting.drop import DropKind
-from ...accounting.errors import AccountingError, CountFileError, DuplicateError, MismatchError, SlipError
+from ...accounting.errors import (
+    AccountingError,
+    CountFileError,
+    DuplicateError,
+    MismatchError,
+    SlipError,
+    UnknownShiftError,
+)
 from ...accounting.slips import SlipKind
 from ...storage import accounting as store
 from ...storage.accounting import AccountingConflictError, AccountingNotFoundError
@@ -258,8 +265,9 @@ async def enter_count(
     body: CountCreate, who: AccountDep, settings: SettingsDep, store_: StoreDep
 ) -> CountPublic:
     """The pit supervisor (the caller) enters the opener or closer, naming the dealer who signs
-    it; it counts once signed. 409: the kind entered already for the period, a closer before a
-    signed opener. 422: a denomination not in use, a negative count, the dealer being the caller."""
+    it; it counts once signed. 404: no enabled person of that name. 409: the kind entered already
+    for the period, a closer before a signed opener. 422: a denomination not in use, a negative
+    count, the dealer being the caller."""
     desk = _desk(settings)
     return count_view(
         await store_.run(
@@ -287,7 +295,7 @@ async def sign_count(count_id: CountId, who: SignDep, settings: SettingsDep, sto
     )
 
 
-@router.post("/slips", status_code=201, response_model=SlipPublic, responses=responses(503))
+@router.post("/slips", status_code=201, response_model=SlipPublic, responses=responses(404, 503))
 async def request_slip(
     body: SlipCreate, who: AccountDep, settings: SettingsDep, store_: StoreDep
 ) -> SlipPublic:
@@ -361,7 +369,7 @@ async def confirm_void(
     )
 
 
-@router.post("/drop", status_code=201, response_model=list[DropPublic], responses=responses(409, 503))
+@router.post("/drop", status_code=201, response_model=list[DropPublic], responses=responses(404, 409, 503))
 async def enter_drop(
     body: DropCreate, who: AccountDep, settings: SettingsDep, store_: StoreDep
 ) -> list[DropPublic]:
@@ -385,7 +393,7 @@ async def enter_drop(
     "/drop/count-file",
     status_code=201,
     response_model=ImportPublic,
-    responses=responses(409, 503),
+    responses=responses(404, 409, 503),
     openapi_extra={
         "requestBody": {"required": True, "content": {"text/csv": {"schema": {"type": "string"}}}}
     },
@@ -417,7 +425,7 @@ async def import_count_file(
     )
 
 
-@router.post("/lines", status_code=201, response_model=LinePublic, responses=responses(503))
+@router.post("/lines", status_code=201, response_model=LinePublic, responses=responses(404, 503))
 async def enter_line(
     body: LineCreate, who: AccountDep, settings: SettingsDep, store_: StoreDep
 ) -> LinePublic:
@@ -438,7 +446,7 @@ async def enter_line(
     )
 
 
-@router.post("/day/reconcile", response_model=DayPublic, responses=responses(409, 503))
+@router.post("/day/reconcile", response_model=DayPublic, responses=responses(404, 409, 503))
 async def reconcile_day(
     body: PeriodCreate, who: AccountDep, settings: SettingsDep, store_: StoreDep
 ) -> DayPublic:
@@ -471,7 +479,7 @@ async def _read_day(store_: StoreDep, settings: Any, day: date | None, shift: st
     return await store_.read_current(read)
 
 
-@router.get("/day", response_model=DayPublic, responses=responses())
+@router.get("/day", response_model=DayPublic, responses=responses(404))
 async def day(
     _: AuditDep,
     settings: SettingsDep,
@@ -484,7 +492,7 @@ async def day(
     return await _read_day(store_, settings, gaming_day, shift)
 
 
-@router.get("/day.csv", response_class=Response, responses={**responses(), **_CSV})
+@router.get("/day.csv", response_class=Response, responses={**responses(404), **_CSV})
 async def day_as_csv(
     _: AuditDep,
     settings: SettingsDep,
@@ -509,7 +517,7 @@ async def day_as_csv(
 def install_accounting_errors(app: FastAPI) -> None:
     """The accounting's typed refusals as answers: a bad count file 422 with every line, a slip
     out of its order, a number twice or records that do not match 409, the day refusing now 409,
-    no such count or slip 404, any other bad input (chips, amounts, signatures, shift) 422."""
+    no such count, slip, person or shift 404, any other bad input (chips, amounts, signatures, shift) 422."""
 
     def _json(status: int, body: Any) -> JSONResponse:
         return JSONResponse(status_code=status, content=body.model_dump(mode="json", exclude_none=True))
@@ -530,6 +538,7 @@ def install_accounting_errors(app: FastAPI) -> None:
         return _json(409, RefusalBody(error="accounting-refused", detail=str(error)))
 
     @app.exception_handler(AccountingNotFoundError)
+    @app.exception_handler(UnknownShiftError)
     async def _missing(_: Request, error: Exception) -> JSONResponse:
         return _json(404, ErrorBody(error="not-found", detail=str(error)))
 
