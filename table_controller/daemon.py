@@ -213,6 +213,7 @@ def build_conductor(
             stop=stop,
             known=known,
             roll_timeout=settings.device_timeout,
+            no_answer_tries=settings.dice.no_answer_tries,
         )
     else:
         usb = {} if addresses.dice_usb is None else {"config": addresses.dice_usb}
@@ -224,6 +225,7 @@ def build_conductor(
             stop=stop,
             known=known,
             roll_timeout=settings.device_timeout,
+            no_answer_tries=settings.dice.no_answer_tries,
         )
     auto = settings.auto_dealer
     auto_dealer = AutoDealer(auto, settings.game, settings.limits) if auto.enabled else None

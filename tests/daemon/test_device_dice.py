@@ -12,6 +12,7 @@ import asyncio
 
 from drivers.dice_shaker.driver import DiceShakerDriver
 from table_controller.conductor import ShakerAdapter
+from table_controller.table_stops import StopKind, why_not_dealing
 
 from .rig import HOST_LINK, alerts, build, devices, events, running, until
 
@@ -70,3 +71,81 @@ async def test_a_shaker_that_keeps_sending_bad_rolls_stops_play_with_one_alert(e
     finally:
         devs.close()
     assert len([a for a in alerts(engine) if a.get("fault") == "bad-roll"]) == 1
+
+
+def with_short_roll_timeout(table, devs, *, roll_timeout: float, tries: int):
+    """The rig's table, its shaker port waiting ``roll_timeout`` for an answer, ``tries`` times
+    before the ``no-answer`` fault (the settings ``device_timeout`` and ``dice.no_answer_tries``)."""
+    port = ShakerAdapter(
+        table.service,
+        lambda journal: DiceShakerDriver.over_usb(
+            backend=devs.backend, link_config=HOST_LINK, journal=journal, roll_timeout=roll_timeout
+        ),
+        stop=table.stop,
+        known=(),
+        roll_timeout=roll_timeout,
+        no_answer_tries=tries,
+        retry_interval=0.05,
+    )
+    table.conductor.dice = port
+    return table
+
+
+async def test_a_shaker_that_does_not_answer_stops_play_with_one_fault_until_it_answers(engine):
+    """dice-shaker.md 4: after ``no_answer_tries`` SHAKEs unanswered in a row the controller
+    opens a ``no-answer`` fault (one alert; play stops and GET /api/table says why); it keeps
+    shaking, ever less often, and the first answer clears it."""
+    devs = devices()
+    devs.shaker.go_deaf()
+    try:
+        table = with_short_roll_timeout(build(engine, devs), devs, roll_timeout=0.3, tries=2)
+        async with running(table, rounds=1):
+            await until(lambda: ("dice-shaker", "no-answer") in table.service.faults, timeout=10)
+            assert not events(engine, "dice.rolled")
+            [stop] = [s for s in why_not_dealing(table.service) if s.kind is StopKind.DEVICE_FAULT]
+            assert "no-answer" in stop.detail and "2 SHAKEs" in stop.detail
+            assert "shaker" in stop.clears
+            await asyncio.sleep(1.0)  # it keeps shaking, ever less often: still one alert
+            devs.shaker.hear_again()
+            await until(lambda: events(engine, "dice.rolled"), timeout=10)
+            await until(lambda: ("dice-shaker", "no-answer") not in table.service.faults, timeout=5)
+    finally:
+        devs.close()
+    assert len([a for a in alerts(engine) if a.get("fault") == "no-answer"]) == 1
+    cleared = [p for _, p in events(engine, "device.fault.cleared") if p.get("fault") == "no-answer"]
+    assert len(cleared) == 1
+
+
+async def test_one_unanswered_shake_is_shaken_again_without_a_fault(engine):
+    """Below ``no_answer_tries`` a silence is shaken again quietly: no alert, no stop."""
+    devs = devices()
+    devs.shaker.go_deaf()
+    try:
+        table = with_short_roll_timeout(build(engine, devs), devs, roll_timeout=0.5, tries=3)
+        async with running(table, rounds=1):
+            await until(lambda: devs.shaker.model.deaf_shakes >= 1, timeout=10)
+            devs.shaker.hear_again()
+            await until(lambda: events(engine, "dice.rolled"), timeout=10)
+    finally:
+        devs.close()
+    assert not [a for a in alerts(engine) if a.get("fault") == "no-answer"]
+
+
+async def test_a_stop_ends_a_shake_that_waits_for_a_deaf_shaker(engine):
+    """SIGTERM while the shaker does not answer: the conductor gives up the shake at once (the
+    round stays durable, its roll is the next start's), not after the answer timeout, and never
+    shakes again after the stop."""
+    devs = devices()
+    devs.shaker.go_deaf()
+    try:
+        table = with_long_roll_timeout(build(engine, devs), devs)
+        table.task = asyncio.create_task(table.conductor.run(None), name="conductor")
+        await until(lambda: devs.shaker.model.deaf_shakes >= 1, timeout=10)
+        table.stop.set()
+        # far below the 30 s answer timeout: before, the shake was waited out and shaken again
+        await asyncio.wait_for(table.task, 5.0)
+        shakes = devs.shaker.model.deaf_shakes
+        await asyncio.sleep(0.3)
+        assert devs.shaker.model.deaf_shakes == shakes == 1
+    finally:
+        devs.close()
