@@ -37,6 +37,7 @@ from drivers.dice_shaker.roll import DiceRoll
 from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
+from ..service import RoundChanged
 from .adapter import DeviceAdapter, Stopped, wait_or_stop
 from .journal import DeviceRecord
 
@@ -184,6 +185,9 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
                 return seen
             if self.stop.is_set():
                 raise Stopped
+            state = self.service.round
+            if state is None or state.round_id != round_id or state.phase.is_final:  # a void meanwhile
+                raise RoundChanged(f"round {round_id} ended while its dice were shaken")
             await self.wait_clear(ignore=frozenset({BAD_ROLL, NO_ANSWER}))  # only an answer clears those
             attempt += 1
             try:

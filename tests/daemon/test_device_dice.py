@@ -14,7 +14,7 @@ from drivers.dice_shaker.driver import DiceShakerDriver
 from table_controller.conductor import ShakerAdapter
 from table_controller.table_stops import StopKind, why_not_dealing
 
-from .rig import HOST_LINK, alerts, build, devices, events, running, until
+from .rig import HOST_LINK, alerts, build, devices, events, replayed, running, until
 
 LONG_TIMEOUT = 30.0  # the answer timeout the vendor saw the controller wait out
 
@@ -149,3 +149,26 @@ async def test_a_stop_ends_a_shake_that_waits_for_a_deaf_shaker(engine):
         assert devs.shaker.model.deaf_shakes == shakes == 1
     finally:
         devs.close()
+
+
+async def test_a_protocol_1_0_shaker_re_sending_its_refused_roll_voids_the_round_naming_the_frame(engine):
+    """link.md 3.1: a shaker that follows the 1.0 text re-sends its ROLL showing a 7 after the
+    NAK. Its copy is refused once more, the next copy is ACKed as used up and the round is
+    voided naming the frame (one ``void`` alert); the link is never lost for it and the next
+    round settles. Before 1.1 the two looped until the link dropped, and again after HELLO."""
+    devs = devices(shaker_faults=["bad-face", "protocol-1.0"])
+    try:
+        table = build(engine, devs)
+        async with running(table):
+            await until(lambda: table.conductor.voided == 1 and table.conductor.settled >= 1, timeout=20)
+        host = table.conductor.dice.driver.stats
+    finally:
+        devs.close()
+    assert host.messages_refused == 1 and host.refused_resent == 1 and host.links_lost == 0
+    state = replayed(engine, "t1-1")
+    assert state.phase.value == "void"
+    assert "re-sent a message the controller refused" in state.void_reason
+    assert " 50 " in state.void_reason and "protocol 1.0" in state.void_reason  # the ROLL frame, named
+    voids = [a for a in alerts(engine, "t1-1") if a.get("alert") == "void"]
+    assert len(voids) == 1 and "dice-shaker" in voids[0]["detail"]
+    assert replayed(engine, "t1-2").phase.value == "closed"
