@@ -56,6 +56,16 @@ class ProtocolError(DriverError):
     """A valid frame whose content breaks the protocol: unknown type, bad payload, bad card code."""
 
 
+class RefusedResentError(ProtocolError):
+    """The device re-sent a message the host refused, past the one copy refused again (link.md
+    3.1: a device of protocol 1.0 re-sends after any NAK). The host acknowledged it as used up,
+    never delivered, so that the device goes on; what the message was is in ``raw``."""
+
+    def __init__(self, message: str, *, raw: bytes | None = None, msg_id: int = 0) -> None:
+        super().__init__(message, raw=raw)
+        self.msg_id = msg_id
+
+
 class JournalError(DriverError):
     """The host could not record a device event before acknowledging it; the message stays
     unacknowledged so the device sends it again."""

@@ -40,6 +40,7 @@ from .errors import (
     JournalError,
     ProtocolError,
     ProtocolVersionError,
+    RefusedResentError,
 )
 from .framing import CrcMismatchError, Frame, FrameDecoder, FrameError, StaleFrameError, encode_frame
 from .messages import (
@@ -67,6 +68,7 @@ log = structlog.get_logger()
 
 READ_SIZE = 4096
 NOISE_RAW_LIMIT = 64  # bytes of a burst's raw bytes kept for its log line
+REFUSED_COPIES = 1  # copies of a refused message refused again before it is ACKed as used up (link.md 3.1)
 REPEAT_LOG_INTERVAL = 60.0  # seconds: the same failure (a HELLO refused...) is logged at most this often
 
 
@@ -204,6 +206,7 @@ class LinkStats:
     noise_bursts: int = 0
     messages_refused: int = 0  # device messages NAKed REFUSED: intact, but unusable (link.md 3)
     commands_refused: int = 0  # our commands the device NAKed MALFORMED or REFUSED
+    refused_resent: int = 0  # refused messages the device kept re-sending (ACKed as used up: 3.1)
     links_lost: int = 0
     reconnects: int = 0
 
@@ -274,6 +277,7 @@ class HostLink:
         self._device: Hello | None = None
         self._last_delivered = 0
         self._last_refused: int | None = None  # a device message NAKed REFUSED: its copies are too
+        self._refused_copies = 0  # copies of it refused again (at most REFUSED_COPIES, link.md 3.1)
         self._noise: _Noise | None = None  # the burst of noise being read, if any
         self._nak_at: float | None = None  # our last NAK(BAD_CRC) in the current burst
         self.log_throttle = LogThrottle(clock)
@@ -332,6 +336,7 @@ class HostLink:
         if restarted:
             self._last_delivered = 0
             self._last_refused = None
+            self._refused_copies = 0
         self._noise, self._nak_at = None, None
         self._device = hello
         now = self._clock()
@@ -447,10 +452,13 @@ class HostLink:
                 data = self.transport.read(READ_SIZE, cfg.poll_interval)
             except DriverIOError as exc:
                 raise _LinkDown(exc) from exc
-            self._handle(self._decoder.feed(data) + self._decoder.expire(), self._clock())
+            self._handle(self._decoder.feed(data) + self._decoder.expire(), self._clock(), quiet=not data)
             self._tick(self._clock())
 
-    def _handle(self, items: list[Frame | FrameError], now: float) -> None:
+    def _handle(self, items: list[Frame | FrameError], now: float, *, quiet: bool = False) -> None:
+        """Frames and noise as read; ``quiet``: this read brought no byte. A burst of noise ends
+        at the next frame, or once the line is quiet with no byte waiting (link.md 2.3): not at
+        the end of each read, which on a serial line carries a few bytes of a burst at a time."""
         for item in items:
             if isinstance(item, Frame):
                 self._end_noise()
@@ -459,7 +467,7 @@ class HostLink:
                 self._on_frame(item)
             else:
                 self._on_frame_error(item, now)
-        if self._noise is not None and self._decoder.pending == 0:  # the bytes stopped: the burst is over
+        if self._noise is not None and quiet and self._decoder.pending == 0:  # the bytes stopped
             self._end_noise()
 
     def _tick(self, now: float) -> None:
@@ -527,9 +535,8 @@ class HostLink:
             self._report(exc)
             self._send_nak(NakReason.MALFORMED, frame.seq)
             return
-        if msg_id == self._last_refused:  # a copy of a message we refused: refused again, never ACKed
-            self._send_nak(NakReason.REFUSED, frame.seq)
-            log.debug("link.refused_copy", msg_id=msg_id, raw=frame.raw.hex())
+        if msg_id == self._last_refused:
+            self._refused_copy(msg_id, frame)
             return
         if msg_id <= self._last_delivered:
             self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
@@ -553,7 +560,7 @@ class HostLink:
             # delivered. NAK(REFUSED) tells the device not to re-send the same bytes; the listener
             # has reported the error, naming the frame. The id is used up (link.md 3).
             self._last_delivered = msg_id
-            self._last_refused = msg_id
+            self._last_refused, self._refused_copies = msg_id, 0
             self.stats.messages_refused += 1
             log.error("link.message_refused", msg_id=msg_id, error=str(exc), raw=frame.raw.hex())
             self._send_nak(NakReason.REFUSED, frame.seq)
@@ -561,6 +568,36 @@ class HostLink:
         self._last_delivered = msg_id
         self.stats.messages_delivered += 1
         self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
+
+    def _refused_copy(self, msg_id: int, frame: Frame) -> None:
+        """A copy of the message we refused (link.md 3.1). The first copy is refused again (a
+        device of 1.1 re-sends only when our NAK was lost). A device that keeps re-sending
+        follows the 1.0 text (re-send after any NAK): refused for ever, it would spend its
+        retries, lose the link and send the same bytes after the HELLO, for ever. So a further
+        copy is ACKed as used up, never delivered (the device goes on with its next message),
+        and reported once, naming the frame: the controller voids the round it belonged to."""
+        if self._refused_copies < REFUSED_COPIES:
+            self._refused_copies += 1
+            self._send_nak(NakReason.REFUSED, frame.seq)
+            log.debug("link.refused_copy", msg_id=msg_id, raw=frame.raw.hex())
+            return
+        self._write(self._frame(MsgType.ACK, encode_ack(msg_id)))
+        if self._refused_copies > REFUSED_COPIES:  # reported already: only its ACK was lost
+            return
+        self._refused_copies += 1
+        self.stats.refused_resent += 1
+        device = self._device
+        version = f"{device.protocol_major}.{device.protocol_minor}" if device is not None else "?"
+        log.error("link.refused_resent", msg_id=msg_id, device_protocol=version, raw=frame.raw.hex())
+        self._report(
+            RefusedResentError(
+                f"message {msg_id} was refused and re-sent again after its copy was refused (the "
+                f"device speaks protocol {version}; 1.1 forbids re-sending a refused message): "
+                "acknowledged as used up, never delivered",
+                raw=frame.raw,
+                msg_id=msg_id,
+            )
+        )
 
     @contextmanager
     def _delivering_now(self) -> Iterator[None]:

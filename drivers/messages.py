@@ -18,7 +18,7 @@ from typing import Final
 from .errors import ProtocolError
 
 PROTOCOL_MAJOR: Final = 1
-PROTOCOL_MINOR: Final = 0
+PROTOCOL_MINOR: Final = 1  # 1.1: a device never re-sends a message refused (link.md 3, 3.1)
 
 LINK_TYPES: Final = range(0x01, 0x10)
 SHUFFLER_TYPES: Final = range(0x10, 0x40)

@@ -108,6 +108,7 @@ class DeviceLink:
         session_id: int | None = None,
         injectors: Sequence[LinkFaultInjector] = (),
         protocol: tuple[int, int] = (PROTOCOL_MAJOR, PROTOCOL_MINOR),
+        resend_refused: bool = False,
     ) -> None:
         self.identity = identity
         self.on_command = on_command
@@ -116,7 +117,9 @@ class DeviceLink:
         self.clock = clock
         self.session_id = session_id if session_id is not None else (secrets.randbits(32) or 1)
         self.injectors = list(injectors)
-        self.protocol = protocol
+        # a device that follows the 1.0 text: it re-sends after any NAK, REFUSED included (link.md 3.1)
+        self.resend_refused = resend_refused
+        self.protocol = (PROTOCOL_MAJOR, 0) if resend_refused else protocol
         self.state = DeviceLinkState.WAITING_FOR_HELLO
         self.stats = DeviceLinkStats()
         self.heartbeat = 1.0
@@ -125,6 +128,7 @@ class DeviceLink:
         )
         self._noise: list[FrameError] | None = None  # the burst of noise being read (link.md 2.3)
         self._noise_naked = False
+        self._heard = False  # bytes received since the last poll: a burst of noise goes on
         self._nak_at: float | None = None
         self._outbox: list[_Pending] = []
         self._next_event_id = 1
@@ -158,9 +162,12 @@ class DeviceLink:
 
     def receive(self, data: bytes) -> None:
         """Bytes from the host."""
-        self._handle(self._decoder.feed(data) + self._decoder.expire())
+        self._heard = self._heard or bool(data)
+        self._handle(self._decoder.feed(data) + self._decoder.expire(), quiet=False)
 
-    def _handle(self, items: list) -> None:
+    def _handle(self, items: list, *, quiet: bool) -> None:
+        """A burst of noise ends at the next frame, or at a poll with no byte received since the
+        last one and none waiting (link.md 2.3): one log line per burst, however it was read."""
         for item in items:
             if isinstance(item, Frame):
                 self._end_noise()
@@ -168,7 +175,7 @@ class DeviceLink:
                 self._on_frame(item)
             else:
                 self._on_noise(item)
-        if self._noise is not None and self._decoder.pending == 0:
+        if self._noise is not None and quiet and self._decoder.pending == 0:
             self._end_noise()
 
     def _on_noise(self, error: FrameError) -> None:
@@ -203,7 +210,8 @@ class DeviceLink:
 
     def poll(self) -> None:
         """Timers: stale partial frames, retransmission, heartbeat, loss of the host."""
-        self._handle(self._decoder.expire())
+        quiet, self._heard = not self._heard, False
+        self._handle(self._decoder.expire(), quiet=quiet)
         if not self.connected:
             return
         now = self.clock()
@@ -276,6 +284,11 @@ class DeviceLink:
                 return  # the same burst's NAK: the re-send already answers it
             self._retransmit(head, "NAK")
         elif reason in (NAK_MALFORMED, NAK_REFUSED) and head.frame and seq == head.frame[2]:
+            if self.resend_refused:  # the 1.0 text: every NAK asks for the message again
+                if head.resent_at is not None and now - head.resent_at < self.config.ack_timeout:
+                    return
+                self._retransmit(head, "NAK (1.0: re-sent after any NAK)")
+                return
             self._outbox.pop(0)
             self.stats.events_refused += 1
             log.error("sim.link.event_refused", event_id=head.event_id, reason=reason, raw=head.frame.hex())

@@ -24,6 +24,9 @@ class Fault(enum.StrEnum):
     DROPPED_FRAME = "dropped-frame"
     DUPLICATED_FRAME = "duplicated-frame"
     LINK_CUT = "link-cut"
+    # the link's version: a device that follows the 1.0 text, re-sending after any NAK, REFUSED
+    # included (link.md 3.1); a mode of the whole run, not a fault that fires once
+    PROTOCOL_1_0 = "protocol-1.0"
     # the shuffler
     JAM = "jam"
     UNREADABLE_CARD = "unreadable-card"
@@ -45,24 +48,33 @@ class Fault(enum.StrEnum):
 
 
 LINK_FAULTS = frozenset({Fault.CORRUPTED_FRAME, Fault.DROPPED_FRAME, Fault.DUPLICATED_FRAME, Fault.LINK_CUT})
-SHUFFLER_FAULTS = LINK_FAULTS | {
-    Fault.JAM,
-    Fault.UNREADABLE_CARD,
-    Fault.DUPLICATED_CARD,
-    Fault.MISSING_CARD,
-    Fault.WRONG_JOKER_COUNT,
-    Fault.DOOR_OPEN,
-    Fault.DECK_NOT_PRESENT,
-    Fault.WRONG_CARD_COUNT,
-    Fault.LONG_PILE,
-}
-DICE_SHAKER_FAULTS = LINK_FAULTS | {
-    Fault.COCKED_DIE,
-    Fault.DIE_UNREADABLE,
-    Fault.TAMPER,
-    Fault.COVER_OPEN,
-    Fault.BAD_FACE,
-}
+LINK_MODES = frozenset({Fault.PROTOCOL_1_0})  # how the device's link behaves, for the whole run
+SHUFFLER_FAULTS = (
+    LINK_FAULTS
+    | LINK_MODES
+    | {
+        Fault.JAM,
+        Fault.UNREADABLE_CARD,
+        Fault.DUPLICATED_CARD,
+        Fault.MISSING_CARD,
+        Fault.WRONG_JOKER_COUNT,
+        Fault.DOOR_OPEN,
+        Fault.DECK_NOT_PRESENT,
+        Fault.WRONG_CARD_COUNT,
+        Fault.LONG_PILE,
+    }
+)
+DICE_SHAKER_FAULTS = (
+    LINK_FAULTS
+    | LINK_MODES
+    | {
+        Fault.COCKED_DIE,
+        Fault.DIE_UNREADABLE,
+        Fault.TAMPER,
+        Fault.COVER_OPEN,
+        Fault.BAD_FACE,
+    }
+)
 
 
 class UnknownFaultError(ValueError):

@@ -297,12 +297,14 @@ def run_command(
 
     1: the store could not be opened at start (database unreachable, schema not at this version's revision): fix it, then start again;
 
-    2: a bad configuration (a setting, a device port, the API address already in use).
+    2: a bad configuration (a setting, a device port), or the API's address cannot be listened on (already in use: stop what holds it or choose another --port), refused before anything starts;
+
+    3: a device could not be started (a simulator printed no port within simulator.start_timeout, or exited): start again, or raise the timeout on a loaded machine; its log is under the data folder's simulators/.
     """  # noqa: E501 - one paragraph per line: the help text keeps line breaks
     with collector_paused():
         from sqlalchemy.exc import SQLAlchemyError
 
-        from .daemon import ConfigError
+        from .daemon import ConfigError, DeviceStartError, ExitStatus, ListenError
         from .daemon import main as run_daemon
         from .settings import load_settings
         from .storage import StorageError
@@ -335,14 +337,21 @@ def run_command(
     configure_logging(settings.log_format, settings.log_level)
     try:
         code = run_daemon(settings, simulate=simulate, rounds=rounds, manual=manual)
+    except ListenError as error:  # logged where it was found (api.cannot_listen)
+        typer.echo(str(error), err=True)
+        raise typer.Exit(ExitStatus.CONFIG) from None
     except ConfigError as error:
         log.error("daemon.config_error", error=str(error))
         typer.echo(f"invalid settings: {error}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(ExitStatus.CONFIG) from None
+    except DeviceStartError as error:
+        log.error("daemon.device_start_failed", error=str(error))
+        typer.echo(f"a device could not be started: {error}", err=True)
+        raise typer.Exit(ExitStatus.DEVICE_START) from None
     except (StorageError, SQLAlchemyError) as error:
         log.error("daemon.store_unavailable", error=str(error))
         typer.echo(f"cannot open the store: {error}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(ExitStatus.STORE) from None
     raise typer.Exit(code)
 
 

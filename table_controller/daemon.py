@@ -1,8 +1,9 @@
 """The table daemon behind ``table-controller run`` (docs/round-lifecycle.md, "Running it").
 
 Start: settings validated (the command line refuses a bad configuration with exit status 2),
-logging configured, the store opened (migrated to head), the devices connected (or, with
-``--simulate``, the simulators started first as child processes), the open round resumed,
+logging configured, the API's address bound (an address another process holds is refused at
+once, before anything else starts), the store opened (migrated to head), the devices connected
+(or, with ``--simulate``, the simulators started first as child processes), the open round resumed,
 then rounds played by the conductor until ``--rounds N`` rounds are settled (exit 0) or
 SIGTERM / SIGINT asks for a stop: the step in progress ends, the round stays where it is in
 the store and the next start resumes it. A SIGKILL at any moment loses nothing either: every
@@ -19,16 +20,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import multiprocessing
 import os
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import IntEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -54,8 +58,28 @@ if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, a
 log = structlog.get_logger()
 
 
+class ExitStatus(IntEnum):
+    """What ``table-controller run`` exits with (its ``--help`` and docs/round-lifecycle.md,
+    "Running the daemon", list the same)."""
+
+    DONE = 0  # --rounds N played, or a stop asked for (SIGTERM, SIGINT)
+    STORE = 1  # the store could not be opened at start
+    CONFIG = 2  # a bad configuration, or an API address the daemon cannot listen on
+    DEVICE_START = 3  # a device could not be started (a simulator gave no port in time, or exited)
+
+
 class ConfigError(ValueError):
     """Settings that cannot run a table (a missing device port...): exit status 2."""
+
+
+class ListenError(ConfigError):
+    """The API's address cannot be listened on (another process holds it, or it is not this
+    machine's): a configuration to change, exit status 2, checked before anything starts."""
+
+
+class DeviceStartError(RuntimeError):
+    """A device could not be started (a simulator printed no port in time, or exited): not a
+    bad setting (a loaded machine can be slow), exit status 3; the message says what to do."""
 
 
 # -- simulators as child processes ------------------------------------------------------------------
@@ -88,9 +112,19 @@ class SimulatorProcess:
             ready = selector.select(timeout)
         line = process.stdout.readline().decode("ascii", "replace").strip() if ready else ""
         if not line:
+            exited = process.poll()
             process.kill()
             process.wait()
-            raise ConfigError(f"the {name} simulator printed no port within {timeout} s (see {log_path})")
+            if exited is not None:
+                raise DeviceStartError(
+                    f"the {name} simulator exited with status {exited} before printing its port: "
+                    f"read its log ({log_path}), then start again"
+                )
+            raise DeviceStartError(
+                f"the {name} simulator printed no port within {timeout:g} s (simulator.start_timeout): "
+                f"the machine may be loaded; start again, or raise TABLE_SIMULATOR__START_TIMEOUT "
+                f"(its log: {log_path})"
+            )
         log.info("simulator.started", device=name, port=line, pid=process.pid, argv=" ".join(argv[1:]))
         print(f"{name} simulator on {line}", flush=True)  # for a person dealing by hand (--manual)
         return cls(name, process, line)
@@ -213,6 +247,7 @@ def build_conductor(
             stop=stop,
             known=known,
             roll_timeout=settings.device_timeout,
+            no_answer_tries=settings.dice.no_answer_tries,
         )
     else:
         usb = {} if addresses.dice_usb is None else {"config": addresses.dice_usb}
@@ -224,6 +259,7 @@ def build_conductor(
             stop=stop,
             known=known,
             roll_timeout=settings.device_timeout,
+            no_answer_tries=settings.dice.no_answer_tries,
         )
     auto = settings.auto_dealer
     auto_dealer = AutoDealer(auto, settings.game, settings.limits) if auto.enabled else None
@@ -359,9 +395,16 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         auto_dealer=settings.auto_dealer.enabled,
         step_delay=settings.step_delay,
     )
-    engine = open_store(settings.database_url)
-    simulators: dict[str, SimulatorProcess] = {}
+    sock = listen_for_api(settings) if settings.api else None  # first: before the store and devices
     stack = contextlib.ExitStack()
+    if sock is not None:
+        stack.callback(sock.close)
+    try:
+        engine = open_store(settings.database_url)
+    except BaseException:
+        stack.close()
+        raise
+    simulators: dict[str, SimulatorProcess] = {}
     try:
         if simulate:
             simulators = start_simulators(settings)
@@ -376,7 +419,7 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         stack.callback(start_floor_heartbeat(service, settings.floor_heartbeat_seconds))
         stack.callback(start_table_math(settings, service))
         conductor = build_conductor(settings, service, addresses, stop)
-        api = await start_api(settings, service, engine) if settings.api else None
+        api = await start_api(settings, service, engine, sock) if sock is not None else None
         try:
             settled = await conductor.run(rounds)
         finally:
@@ -410,8 +453,30 @@ class RunningApi:
         await self.task
 
 
-async def start_api(settings: TableSettings, service: TableService, engine: Any) -> RunningApi:
-    """Serve the API on ``settings.host:settings.port`` (port 0: any free port) and print its address."""
+def listen_for_api(settings: TableSettings) -> socket.socket:
+    """The API's listening socket on ``settings.host:settings.port`` (port 0: any free port),
+    bound before the store is opened and the devices started; ListenError (exit 2) when the
+    address cannot be had, naming what to do."""
+    from .api.server import listen
+
+    try:
+        return listen(settings.host, settings.port)
+    except OSError as error:
+        log.error("api.cannot_listen", host=settings.host, port=settings.port, error=str(error))
+        taken = error.errno == errno.EADDRINUSE
+        advice = (
+            "another process holds it (another table-controller run?): stop it, or choose another "
+            "port with --port or TABLE_PORT (0: any free port)"
+            if taken
+            else "choose an address of this machine and a port you may use (--host, --port)"
+        )
+        raise ListenError(f"cannot listen on {settings.host}:{settings.port}: {error}; {advice}") from None
+
+
+async def start_api(
+    settings: TableSettings, service: TableService, engine: Any, sock: socket.socket
+) -> RunningApi:
+    """Serve the API on the bound ``sock`` and print its address."""
     with collector_paused():
         from .api.app import create_app
         from .api.server import make_server
@@ -419,7 +484,7 @@ async def start_api(settings: TableSettings, service: TableService, engine: Any)
     read_engine = open_read_store(settings.read_db_url) if settings.read_db_url else None
     app = create_app(settings, service, engine, read_engine=read_engine)
     server = make_server(app, host=settings.host, port=settings.port)
-    task = asyncio.create_task(server.serve(), name="api")
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="api")
     while not server.started:
         if task.done():
             error = task.exception() if not task.cancelled() else None
@@ -463,6 +528,9 @@ def main(
 __all__ = [
     "ConfigError",
     "DeviceAddresses",
+    "DeviceStartError",
+    "ExitStatus",
+    "ListenError",
     "SimulatorProcess",
     "build_conductor",
     "main",

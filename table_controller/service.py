@@ -674,6 +674,24 @@ class TableService:
             self._round_done(state)
             return state
 
+    def void_for_device(self, device: str, what: str, round_id: str | None) -> RoundState | None:
+        """A device kept re-sending a message the controller refused (link.md 3.1: a device of
+        protocol 1.0): what round ``round_id`` (open when the message was first refused) was to
+        be decided on cannot be trusted, so it is voided (the wagers returned) naming the frame,
+        with the ``void`` alert a pit void has. None when that round is no longer open (it
+        ended meanwhile, a misdeal for one: a later round is never voided for it)."""
+        with self._lock:
+            state = self._round
+            if round_id is None or state is None or state.phase.is_final or state.round_id != round_id:
+                log.warning("device.refused_resent_round_gone", device=device, refused_in=round_id, what=what)
+                return None
+            reason = f"the {device} re-sent a message the controller refused: {what}"
+            state = self._record(RoundVoided(actor=f"device:{device}", reason=reason))
+            self.alert("void", f"the controller voided the round: {reason}", actor=f"device:{device}")
+            self._held = None
+            self._round_done(state)
+            return state
+
     def _confirming(self, approval: int | None, confirmed_by: str | None) -> Callable[[Any], None] | None:
         """The request's ``approval.confirmed``, written in the transaction of the act it confirms:
         a store failing between the two can leave neither half-done (docs/api.md, "Two people")."""

@@ -74,6 +74,9 @@ class DiceSettings(BaseModel):
     source: Literal["shaker", "rng"] = "shaker"
     usb: str | None = None
     url: str | None = None
+    # SHAKEs unanswered in a row (each waited ``device_timeout``) before the ``no-answer`` fault
+    # stops play (dice-shaker.md 4); one silence is only shaken again
+    no_answer_tries: int = Field(default=2, ge=1, le=20)
 
     @model_validator(mode="after")
     def _one_way_to_the_shaker(self) -> DiceSettings:

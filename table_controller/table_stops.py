@@ -54,6 +54,13 @@ _FAULT_CLEARS: Final = {
     "deck-not-present": "load the deck into the machine",
     "wrong-card-count": "load a complete deck: the next shuffle that counts right clears it",
 }
+# faults the controller opens itself from what a device does (dice-shaker.md 2.3 and 4): it keeps
+# trying, ever less often, and the device's next good answer clears them
+_TRIED_FAULT_CLEARS: Final = {
+    "bad-roll": "check the dice and the shaker's reader; the next usable roll clears it",
+    "no-answer": "power-cycle the dice shaker or call a technician (it is still shaken, ever less "
+    "often); its next answer clears it",
+}
 
 
 def why_not_dealing(service: TableService) -> tuple[Stop, ...]:
@@ -138,15 +145,11 @@ def why_not_dealing(service: TableService) -> tuple[Stop, ...]:
                 )
             )
         else:
-            clears = _FAULT_CLEARS.get(fault.kind, "fix the machine")
-            stops.append(
-                Stop(
-                    StopKind.DEVICE_FAULT,
-                    what,
-                    f"{clears}; it clears when the device no longer reports it",
-                    ClearedBy.MACHINE,
-                )
-            )
+            clears = _TRIED_FAULT_CLEARS.get(fault.kind)
+            if clears is None:
+                clears = _FAULT_CLEARS.get(fault.kind, "fix the machine")
+                clears = f"{clears}; it clears when the device no longer reports it"
+            stops.append(Stop(StopKind.DEVICE_FAULT, what, clears, ClearedBy.MACHINE))
     return tuple(stops)
 
 

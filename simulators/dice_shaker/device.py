@@ -83,6 +83,7 @@ class DiceShakerSimulator:
             config=link_config,
             clock=clock,
             injectors=injectors,
+            resend_refused=Fault.PROTOCOL_1_0 in self.faults,
         )
         self._hellos_seen = 0
         self._runner: SimulatorRunner | None = None
@@ -181,6 +182,7 @@ class DiceShakerSimulator:
                 write=self._usb_write,
                 config=self._link_config,
                 clock=self.clock,
+                resend_refused=Fault.PROTOCOL_1_0 in self.faults,
             )
             self._hellos_seen = 0
 

@@ -95,6 +95,7 @@ class DiceShakerModel:
         self.rolls: list[tuple[int, tuple[int, int, int]]] = []  # every roll made, for tests
         self._shaking: _Shake | None = None
         self.deaf = False  # a broken shaker: its link answers, its SHAKEs are taken and never done
+        self.deaf_shakes = 0  # SHAKEs taken while deaf (what the host tried)
         self._cover_closes_at: float | None = None
         self._tamper_resets_at: float | None = None
         self._events: list[tuple[int, bytes]] = []
@@ -123,6 +124,7 @@ class DiceShakerModel:
             raise UnknownCommandError(f"command 0x{msg_type:02X} takes no body, got {body.hex()}")
         if msg_type == SHAKE:
             if self.deaf:  # acknowledged by the link, then nothing: no roll, no refusal
+                self.deaf_shakes += 1
                 return
             self._shake(command_id, now)
         else:

@@ -85,7 +85,13 @@ class ShufflerSimulator:
             LinkFaultInjector(fault, _pile_three, on_cut=self._cut)
             for fault in sorted(self.faults & LINK_FAULTS)
         ]
-        link = DeviceLink(self.identity, self._on_command, config=self.link_config, injectors=injectors)
+        link = DeviceLink(
+            self.identity,
+            self._on_command,
+            config=self.link_config,
+            injectors=injectors,
+            resend_refused=Fault.PROTOCOL_1_0 in self.faults,
+        )
         rng = random.Random(self.seed) if self.seed is not None else secrets.SystemRandom()
         machine = shuffler_model.ShufflerModel(
             emit=link.send_event,

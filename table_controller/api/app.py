@@ -15,6 +15,8 @@ of bad tokens (``auth.py``), so nothing of a request is read before its sender i
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -126,11 +128,21 @@ def create_app(
     ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
 
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            async with hub.running():
+                yield
+        finally:  # a stop cancels the analysis jobs (analysis_jobs.py): it never waits for them
+            jobs = getattr(app.state, "analysis_jobs", None)
+            if jobs is not None:
+                jobs.close()
+
     app = FastAPI(
         title=f"Pai Gow Poker table {settings.table_id}",
         version=API_VERSION,
         description=DESCRIPTION,
-        lifespan=lambda _: hub.running(),
+        lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
     )

@@ -203,7 +203,11 @@ def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         404: (ErrorBody, "No such round, alert, request or user."),
         409: (RefusalBody, "The table or the round refuses the command now; nothing was changed."),
         422: (ValidationBody, "The request is malformed; the reason names the field."),
-        429: (ErrorBody, "This client presented too many bad tokens: retry after `Retry-After` seconds."),
+        429: (
+            ErrorBody,
+            "This client presented too many bad tokens, or (`analysis-busy`) has as many analysis jobs"
+            " waiting as it may: retry after `Retry-After` seconds.",
+        ),
         503: (ErrorBody, "The store could not take the write (chain broken, database unreachable)."),
     }
     wanted = sorted({401, 403, 422, 429, 503, *statuses})

@@ -13,6 +13,7 @@ uvicorn's own reading of them is off.
 from __future__ import annotations
 
 import ipaddress
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -89,6 +90,14 @@ def make_server(
     return ApiServer(config)
 
 
+def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """A listening socket on ``host``:``port`` (0: a free port), bound before anything else
+    starts (the floor's workers, the table's devices), so that an address another process holds
+    is refused at once. Raises ``OSError`` for an address it cannot have."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=backlog)
+
+
 def _loopback_host(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -116,4 +125,4 @@ def serving(app: FastAPI, host: str = "127.0.0.1", port: int = 0, **options: Any
         thread.join(timeout=10)
 
 
-__all__ = ["ApiServer", "edge_options", "make_server", "serving"]
+__all__ = ["ApiServer", "edge_options", "listen", "make_server", "serving"]

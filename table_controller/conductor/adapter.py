@@ -36,7 +36,7 @@ from drivers.base import (
     LinkRestored,
     LinkUp,
 )
-from drivers.errors import DriverInitError, ProtocolVersionError
+from drivers.errors import DriverInitError, ProtocolVersionError, RefusedResentError
 
 from .journal import DeviceJournal, DeviceRecord
 
@@ -96,6 +96,7 @@ class DeviceAdapter(Generic[DriverT]):
         self._pump_task: asyncio.Task[None] | None = None
         self._closing = False
         self._off_loop = OffLoop(f"{self.device}-observe")
+        self._refused_in: str | None = None  # the round open when a frame was last refused
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -209,6 +210,11 @@ class DeviceAdapter(Generic[DriverT]):
             log.error(
                 "device.error", device=self.device, error=str(event.error), raw=(event.error.raw or b"").hex()
             )
+            if isinstance(event.error, RefusedResentError):  # link.md 3.1: its round is voided
+                service.void_for_device(self.device, str(event.error), self._refused_in)
+            else:  # a frame refused: the round it came in is the one a re-send of it voids
+                state = service.round
+                self._refused_in = state.round_id if state is not None and not state.phase.is_final else None
 
     def fault_detail(self, event: DeviceFault) -> str:
         return ""

@@ -9,13 +9,20 @@ A cocked or unreadable die voids the shake: the dice are shaken again, never gue
 fails that shake at once and the dice are shaken again; after ``BAD_ROLL_LIMIT`` such
 answers for one round a ``bad-roll`` fault stops play (one alert) and the shaker is tried again
 ever less often, until a good roll clears it. A cover opened or a tamper switch tripped is a
-fault: play waits until it clears. Once the shaker has reported a roll for the open round, that
-roll is the round's: a restarted controller uses the roll it finds journalled (or the one the
-shaker re-sends) and never shakes again (docs/round-lifecycle.md, "Recovery").
+fault: play waits until it clears. A shaker that does not answer at all (no roll, no refusal
+within ``device_timeout``) is shaken again; after ``no_answer_tries`` silences in a row a
+``no-answer`` fault stops play (one alert) and the shaker is tried ever less often, until any
+answer clears it (dice-shaker.md 4). A stop gives up the shake in progress at once: the shaker's
+answer, if it comes, is journalled and is the next start's roll. Once the shaker has reported a
+roll for the open round, that roll is the round's: a restarted controller uses the roll it finds
+journalled (or the one the shaker re-sends) and never shakes again (docs/round-lifecycle.md,
+"Recovery").
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,10 +33,12 @@ import structlog
 from drivers.base import DriverEvent
 from drivers.dice_shaker.events import DiceRead, DiceStatus, ShakeFailed
 from drivers.dice_shaker.rng import RngDiceSource
+from drivers.dice_shaker.roll import DiceRoll
 from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
-from .adapter import DeviceAdapter, wait_or_stop
+from ..service import RoundChanged
+from .adapter import DeviceAdapter, Stopped, wait_or_stop
 from .journal import DeviceRecord
 
 if TYPE_CHECKING:  # the driver class is found by name in drivers.DRIVERS, imported only when opened
@@ -43,6 +52,8 @@ ROLL_TIMEOUT = 10.0  # seconds for a SHAKE's answer (dice-shaker.md 4); settings
 BAD_ROLL = "bad-roll"  # the fault opened when the shaker keeps answering with unusable rolls
 BAD_ROLL_LIMIT = 3  # unusable answers for one round before the fault: a one-off is re-shaken quietly
 BAD_ROLL_RETRY_MAX = 60.0  # seconds between attempts while the fault is open, at most
+NO_ANSWER = "no-answer"  # the fault opened when SHAKEs go unanswered (no roll, no refusal)
+NO_ANSWER_TRIES = 2  # unanswered SHAKEs in a row before the fault: settings.dice.no_answer_tries
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +98,12 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
     standing_faults = STANDING_FAULTS
     source = "shaker"
 
-    def __init__(self, *args, roll_timeout: float = ROLL_TIMEOUT, **kwargs) -> None:
+    def __init__(
+        self, *args, roll_timeout: float = ROLL_TIMEOUT, no_answer_tries: int = NO_ANSWER_TRIES, **kwargs
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.roll_timeout = roll_timeout
+        self.no_answer_tries = no_answer_tries
         self._lock = threading.Lock()
         self._rolls: dict[str, Roll] = {}  # the first roll reported while each round was open
         self.journal.listen(self._heard)
@@ -156,25 +170,38 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
     # -- the round's roll -----------------------------------------------------------------------
 
     async def roll_for(self, round_id: str) -> Roll:
-        """The round's roll: one already reported, or shake (again after a void shake) until read."""
+        """The round's roll: one already reported, or shake (again after a void shake or a
+        silence) until read; Stopped as soon as the daemon stops."""
         attempt = 0
-        bad_rolls = 0
+        bad_rolls = 0  # unusable answers for this round
+        silences = 0  # SHAKEs unanswered in a row
+        opened: set[str] = set()  # the faults this round's shaking opened
         pause = self.retry_interval
         while True:
             seen = self.seen(round_id)
             if seen is not None:
-                if bad_rolls:
-                    self.service.fault_cleared(DEVICE, BAD_ROLL, "the shaker sent a usable roll")
+                for kind in sorted(opened):
+                    self.service.fault_cleared(DEVICE, kind, "the shaker sent a usable roll")
                 return seen
-            await self.wait_clear(ignore=frozenset({BAD_ROLL}))  # only a good roll clears it
+            if self.stop.is_set():
+                raise Stopped
+            state = self.service.round
+            if state is None or state.round_id != round_id or state.phase.is_final:  # a void meanwhile
+                raise RoundChanged(f"round {round_id} ended while its dice were shaken")
+            await self.wait_clear(ignore=frozenset({BAD_ROLL, NO_ANSWER}))  # only an answer clears those
             attempt += 1
             try:
-                await self.driver.roll(timeout=self.roll_timeout)
+                await self._shake()
             except ShakeFailed as failed:
+                silences = 0
+                if NO_ANSWER in opened:  # it answers again, if not with a roll
+                    opened.discard(NO_ANSWER)
+                    self.service.fault_cleared(DEVICE, NO_ANSWER, f"the shaker answered: {failed}")
                 if failed.answer_unusable:
                     bad_rolls += 1
                     log.error("dice.roll_refused", attempt=attempt, this_round=bad_rolls, reason=str(failed))
                     if bad_rolls >= BAD_ROLL_LIMIT:
+                        opened.add(BAD_ROLL)
                         self.service.device_fault(
                             DEVICE, BAD_ROLL, f"{bad_rolls} unusable answers in a row; last: {failed}"
                         )
@@ -186,10 +213,37 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
                     log.warning("dice.shake_refused", attempt=attempt, reason=str(failed))
                     await wait_or_stop(self.stop, self.poll_interval)  # the fault it reported opens meanwhile
             except DriverTimeoutError as error:
-                log.error("dice.no_answer", attempt=attempt, error=str(error))
+                silences += 1
+                log.error("dice.no_answer", attempt=attempt, in_a_row=silences, error=str(error))
+                if silences >= self.no_answer_tries:
+                    opened.add(NO_ANSWER)
+                    self.service.device_fault(
+                        DEVICE,
+                        NO_ANSWER,
+                        f"{silences} SHAKEs in a row not answered within {self.roll_timeout:g} s each",
+                    )
+                    await wait_or_stop(self.stop, pause)
+                    pause = min(pause * 2, BAD_ROLL_RETRY_MAX)
             except DriverIOError as error:
                 log.error("dice.link_down", attempt=attempt, error=str(error))
                 await wait_or_stop(self.stop, self.retry_interval)
+
+    async def _shake(self) -> DiceRoll:
+        """One SHAKE and its answer; Stopped at once when the daemon stops meanwhile (the SHAKE
+        is not waited out: its roll, if it comes, is journalled for the next start)."""
+        shake = asyncio.ensure_future(self.driver.roll(timeout=self.roll_timeout))
+        stopper = asyncio.ensure_future(self.stop.wait())
+        try:
+            await asyncio.wait({shake, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for future in (shake, stopper):
+                if not future.done():
+                    future.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(shake, stopper, return_exceptions=True)
+        if shake.done() and not shake.cancelled():
+            return shake.result()  # the roll, or the shake's own error
+        raise Stopped
 
 
 __all__ = ["RngDice", "Roll", "ShakerAdapter"]

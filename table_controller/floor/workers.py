@@ -32,7 +32,7 @@ from typing import Any
 
 import structlog
 
-from ..api.server import make_server
+from ..api.server import listen, make_server
 from ..children import die_with_parent
 from ..logs import configure_logging
 from ..storage import make_engine, open_read_store
@@ -48,13 +48,6 @@ DEATH_WINDOW = 60.0  # seconds
 STOP_WAIT = 15.0  # seconds a worker has to end its streams and connections before SIGKILL
 PARENT_CHECK = 1.0  # seconds between a worker's looks at whether its parent is still there
 LOOK_EVERY = 0.2  # seconds between the supervisor's looks at its workers and its stop flag
-
-
-def listen(host: str, port: int) -> socket.socket:
-    """The floor's listening socket on ``host``:``port`` (0: a free port), bound before any worker
-    starts so that every worker accepts on it. Raises ``OSError`` for an address it cannot have."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family, backlog=2048)
 
 
 def floor_url(settings: FloorSettings, sock: socket.socket) -> str:

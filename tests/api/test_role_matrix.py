@@ -64,6 +64,7 @@ MATRIX = {
     ("GET", "/api/analysis/par-sheet"): (AUDIT, {}),
     ("GET", "/api/analysis/house-edge"): (AUDIT, {"params": {"rounds": 10_000}}),
     ("GET", "/api/analysis/today"): (AUDIT, {"params": {"tz": "America/Los_Angeles"}}),
+    ("GET", "/api/analysis/jobs/{job_id}"): (AUDIT, {}),
     ("GET", "/api/audit/checkpoints"): (AUDIT, {}),
     ("POST", "/api/audit/override"): ({P}, {"json": {"reason": "investigating the record"}}),
     ("POST", "/api/accounting/counts"): (
@@ -88,7 +89,15 @@ MATRIX = {
 }
 # Operations every authenticated person may call: never a 403, and (no parameters) never a 422.
 ANY_ROLE = {("GET", "/api/me")}
-PATH_VALUES = {"position": "3", "round_id": "t1-1", "seq": "1", "name": "zed", "count_id": "1", "number": "1"}
+PATH_VALUES = {
+    "position": "3",
+    "round_id": "t1-1",
+    "seq": "1",
+    "name": "zed",
+    "count_id": "1",
+    "number": "1",
+    "job_id": "0",
+}
 CHANGES = {"POST"}
 
 

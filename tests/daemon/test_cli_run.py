@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -17,6 +19,7 @@ from sqlalchemy import text
 from typer.testing import CliRunner, Result
 
 from table_controller.cli import app as cli_app
+from table_controller.daemon import ExitStatus
 from table_controller.storage import add_user, make_engine, open_store, sqlite_url, unit_of_work
 
 from .processes import alive
@@ -137,6 +140,43 @@ def test_without_a_shuffler_port_the_daemon_refuses_to_start(tmp_path):
     result = in_process("run", "--rounds", "1", "--data-dir", str(tmp_path))
     assert result.exit_code == 2
     assert "no shuffler: set shuffler.url (TABLE_SHUFFLER__URL) or use --simulate" in result.stderr
+
+
+def test_an_api_port_in_use_is_refused_with_status_2_before_the_store_or_a_device_starts(tmp_path):
+    """The address is bound first: a port another process holds is refused at once, with the
+    documented status 2 and what to do, never after starting the simulators (nor with 3)."""
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        result = in_process(
+            "run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path), "--port", str(port)
+        )
+    assert result.exit_code == ExitStatus.CONFIG == 2, result.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "stop it, or choose another port with --port or TABLE_PORT" in result.stderr
+    assert not (tmp_path / "simulators").exists()  # no simulator was started
+    assert not (tmp_path / "table.sqlite3").exists()  # nor the store opened
+
+
+def test_a_simulator_that_gives_no_port_in_time_is_a_device_start_failure_not_a_bad_setting(
+    tmp_path, monkeypatch
+):
+    """A start-up timeout (a loaded machine) exits 3 and says what to do, never "invalid settings"."""
+    monkeypatch.setenv("TABLE_SIMULATOR__START_TIMEOUT", "0.001")
+    result = in_process("run", "--simulate", "--rounds", "1", "--data-dir", str(tmp_path), "--port", "0")
+    assert result.exit_code == ExitStatus.DEVICE_START == 3, result.stderr
+    assert "invalid settings" not in result.stderr
+    assert "the shuffler simulator printed no port within 0.001 s" in result.stderr
+    assert "start again, or raise TABLE_SIMULATOR__START_TIMEOUT" in result.stderr
+
+
+def test_the_exit_statuses_of_run_are_the_same_in_its_help_and_in_the_docs():
+    shown = " ".join(in_process("run", "--help").stdout.split())
+    documented = (REPO / "docs" / "round-lifecycle.md").read_text()
+    listed = {int(n) for n in re.findall(r"(?<![\w.])(\d): ", shown)}
+    rows = {int(n) for n in re.findall(r"^\| `(\d)` \|", documented, flags=re.MULTILINE)}
+    assert listed == rows == {status.value for status in ExitStatus}
+    assert "3: a device could not be started" in shown
+    assert re.search(r"^\| `3` \| a device could not be started", documented, flags=re.MULTILINE)
 
 
 def _started_simulators(process: subprocess.Popen) -> tuple[list[int], list[dict]]:

@@ -40,7 +40,11 @@ async def test_devices_are_up_with_frames_seen_then_a_switched_off_shuffler_is_d
             shuffler = health.snapshot("shuffler")
             assert started <= shuffler.link_since <= shuffler.last_seen <= now
             assert shuffler.identity == DeviceIdentity(
-                "SIM-SHUFFLER", "SIM0001", "1.0.0", "1.0", devs.shuffler.link.session_id
+                "SIM-SHUFFLER",
+                "SIM0001",
+                "1.0.0",
+                "1.1",
+                devs.shuffler.link.session_id,  # link.md 4.1
             )
             shaker = health.snapshot("dice-shaker")
             assert shaker.link is LinkState.UP and started <= shaker.last_seen <= now

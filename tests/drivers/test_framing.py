@@ -30,9 +30,9 @@ GOLDEN = [
     pytest.param(
         0x00,
         0x01,
-        bytes.fromhex("01 00 03 E8 12 34 56 78") + b"\x10table-controller" + b"\x00" + b"\x050.1.0",
-        "A5 20 00 01 01 00 03 E8 12 34 56 78 10 74 61 62 6C 65 2D 63 6F 6E 74 72 6F 6C 6C 65 72"
-        " 00 05 30 2E 31 2E 30 89 A6",
+        bytes.fromhex("01 01 03 E8 12 34 56 78") + b"\x10table-controller" + b"\x00" + b"\x050.1.0",
+        "A5 20 00 01 01 01 03 E8 12 34 56 78 10 74 61 62 6C 65 2D 63 6F 6E 74 72 6F 6C 6C 65 72"
+        " 00 05 30 2E 31 2E 30 07 8F",
         id="host-hello",
     ),
     pytest.param(  # shuffler PILE 1 of command 2, event id 2 (docs/protocols/shuffler.md)

@@ -180,9 +180,9 @@ def test_connect_sends_the_documented_hello_and_reads_the_device():
     link, transport, recorder, _ = make_link()
     hello = link.connect()
     assert transport.written[0] == bytes.fromhex(
-        "A5 20 00 01 01 00 03 E8 12 34 56 78 10 74 61 62 6C 65 2D 63 6F 6E 74 72 6F 6C 6C 65 72"
-        " 00 05 30 2E 31 2E 30 89 A6"
-    )
+        "A5 20 00 01 01 01 03 E8 12 34 56 78 10 74 61 62 6C 65 2D 63 6F 6E 74 72 6F 6C 6C 65 72"
+        " 00 05 30 2E 31 2E 30 07 8F"
+    )  # protocol 1.1: a device never re-sends a refused message (link.md 3.1)
     assert hello == Hello(1, 0, 1000, DEVICE_SESSION, "SHF-7", "A1234", "2.3.1")
     assert recorder.calls == [("up", DEVICE_SESSION, False, False)]
 
@@ -270,7 +270,7 @@ def test_bad_crc_is_answered_with_nak_and_logged_with_the_raw_frame():
     bad = good[:-1] + bytes((good[-1] ^ 0xFF,))
     transport.incoming += bad
     with capture_logs() as logs:
-        run_until(link, transport, clock, lambda: link.stats.crc_errors == 1)
+        run_until(link, transport, clock, lambda: link.stats.noise_bursts == 1)  # the line went quiet
     assert [f.payload for f in transport.frames(0x03)] == [bytes((0x01, 5))]  # NAK BAD_CRC, seq 5
     noise = [entry for entry in logs if entry["event"] == "link.noise"]  # one line for the burst
     assert len(noise) == 1 and noise[0]["raw"] == bad.hex() and noise[0]["log_level"] == "warning"
@@ -734,3 +734,64 @@ def test_naks_of_one_burst_resend_once_and_every_resend_counts_toward_the_three(
     assert len(transport.frames(0x10)) == 4  # 3 retransmissions, NAK-triggered ones included
     # at most one re-send per ACK timeout: the 4 transmissions span at least 3 ACK timeouts
     assert recorder.lost_at[0] - start >= 3 * CONFIG.ack_timeout
+
+
+def test_a_refused_message_re_sent_is_refused_once_more_then_acked_as_used_up_and_reported_once():
+    """link.md 3.1: a device that follows the 1.0 text re-sends after any NAK. Its refused
+    message is refused once more, then ACKed as used up (never delivered), so that it goes on
+    with its next message instead of spending its retries and losing the link for ever; the
+    controller hears of it once, with the frame."""
+    link, transport, _, clock = make_link()
+    recorder = RefusingRecorder(clock)
+    link.listener = recorder
+    link.connect()
+    transport.incoming += event(5, 1) * 4 + event(6, 2)
+    run_until(link, transport, clock, lambda: recorder.kinds("message"))
+    assert [f.payload for f in transport.frames(0x03)] == [bytes((0x03, 5))] * 2  # refused, then its copy
+    acks = [f.payload for f in transport.frames(0x02)]
+    assert acks == [bytes.fromhex(x) for x in ("00000001", "00000001", "00000002")]
+    assert [call[2] for call in recorder.kinds("message")] == [2]  # id 1 never delivered
+    [(_, name, error)] = recorder.kinds("error")
+    assert name == "RefusedResentError" and error.raw == event(5, 1) and error.msg_id == 1
+    assert "protocol 1.0" in str(error)
+    assert recorder.kinds("lost") == [] and link.stats.refused_resent == 1
+
+
+def test_a_refused_message_re_sent_after_a_reconnect_is_not_refused_for_ever():
+    """The same session's device sends its message in flight again after the HELLO: a copy
+    past the one refused again is ACKed, never a loop of link losses."""
+    link, transport, _, clock = make_link()
+    recorder = RefusingRecorder(clock)
+    link.listener = recorder
+    link.connect()
+    transport.incoming += event(5, 1) * 2
+    run_until(link, transport, clock, lambda: len(transport.frames(0x03)) == 2)
+    link.connect()  # the link was lost meanwhile; the device comes back in the same session
+    transport.incoming += event(5, 1)
+    run_until(link, transport, clock, lambda: recorder.kinds("error"))
+    assert transport.frames(0x02)[-1].payload == b"\x00\x00\x00\x01"
+    assert [call[1] for call in recorder.kinds("error")] == ["RefusedResentError"]
+
+
+class Trickle(FakeTransport):
+    """A serial line: each read returns the few bytes that have arrived, not a whole write."""
+
+    def read(self, size: int, timeout: float) -> bytes:
+        return super().read(min(size, 2), timeout)
+
+
+def test_a_burst_of_noise_read_a_few_bytes_at_a_time_is_one_log_line():
+    """link.md 2.3: a burst (40 bytes without a SYNC, read 2 bytes at a time) is one
+    ``link.noise`` line, not one per read."""
+    clock = Clock()
+    transport = Trickle(clock, answering_device())
+    recorder = Recorder(clock)
+    link = HostLink(transport, recorder, config=CONFIG, clock=clock)
+    link.connect()
+    noise = bytes(range(0x10, 0x38))
+    assert len(noise) == 40 and 0xA5 not in noise
+    transport.incoming += noise
+    with capture_logs() as logs:
+        run_until(link, transport, clock, lambda: not transport.incoming and link.stats.noise_bursts, limit=1)
+    lines = [entry for entry in logs if entry["event"] == "link.noise"]
+    assert len(lines) == 1 and lines[0]["garbage_bytes"] == 40 and lines[0]["raw"] == noise.hex()

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from structlog.testing import capture_logs
 
+from drivers.errors import ProtocolError
 from drivers.link import HostIdentity, HostLink, LinkConfig
 from drivers.transport import Transport
 from simulators.device_link import DeviceLink, DeviceLinkConfig, SimulatedIdentity
@@ -172,3 +173,48 @@ def test_any_burst_before_an_event_loses_no_link(burst):
     assert device.stats.links_lost == 0
     assert [m[:2] for m in listener.messages] == [(PILE, 1)]
     assert host.stats.naks_sent <= 1  # one burst, at most one NAK
+
+
+class Refusing(Listener):
+    """A host whose codec refuses the device's first message (a PILE one byte too long)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[object] = []
+
+    def message(self, msg_type, msg_id, body, frame) -> None:
+        if msg_id == 1:
+            raise ProtocolError("PILE 3: one byte too many", raw=frame.raw)
+        super().message(msg_type, msg_id, body, frame)
+
+    def link_error(self, error) -> None:
+        self.errors.append(error)
+
+
+def test_a_protocol_1_0_device_that_re_sends_a_refused_event_goes_on_without_losing_the_link():
+    """link.md 3.1: the older device re-sends after any NAK. The host refuses its event, refuses
+    its copy once more, then ACKs the next copy as used up: the device goes on with its next
+    event, the link stays up, and the host reports the frame once (the controller voids the
+    round). Before 1.1 the two looped until the link dropped, and again after every HELLO."""
+    clock = Clock()
+    device = DeviceLink(
+        SimulatedIdentity("SIM-SHUFFLER", "SIM0001", "1.0.0"),
+        lambda *a: None,
+        config=DeviceLinkConfig(),
+        clock=clock,
+        resend_refused=True,
+    )
+    wire = Wire(clock, device)
+    listener = Refusing()
+    host = HostLink(wire, listener, config=LinkConfig(), identity=HostIdentity(), clock=clock)
+    hello = host.connect()
+    assert (hello.protocol_major, hello.protocol_minor) == (1, 0)
+    device.send_event(PILE, PILE_BODY + b"\x00")
+    device.send_event(PILE, PILE_BODY)
+    host.run(Stop(clock, 5.0))  # type: ignore[arg-type]
+    assert listener.lost == [] and host.stats.links_lost == 0 and device.stats.links_lost == 0
+    assert listener.messages == [(PILE, 2, PILE_BODY)]
+    assert device.unacknowledged == 0
+    [error] = listener.errors
+    assert type(error).__name__ == "RefusedResentError" and "1.0" in str(error)
+    assert host.stats.messages_refused == 1 and host.stats.refused_resent == 1

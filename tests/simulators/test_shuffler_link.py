@@ -50,7 +50,7 @@ TEST_LINK = DeviceLinkConfig(ack_timeout=0.25, max_retransmissions=3)
 
 
 class Device:
-    def __init__(self, injectors=(), config=TEST_LINK):
+    def __init__(self, injectors=(), config=TEST_LINK, resend_refused=False):
         self.clock = Clock()
         self.written = bytearray()
         self.commands: list[tuple[int, int, bytes]] = []
@@ -62,6 +62,7 @@ class Device:
             clock=self.clock,
             session_id=DEVICE_SESSION,
             injectors=injectors,
+            resend_refused=resend_refused,
         )
 
     def take(self) -> list[tuple[int, int, bytes]]:
@@ -93,7 +94,8 @@ def test_hello_reply_echoes_the_heartbeat_and_names_the_device():
     device.link.receive(host_hello(heartbeat_ms=100))
     [(_seq, msg_type, payload)] = device.take()
     assert msg_type == 0x01
-    assert payload == struct.pack(">BBHI", 1, 0, 100, DEVICE_SESSION) + b"\x05SHF-7\x05A1234\x052.3.1"
+    # protocol 1.1: a refused event is never re-sent (link.md 3.1)
+    assert payload == struct.pack(">BBHI", 1, 1, 100, DEVICE_SESSION) + b"\x05SHF-7\x05A1234\x052.3.1"
     assert device.link.connected and device.link.heartbeat == 0.1
 
 
@@ -276,3 +278,36 @@ def test_one_nak_per_burst_of_noise_from_the_host():
     bad = good[:-1] + bytes((good[-1] ^ 1,))
     device.link.receive(bad + bad + bad)
     assert [(t, p) for _, t, p in device.take()] == [(0x03, b"\x01\x09")]
+
+
+def test_the_protocol_1_0_mode_says_1_0_and_re_sends_after_a_refusal():
+    """The older device (``protocol-1.0``, link.md 3.1): its HELLO names 1.0 and it re-sends its
+    event after NAK(REFUSED) as after any NAK, same bytes, until ACKed or out of retries."""
+    device = Device(resend_refused=True)
+    device.link.receive(host_hello())
+    [(_, _, hello)] = device.take()
+    assert hello[:2] == b"\x01\x00"
+    device.link.send_event(0x22, b"\x00\x00\x00\x02\x03\x09")
+    device.link.poll()
+    (sent,) = device.take()
+    device.link.receive(frame(4, 0x03, bytes((0x03, sent[0]))))  # NAK REFUSED
+    resent = device.take()
+    assert [(f[1], f[2]) for f in resent] == [(0x22, sent[2])]
+    assert device.link.stats.events_refused == 0 and device.link.unacknowledged == 1
+
+
+def test_a_burst_of_noise_received_a_few_bytes_at_a_time_is_one_log_line():
+    """link.md 2.3 (a device SHOULD log one line per burst): 40 bytes without a SYNC, received
+    two at a time, then a quiet poll."""
+    from structlog.testing import capture_logs
+
+    device = Device()
+    up(device)
+    noise = bytes(range(0x10, 0x38))
+    with capture_logs() as logs:
+        for start in range(0, len(noise), 2):
+            device.link.receive(noise[start : start + 2])
+        device.after(0.01)  # bytes came since the last poll: the burst goes on
+        device.after(0.01)  # a quiet poll: the burst is over
+    lines = [entry for entry in logs if entry["event"] == "sim.link.noise"]
+    assert len(lines) == 1 and lines[0]["skipped"] == 20

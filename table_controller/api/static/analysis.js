@@ -26,10 +26,25 @@ function provenance(p) {
     ["Big Hand", file(p.big_hand)], ["Joker Bonus", file(p.joker_bonus)]]);
 }
 
+// A question not answered yet is a job on the analysis worker (202): follow its status URL,
+// asking every second (a job nobody asks about for 30 s is cancelled: docs/api.md).
+async function answered(path, params, shown) {
+  let found = await api(path, { params });
+  while (found && found.status_url && found.state !== undefined && found.job !== undefined) {
+    if (found.state === "done") return found.result;
+    if (found.state !== "queued" && found.state !== "running") throw new Error(`${found.what}: ${found.state} (${found.error || ""})`);
+    if (shown) shown(found);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    found = await api(found.status_url);
+  }
+  return found;
+}
+
 async function edge(rounds) {
   const table = document.getElementById("edge");
   table.replaceChildren(el("tr", {}, el("td", {}, "computing…")));
-  const e = await api("/api/analysis/house-edge", { params: { rounds } });
+  const e = await answered("/api/analysis/house-edge", { rounds }, (job) => table.replaceChildren(
+    el("tr", {}, el("td", {}, `computing… ${job.state}, ${job.rounds_done.toLocaleString()} of ${job.rounds.toLocaleString()} rounds`))));
   rows(table, [["house edge", pct(e.house_edge)], ["standard error", pct(e.standard_error)],
     ["95% interval", `${pct(e.interval_95[0])} .. ${pct(e.interval_95[1])}`], ["win", pct(e.win_rate)],
     ["push", pct(e.push_rate)], ["lose", pct(e.loss_rate)], ["any copy", pct(e.any_copy_rate)],
@@ -38,7 +53,7 @@ async function edge(rounds) {
 }
 
 async function parSheet() {
-  const s = await api("/api/analysis/par-sheet");
+  const s = await answered("/api/analysis/par-sheet");
   const best = el("table", {}, el("tr", {}, el("th", {}, "best five-card hand"), el("th", {}, "hands"), el("th", {}, "probability")),
     ...s.best_five.map((b) => el("tr", {}, el("td", {}, b.category), el("td", {}, b.combinations.toLocaleString()),
       el("td", {}, pct(b.probability_decimal)))));
