@@ -23,15 +23,15 @@ def known_zone(name: str) -> str:
     """``name`` if this machine's tz database knows it. The refusal is one short sentence: the
     zones were once an enum, and a wrong name answered with all ~600 of them (22 KB)."""
     if name not in _KNOWN_ZONES:
-        raise ValueError(f"unknown time zone {name!r}: give an IANA name such as America/Las_Vegas or UTC")
+        raise ValueError(f"unknown time zone {name!r}: give an IANA name such as America/Los_Angeles or UTC")
     return name
 
 
 TimeZone = Annotated[
-    str, Field(max_length=64, examples=["America/Las_Vegas", "UTC"]), AfterValidator(known_zone)
+    str, Field(max_length=64, examples=["America/Los_Angeles", "UTC"]), AfterValidator(known_zone)
 ]
 """An IANA time zone this machine knows (its tz database)."""
-ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Las_Vegas)")]
+ZoneQuery = Annotated[TimeZone, Query(description="IANA time zone of the day (e.g. America/Los_Angeles)")]
 UTC_ZONE = "UTC"
 """The default of a ``ZoneQuery``."""
 
