@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -26,7 +27,7 @@ from table_controller.storage.checkpoints import (
     read_checkpoint_file,
     sign_people,
 )
-from table_controller.storage.users import Role, add_user
+from table_controller.storage.users import Role, add_user, set_scope
 
 from .storage.helpers import tamper
 from .test_record_evidence import (
@@ -478,3 +479,85 @@ def test_code_that_is_not_the_signed_release_is_a_code_changed_alert_the_pit_ack
     assert any(line.startswith("code-changed: ") for line in named)
     assert [actor for actor, _ in _payloads(engine, "audit.override")] == ["pit-bob"]
     _play(service)
+
+
+def test_acknowledging_the_code_changed_alert_is_the_pits_override_of_it(engine, tmp_path):
+    """Item 6: the code-changed alert is acknowledged by a pit user through the alerts API (the
+    table page's alert form), with the two-person rules of every acknowledgement; that one act is
+    the chained override of the finding (in the acknowledgement's transaction), so the table deals
+    at once and a restart with the same code deals too. A dealer may not; the floor sends the pit
+    to the table; a forged row found besides still stops the table."""
+    from fastapi.testclient import TestClient
+
+    from table_controller.api import create_app
+    from table_controller.floor.app import create_floor_app
+    from table_controller.floor.settings import FloorSettings
+
+    from .api.conftest import LOOPBACK, add_people
+    from .storage.helpers import tamper as forge
+
+    manifest, public = _release(tmp_path, edit="game/settlement.py")
+    settings = _released_settings(tmp_path, manifest, public)
+    tokens = add_people(engine)  # ann dealer, bob pit, cy surveillance, dee admin
+    settings = settings.model_copy(update={"pit": "pit-a"})
+    with unit_of_work(engine) as session:
+        set_scope(session, name="bob", pit="pit-a", table_id=None)  # bob sees t1 on the floor
+    service = TableService(settings, engine)
+    service.record_start()
+    service.register_on_floor()
+    service.resume()
+    [alert] = _alerts(engine, "code-changed")
+    with engine.connect() as connection:
+        seq = connection.execute(
+            text("SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'alert.raised'")
+        ).scalar_one()
+
+    def ack(client: TestClient, path: str, role: str) -> Any:
+        return client.post(
+            path, headers={"Authorization": f"Bearer {tokens[role]}"}, json={"note": "IT checks"}
+        )
+
+    floor = create_floor_app(FloorSettings(db_url="sqlite://"), engine)
+    with TestClient(floor, client=LOOPBACK) as client:
+        refused = ack(client, f"/api/floor/tables/t1/alerts/{seq}/acknowledge", "pit")
+        assert refused.status_code == 409 and refused.json()["error"] == "acknowledge-at-the-table"
+    app = create_app(settings, service, engine, poll_interval=0.02)
+    with TestClient(app, client=LOOPBACK) as client:
+        assert ack(client, f"/api/alerts/{seq}/acknowledge", "dealer").status_code == 403
+        assert _payloads(engine, "alert.acknowledged") == [] and _payloads(engine, "audit.override") == []
+        assert service.record_broken is not None
+        answer = ack(client, f"/api/alerts/{seq}/acknowledge", "pit")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["acknowledged_by"] == "bob"
+        assert ack(client, f"/api/alerts/{seq}/acknowledge", "pit").status_code == 409  # once
+    assert service.record_broken is None
+    [(actor, override)] = _payloads(engine, "audit.override")
+    assert actor == "bob" and override["alert_seq"] == seq and override["findings"] == [alert["finding"]]
+    assert [a for a, _ in _payloads(engine, "alert.acknowledged")] == ["bob"]
+    _play(service)
+    again = TableService(settings, engine)  # a restart with the same code: acknowledged, it deals
+    again.record_start()
+    again.resume()
+    assert again.record_broken is None
+    _play(again)
+    assert len(_alerts(engine, "code-changed")) == 2  # each start still says it
+
+    # a second start's alert acknowledged while a forged row is also found: the code is run on with,
+    # the forged row still stops the table
+    forge(engine, "UPDATE events SET payload = 'not json' WHERE table_id = 't1' AND kind = 'dice.rolled'")
+    third = TableService(settings, engine)
+    third.record_start()
+    third.resume()
+    assert third.record_broken is not None
+    with engine.connect() as connection:
+        newest = connection.execute(
+            text(
+                "SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'alert.raised'"
+                " AND payload LIKE '%code-changed%'"
+            )
+        ).scalar_one()
+    with TestClient(create_app(settings, third, engine, poll_interval=0.02), client=LOOPBACK) as client:
+        assert ack(client, f"/api/alerts/{newest}/acknowledge", "pit").status_code == 200
+    assert third.record_broken is not None and "code-changed" not in third.record_broken
+    with pytest.raises(TableRefused, match="the record is broken"):
+        third.open_round({3: Wager(main=2500)}, actor="dealer-ann")
