@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DataError
 
 from table_controller.round.events import Wager
 from table_controller.service import TableRefused, TableService
@@ -91,6 +92,31 @@ def _runs_on_after_the_pits_override(
     return again
 
 
+def _verify(engine: Engine, tmp_path: Path, key: tuple[Path, str] | None = None) -> str:
+    """``table-controller audit verify [--checkpoints FILE --public-key HEX]`` on this store, as
+    surveillance runs it with its copy of the checkpoint file: it exits 1 (a finding); its text."""
+    from table_controller.record_check import audit_verify_record
+
+    file = None if key is None else tmp_path / "checkpoints.jsonl"
+    code, said = audit_verify_record(
+        db_url=engine.url.render_as_string(hide_password=False),
+        checkpoints_file=file,
+        public_key=None if key is None else key[1],
+    )
+    assert code == 1, said
+    if key is not None:
+        assert "signed checkpoints checked" in said  # the file's and the chains' were compared
+    return said
+
+
+def _signed_table(engine: Engine, tmp_path: Path, key: tuple[Path, str], rounds: int = 1) -> TableService:
+    """A keyed table that played ``rounds`` rounds and wrote its shutdown checkpoint (every chain
+    signed, the file written): the store surveillance copies the file of, before the forgery."""
+    service = _table(engine, tmp_path, rounds=rounds, key=key)
+    assert service.checkpoint("shutdown") is not None
+    return service
+
+
 def _regrown(service: TableService) -> bool:
     """A truncated chain grows back over the seq a checkpoint signed once the table deals again:
     that seq now holds another hash, a new fact the override did not name (docs/audit-chain.md)."""
@@ -100,8 +126,8 @@ def _regrown(service: TableService) -> bool:
 # --------------------------------------------------------------------------- no crash on a forged value
 
 
-def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_path):
-    _table(engine, tmp_path, rounds=1)
+def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_path, key):
+    _signed_table(engine, tmp_path, key)
     if engine.dialect.name == "sqlite":
         tamper(
             engine,
@@ -114,35 +140,41 @@ def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_p
             " WHERE table_id = 't1' AND seq = 2",
         )
     assert any(line.startswith("table t1, seq 2 ") for line in _lines(_check(engine)))
-    service = _start(engine, tmp_path)  # the device events at start read that row: no ValueError
-    _refuses_to_deal(engine, tmp_path)
-    _runs_on_after_the_pits_override(engine, tmp_path, service)
+    assert "table t1, seq 2 " in _verify(engine, tmp_path, key)
+    service = _start(engine, tmp_path, key)  # the device events at start read that row: no ValueError
+    _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, service, key)
 
 
-def test_a_forged_payload_of_the_tables_state_does_not_stop_the_daemons_start(engine, tmp_path):
-    service = _table(engine, tmp_path, rounds=1)
+def test_a_forged_payload_of_the_tables_state_does_not_stop_the_daemons_start(engine, tmp_path, key):
+    service = _table(engine, tmp_path, rounds=1, key=key)
     service.set_table_open(True, actor="pit-bob")  # a table.state event, the one a start restores
+    assert service.checkpoint("shutdown") is not None
     tamper(
         engine,
         "UPDATE events SET payload = 'not json' WHERE table_id = 't1' AND seq ="
         " (SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'table.state')",
     )
-    started = _start(engine, tmp_path)
+    assert ": hash-mismatch" in _verify(engine, tmp_path, key)
+    started = _start(engine, tmp_path, key)
     assert started.record_broken is not None and started.record_broken.startswith("2 finding(s)")
     assert "at start, the table's state could not be read: JSONDecodeError" in started._start_unreadable[0]
     assert not started.table_open  # not known: closed until the pit opens it
-    _runs_on_after_the_pits_override(engine, tmp_path, started)
+    _runs_on_after_the_pits_override(engine, tmp_path, started, key)
 
 
-def test_a_forged_time_on_a_projection_row_is_named_and_the_override_works(engine, tmp_path):
-    _table(engine, tmp_path, rounds=1)
+def test_a_forged_time_on_a_projection_row_is_named_and_the_override_works(engine, tmp_path, key):
+    _signed_table(engine, tmp_path, key)
     if engine.dialect.name != "sqlite":
-        pytest.skip("a timestamptz holds no text to forge; PostgreSQL refuses '+02:00 FORGED' itself")
+        with pytest.raises(DataError):  # a timestamptz holds no text: PostgreSQL refuses the forgery
+            _sql(engine, "UPDATE rounds SET opened_at = 'garbage' WHERE round_id = 't1-1'")
+        return
     _sql(engine, "UPDATE rounds SET opened_at = opened_at || ' FORGED' WHERE round_id = 't1-1'")
     lines = _lines(_check(engine))
     assert any(line.startswith("rounds row t1-1: opened_at stored as '") for line in lines), lines
-    service = _start(engine, tmp_path)
-    _runs_on_after_the_pits_override(engine, tmp_path, service)
+    assert "rounds row t1-1: opened_at stored as '" in _verify(engine, tmp_path, key)
+    service = _start(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, service, key)
 
 
 # --------------------------------------------------------------------------- every projected field
@@ -187,8 +219,8 @@ def test_every_kind_of_round_projects_as_its_chain_says(engine):
         ("fouled", "true", 3),
     ],
 )
-def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, column, forged, position):
-    _table(engine, tmp_path, rounds=1)
+def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, key, column, forged, position):
+    _signed_table(engine, tmp_path, key)
     with engine.connect() as connection:
         chained = connection.execute(
             text(f"SELECT {column} FROM round_positions WHERE round_id = 't1-1' AND position = :p"),
@@ -207,7 +239,9 @@ def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, column, f
     assert named and named[0].startswith(f"round t1-1 position {position}: {column}: chained {chained!r}"), (
         _lines(report)
     )
-    _refuses_to_deal(engine, tmp_path)
+    assert named[0] in _verify(engine, tmp_path, key)
+    _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, _start(engine, tmp_path, key), key)
 
 
 def test_who_banked_and_the_dice_edited_are_named(engine, tmp_path):
@@ -221,7 +255,9 @@ def test_who_banked_and_the_dice_edited_are_named(engine, tmp_path):
         line.startswith(f"round {banked} position ") and ": house_hand: chained True" in line
         for line in lines
     )
+    assert f"round {banked}: banker_seat: chained 3, stored 5" in _verify(engine, tmp_path)  # no key here
     _refuses_to_deal(engine, tmp_path)
+    _runs_on_after_the_pits_override(engine, tmp_path, _start(engine, tmp_path))
 
 
 # --------------------------------------------------------------------------- people, anchored
@@ -261,6 +297,7 @@ def test_a_forged_user_appended_with_a_correct_hash_and_head_is_named(engine, tm
     assert report.chain.ok and not [f for f in report.findings if f.where.startswith("user ")]
     (named,) = [line for line in _lines(report) if line.startswith("people chain seq ")]
     assert "user.added of 'eve' after the people chain's newest signed checkpoint" in named
+    assert named in _verify(engine, tmp_path, key)
     assert not _check(engine).findings  # without the key nothing inside the database tells
     service = _refuses_to_deal(engine, tmp_path, key)
     _runs_on_after_the_pits_override(engine, tmp_path, service, key)
@@ -293,6 +330,7 @@ def test_a_role_rewritten_with_the_people_chain_re_hashed_is_named_by_its_checkp
         line.startswith("checkpoint of table people at seq ") and "(the chain was rewritten)" in line
         for line in lines
     ), lines
+    assert "checkpoint of table people at seq " in _verify(engine, tmp_path, key)
     service = _refuses_to_deal(engine, tmp_path, key)
     _runs_on_after_the_pits_override(engine, tmp_path, service, key)
 
@@ -314,6 +352,7 @@ def test_a_consistent_rewrite_that_renames_the_chained_checkpoints_is_refused_at
     lines = _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
     where = f"checkpoint of table t1 at seq {signed.seq} ({signed.at})"
     assert any(line.startswith(where) and "(the chain was rewritten)" in line for line in lines), lines
+    assert where in _verify(engine, tmp_path, key)
     started = _start(engine, tmp_path, key)  # the daemon compares the store with the file it wrote
     assert started.record_broken is not None
     _refuses_to_deal(engine, tmp_path, key)
@@ -338,6 +377,7 @@ def test_the_newest_checkpoint_event_renamed_and_the_tail_re_hashed_is_refused_a
         " its chain (its audit.checkpoint event was removed or renamed)"
     )
     assert expected in _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    assert expected in _verify(engine, tmp_path, key)
     started = _start(engine, tmp_path, key)
     assert started.record_broken is not None and expected in started.record_broken
     _runs_on_after_the_pits_override(engine, tmp_path, started, key)
@@ -373,6 +413,7 @@ def test_the_last_rounds_truncated_with_the_head_fixed_are_refused_at_start(engi
         " (truncated, or the table wiped)"
     )
     assert expected in _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    assert expected in _verify(engine, tmp_path, key)
     started = _start(engine, tmp_path, key)
     assert started.record_broken is not None and expected in started.record_broken
     again = _runs_on_after_the_pits_override(engine, tmp_path, started, key)
