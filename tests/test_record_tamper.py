@@ -211,6 +211,8 @@ def test_every_kind_of_round_projects_as_its_chain_says(engine):
     ("column", "forged", "position"),
     [
         ("cards", "'As Ad Ac Ah Ks Kd Kc'", 3),
+        ("cards", "'Zz Ah 9c 8c 2c Kd Kh'", 3),  # a code no deck has
+        ("net_cents", "'abc'", 3),  # money that is not an integer (SQLite keeps it; PostgreSQL refuses)
         ("high", "'As Ah Ad Ac Ks'", 3),
         ("low", "'Kd Kh'", 1),
         ("high_category", "'four-of-a-kind'", 3),
@@ -227,10 +229,14 @@ def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, key, colu
             {"p": position},
         ).scalar_one()
     chained = bool(chained) if column == "fouled" else chained  # SQLite answers 0 for false
-    _sql(
-        engine,
-        f"UPDATE round_positions SET {column} = {forged} WHERE round_id = 't1-1' AND position = {position}",
+    statement = (
+        f"UPDATE round_positions SET {column} = {forged} WHERE round_id = 't1-1' AND position = {position}"
     )
+    if column == "net_cents" and engine.dialect.name == "postgresql":
+        with pytest.raises(DataError):  # an integer column holds integers
+            _sql(engine, statement)
+        return
+    _sql(engine, statement)
     report = _check(engine)
     assert report.chain.ok  # the links hold: the projection alone was edited
     named = [
@@ -420,6 +426,37 @@ def test_the_last_rounds_truncated_with_the_head_fixed_are_refused_at_start(engi
     assert f"checkpoint of table t1 at seq {signed.seq} ({signed.at}): the row at this seq" in str(
         again.record_broken
     )
+
+
+def test_a_checkpoint_line_signed_with_another_key_is_named_forged_and_refused_at_start(
+    engine, tmp_path, key
+):
+    """A forged checkpoint: a line for a rewritten head, signed with a key that is not the
+    table's, appended to the checkpoint file; named by the off-site verify and by the start."""
+    from table_controller.storage.checkpoints import append_checkpoint_file, signed_bytes
+
+    service = _signed_table(engine, tmp_path, key)
+    signed = service.checkpoint("every-rounds")
+    assert signed is not None
+    other = tmp_path / "other.key"
+    generate_key_file(other)
+    forging = load_private_key(other)
+    fake_hash = "ab" * 32
+    forged = Checkpoint(
+        "t1",
+        signed.seq,
+        fake_hash,
+        signed.at,
+        "shutdown",
+        forging.sign(signed_bytes("t1", signed.seq, fake_hash, signed.at)).hex(),
+        key[1],  # it claims the table's key: verification uses the configured one, never this
+    )
+    append_checkpoint_file(tmp_path / "checkpoints.jsonl", forged)
+    said = _verify(engine, tmp_path, key)
+    assert "its signature does not verify with the configured public key (forged)" in said
+    started = _start(engine, tmp_path, key)
+    assert started.record_broken is not None and "(forged)" in started.record_broken
+    _runs_on_after_the_pits_override(engine, tmp_path, started, key)
 
 
 def test_the_checkpoint_file_deleted_is_a_finding_at_start(engine, tmp_path, key):
