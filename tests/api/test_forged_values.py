@@ -14,14 +14,19 @@ forgeries are refused by the database itself, which is asserted too.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import text
 from sqlalchemy.exc import DataError
 
+from table_controller.api import create_app
+from table_controller.settings import TableSettings
+
 from ..storage.helpers import tamper
-from .conftest import Api, play_round
+from .conftest import LOOPBACK, Api, play_round
 
 _FORGE_TIME = "UPDATE events SET created_at = :t WHERE table_id = 't1' AND seq = :s"
 DAY = datetime.now(UTC).date().isoformat()
@@ -199,3 +204,43 @@ def test_a_projection_time_forged_is_named_never_a_crash(api: Api):
     named = f"rounds row {round_id}: opened_at stored as '2026-01-01T00:00:00+02:00'"
     refused = _never_a_crash(_answers(api, round_id), named)
     assert {"/api/rounds", f"/api/rounds/{round_id}"} <= set(refused)
+
+
+@pytest.mark.parametrize("forged", ["created_at", "payload"])
+def test_the_live_stream_sends_a_forged_row_as_unreadable_and_goes_on(api: Api, forged: str):
+    """The stream (and its resume) never stalls on one forged row: the row comes in its place as
+    ``record.unreadable`` with its seq and hashes and the finding, then the rows after it."""
+    round_id = play_round(api)
+    seq = _seq(api, round_id, "dice.rolled")
+    if forged == "created_at":
+        if api.engine.dialect.name == "postgresql":
+            pytest.skip("a timestamptz holds no text to forge")
+        tamper(api.engine, _FORGE_TIME, t="garbage", s=seq)
+    else:
+        tamper(api.engine, "UPDATE events SET payload = '[1]' WHERE table_id = 't1' AND seq = :s", s=seq)
+    api.service.set_table_open(False, actor="bob")  # one more event after the forged one
+    with api.engine.connect() as connection:
+        head, stored_hash = connection.execute(
+            text(
+                "SELECT max(seq), (SELECT hash FROM events WHERE table_id = 't1' AND seq = :s) FROM events"
+                " WHERE table_id = 't1'"
+            ),
+            {"s": seq},
+        ).one()
+    # a terminal resuming from the store (a fresh hub: the running one buffered the rows before
+    # they were forged)
+    app = create_app(TableSettings(table_id="t1"), api.service, api.engine, poll_interval=0.02)
+    with TestClient(app, client=LOOPBACK) as client:
+        answer = client.get(
+            "/api/stream", headers=api.headers("surveillance"), params={"after": 0, "follow": "false"}
+        )
+    assert answer.status_code == 200
+    frames = [
+        json.loads(line[len("data: ") :]) for line in answer.text.splitlines() if line.startswith("data: ")
+    ]
+    assert [frame["seq"] for frame in frames] == list(range(1, head + 1))  # none missing, none stalled
+    unread = frames[seq - 1]
+    assert (unread["kind"], unread["hash"]) == ("record.unreadable", stored_hash)
+    assert unread["payload"]["stored_kind"] == "dice.rolled"
+    assert unread["payload"]["finding"].startswith(f"table t1, seq {seq}: a stored value cannot be read: ")
+    assert all(frame["kind"] != "record.unreadable" for frame in frames if frame["seq"] != seq)
