@@ -212,7 +212,7 @@ def stream_events(session: Session, *, table_id: str, after_seq: int, limit: int
     time given it is the moment it was read. Every other row is as stored. An outage is raised."""
     try:
         read = list_events(session, table_id=table_id, after_seq=after_seq, limit=limit)
-        if all(_json_object(event.payload) for event in read):
+        if events_readable(read):
             return read
     except Exception as error:
         if is_outage(error):
@@ -252,6 +252,23 @@ def stream_events(session: Session, *, table_id: str, after_seq: int, limit: int
                 )
             )
     return found
+
+
+def stream_events_after(session: Session, *, after: Mapping[str, int], limit: int) -> list[EventPublic]:
+    """``stream_events`` of several chains (chain -> the seq after which it is read), in chain
+    order (table, then seq), at most ``limit``: the floor's stream when a row of one of them
+    cannot be read (storage/floor.events_after is the fast path)."""
+    found: list[EventPublic] = []
+    for table_id, seq in sorted(after.items()):
+        if len(found) >= limit:
+            break
+        found += stream_events(session, table_id=table_id, after_seq=seq, limit=limit - len(found))
+    return found
+
+
+def events_readable(events: Iterable[EventPublic]) -> bool:
+    """True when every event's payload is a JSON object (what a stream's frame is made of)."""
+    return all(_json_object(event.payload) for event in events)
 
 
 def last_event(session: Session, *, table_id: str, kinds: Iterable[str]) -> EventPublic | None:
