@@ -153,6 +153,11 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
     return RoundDetailPublic.model_validate(detail)
 
 
+# the house ways of the checks, by the SHA-256 of their bytes: a content never changes, so one
+# loaded (and checked against its hash) is kept for every detail after (pinned_rules.py)
+_RULES = PinnedRules()
+
+
 def record_findings(session: Session, table_id: str, round_id: str) -> list[str]:
     """The round re-derived from its chained events and compared with what is stored, as
     ``audit verify`` does it (record_check.check_rounds): a forged card code, hand, outcome or
@@ -161,7 +166,7 @@ def record_findings(session: Session, table_id: str, round_id: str) -> list[str]
     from ..record_check import check_rounds
 
     _checked, _unchained, findings, more = check_rounds(
-        session, table_id=table_id, rules=PinnedRules(), round_ids=[round_id]
+        session, table_id=table_id, rules=_RULES, round_ids=[round_id]
     )
     lines = [item.describe() for item in findings]
     return lines + ([f"... and {more} more"] if more else [])
