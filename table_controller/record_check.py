@@ -294,11 +294,13 @@ def check_rounds(
     table_id: str | None = None,
     rules: PinnedRules | None = None,
     last: int | None = None,
+    round_ids: list[str] | None = None,
 ) -> tuple[int, int, list[Finding], int]:
-    """Re-derive every round (or the table's ``last`` ones) and compare; returns (rounds
-    checked, settled rounds without a chained settlement, findings, findings not listed)."""
+    """Re-derive every round (or the table's ``last`` ones, or ``round_ids``: the round detail's
+    one) and compare; returns (rounds checked, settled rounds without a chained settlement,
+    findings, findings not listed)."""
     found = _Findings()
-    only: list[str] | None = None  # every round; the table's newest ``last`` with both given
+    only: list[str] | None = round_ids  # every round; the table's newest ``last`` with both given
     if last is not None and table_id is not None:
         only = newest_round_ids(session, table_id=table_id, last=last)
     rounds, positions = round_projections(session, table_id=table_id, round_ids=only)

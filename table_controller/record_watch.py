@@ -48,6 +48,7 @@ from .storage.session import read_snapshot, unit_of_work
 log = structlog.get_logger()
 
 OVERRIDE_KIND: Final = "audit.override"
+CODE_CHANGED: Final = "code-changed"  # the alert of code that is not the signed release (release.py)
 CHECK_WINDOW: Final = 20_000  # older rows re-checked per check while playing (~0.4 s on SQLite)
 PACKAGE_DIR: Final = Path(__file__).resolve().parent
 
@@ -240,6 +241,34 @@ class RecordWatch:
         return read_checkpoint_file(self.checkpoint_file)
 
 
+def code_override(session: Any, *, table_id: str, alert: Any, actor: str, note: str) -> list[str]:
+    """The acknowledgement of a ``code-changed`` alert runs on with it (docs/audit-chain.md, "The
+    code that runs"): in the acknowledgement's own transaction (``session``), chain the same
+    ``audit.override`` a pit user's record override chains, naming the alert's finding by its key.
+    The keys of the table's previous override are carried over, so acknowledging the code does
+    not un-acknowledge another finding; the override's ``alert_seq`` names the alert. Returns
+    the lines named (none for an alert raised before alerts carried their finding's key)."""
+    from .storage.audit import append_event, last_event
+
+    data = alert.payload_data()
+    key = data.get("key")
+    if not isinstance(key, str):
+        return []
+    previous = last_event(session, table_id=table_id, kinds=[OVERRIDE_KIND])
+    keys = set() if previous is None else {str(k) for k in previous.payload_data().get("keys", [])}
+    lines = [str(data.get("finding") or data.get("detail", ""))]
+    append_event(
+        session,
+        table_id=table_id,
+        round_id=None,
+        kind=OVERRIDE_KIND,
+        actor=actor,
+        payload={"reason": note, "findings": lines, "keys": sorted(keys | {key}), "alert_seq": alert.seq},
+    )
+    log.warning("record.code_acknowledged", actor=actor, alert_seq=alert.seq, key=key)
+    return lines
+
+
 def _with(report: RecordReport, problem: Finding | None) -> RecordReport:
     """The report with one more finding (the checkpoint file's), when there is one."""
     return report if problem is None else replace(report, findings=(problem, *report.findings))
@@ -251,9 +280,11 @@ def covered(lines: Iterable[str], overridden: frozenset[str]) -> bool:
 
 
 __all__ = [
+    "CODE_CHANGED",
     "OVERRIDE_KIND",
     "RecordWatch",
     "code_fingerprint",
+    "code_override",
     "covered",
     "finding_lines",
     "line_key",

@@ -11,8 +11,8 @@ spaces), UTF-8.
 At start, with ``audit.release_manifest`` and ``audit.release_public_key`` configured, the
 daemon checks the signature and compares every file: a signature that does not verify, a file
 changed, added or missing is a ``code-changed`` finding. The table deals no round until a pit
-user acknowledges it (the chained record override, which names it); the hash is shown on the
-table page and in ``GET /api/table``.
+user acknowledges the ``code-changed`` alert, which chains the record override of that finding
+(record_watch.code_override); the hash is shown on the table page and in ``GET /api/table``.
 """
 
 from __future__ import annotations

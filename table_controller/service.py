@@ -790,6 +790,13 @@ class TableService:
             log.warning("record.overridden", actor=actor, reason=reason, findings=len(lines))
             return lines
 
+    def recheck_record(self) -> None:
+        """The record checked again, whole, with the newest chained override (a pit user just
+        acknowledged a ``code-changed`` alert, api/routers/alerts.py): the table deals at once
+        when nothing else stops it."""
+        with self._lock:
+            self._check_record(full=True)
+
     def _adopt_people(self) -> None:
         """record_watch.RecordWatch.adopt_people; a store that does not answer is not a finding."""
         try:
@@ -812,8 +819,8 @@ class TableService:
         """Chain this start with the hash of the installed code (record_watch.code_fingerprint),
         compared with the signed release manifest when one is configured (release.py): a
         mismatch is a ``code-changed`` alert and a finding no round is dealt past until a pit
-        user acknowledges it with the chained record override."""
-        from .record_watch import code_fingerprint
+        user acknowledges the alert (its chained override: record_watch.code_override)."""
+        from .record_watch import code_fingerprint, line_key
         from .release import check_release
 
         digest, files = code_fingerprint()
@@ -843,7 +850,14 @@ class TableService:
             )
             self._start_unreadable.append(line)
             log.error("daemon.code_changed", code_sha256=digest, problems=list(problems[:50]))
-            self.alert("code-changed", line[:1000], code_sha256=digest, problems=list(problems[:50]))
+            self.alert(  # its acknowledgement is the override of this finding (record_watch.code_override)
+                "code-changed",
+                line[:1000],
+                code_sha256=digest,
+                problems=list(problems[:50]),
+                finding=line,
+                key=line_key(line),
+            )
             if self._record_broken is None:  # a start's check names it with the rest (resume)
                 self._record_broken = f"1 finding(s), first: {line}"
 

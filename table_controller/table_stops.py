@@ -97,7 +97,8 @@ def why_not_dealing(service: TableService) -> tuple[Stop, ...]:
                 StopKind.RECORD_BROKEN,
                 f"the record check found: {broken}",
                 "a pit user investigates (table-controller audit verify) and runs on with a "
-                "chained override naming the findings (POST /api/audit/override)",
+                "chained override naming the findings (POST /api/audit/override); a code-changed "
+                "finding is run on with by acknowledging its alert",
                 ClearedBy.PIT,
             )
         )

@@ -337,6 +337,7 @@ def test_a_forged_row_inserted_in_the_middle_and_re_hashed_is_caught_by_the_chec
         engine, checkpoints=read_checkpoint_file(tmp_path / "checkpoints.jsonl"), public_key=key[1]
     )
     assert any("(the chain was rewritten)" in line for line in _lines(report))
+    _refuses_to_deal(engine, tmp_path, key)  # the chained checkpoint and the daemon's own file
 
 
 def test_a_wiped_table_is_caught_by_the_checkpoint_file(engine, tmp_path, key):
@@ -355,6 +356,7 @@ def test_a_wiped_table_is_caught_by_the_checkpoint_file(engine, tmp_path, key):
         f"checkpoint of table t1 at seq {signed.seq} ({signed.at}): the chain no longer reaches this seq"
         " (truncated, or the table wiped)"
     ]
+    _refuses_to_deal(engine, tmp_path, key)  # the daemon's own file still holds the line
 
 
 def test_a_checkpoint_signed_with_another_key_is_named_forged(engine, tmp_path, key):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DataError
 
 from table_controller.round.events import Wager
 from table_controller.service import TableRefused, TableService
@@ -26,7 +28,7 @@ from table_controller.storage.checkpoints import (
     read_checkpoint_file,
     sign_people,
 )
-from table_controller.storage.users import Role, add_user
+from table_controller.storage.users import Role, add_user, set_scope
 
 from .storage.helpers import tamper
 from .test_record_evidence import (
@@ -90,6 +92,31 @@ def _runs_on_after_the_pits_override(
     return again
 
 
+def _verify(engine: Engine, tmp_path: Path, key: tuple[Path, str] | None = None) -> str:
+    """``table-controller audit verify [--checkpoints FILE --public-key HEX]`` on this store, as
+    surveillance runs it with its copy of the checkpoint file: it exits 1 (a finding); its text."""
+    from table_controller.record_check import audit_verify_record
+
+    file = None if key is None else tmp_path / "checkpoints.jsonl"
+    code, said = audit_verify_record(
+        db_url=engine.url.render_as_string(hide_password=False),
+        checkpoints_file=file,
+        public_key=None if key is None else key[1],
+    )
+    assert code == 1, said
+    if key is not None:
+        assert "signed checkpoints checked" in said  # the file's and the chains' were compared
+    return said
+
+
+def _signed_table(engine: Engine, tmp_path: Path, key: tuple[Path, str], rounds: int = 1) -> TableService:
+    """A keyed table that played ``rounds`` rounds and wrote its shutdown checkpoint (every chain
+    signed, the file written): the store surveillance copies the file of, before the forgery."""
+    service = _table(engine, tmp_path, rounds=rounds, key=key)
+    assert service.checkpoint("shutdown") is not None
+    return service
+
+
 def _regrown(service: TableService) -> bool:
     """A truncated chain grows back over the seq a checkpoint signed once the table deals again:
     that seq now holds another hash, a new fact the override did not name (docs/audit-chain.md)."""
@@ -99,8 +126,8 @@ def _regrown(service: TableService) -> bool:
 # --------------------------------------------------------------------------- no crash on a forged value
 
 
-def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_path):
-    _table(engine, tmp_path, rounds=1)
+def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_path, key):
+    _signed_table(engine, tmp_path, key)
     if engine.dialect.name == "sqlite":
         tamper(
             engine,
@@ -113,38 +140,44 @@ def test_a_forged_time_on_an_event_does_not_stop_the_daemons_start(engine, tmp_p
             " WHERE table_id = 't1' AND seq = 2",
         )
     assert any(line.startswith("table t1, seq 2 ") for line in _lines(_check(engine)))
-    service = _start(engine, tmp_path)  # the device events at start read that row: no ValueError
-    _refuses_to_deal(engine, tmp_path)
-    _runs_on_after_the_pits_override(engine, tmp_path, service)
+    assert "table t1, seq 2 " in _verify(engine, tmp_path, key)
+    service = _start(engine, tmp_path, key)  # the device events at start read that row: no ValueError
+    _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, service, key)
 
 
-def test_a_forged_payload_of_the_tables_state_does_not_stop_the_daemons_start(engine, tmp_path):
-    service = _table(engine, tmp_path, rounds=1)
+def test_a_forged_payload_of_the_tables_state_does_not_stop_the_daemons_start(engine, tmp_path, key):
+    service = _table(engine, tmp_path, rounds=1, key=key)
     service.set_table_open(True, actor="pit-bob")  # a table.state event, the one a start restores
+    assert service.checkpoint("shutdown") is not None
     tamper(
         engine,
         "UPDATE events SET payload = 'not json' WHERE table_id = 't1' AND seq ="
         " (SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'table.state')",
     )
-    started = _start(engine, tmp_path)
+    assert ": hash-mismatch" in _verify(engine, tmp_path, key)
+    started = _start(engine, tmp_path, key)
     assert started.record_broken is not None and started.record_broken.startswith("2 finding(s)")
     assert (
         "at start, the table's state could not be read: not JSON (Expecting value"
         in started._start_unreadable[0]
     )
     assert not started.table_open  # not known: closed until the pit opens it
-    _runs_on_after_the_pits_override(engine, tmp_path, started)
+    _runs_on_after_the_pits_override(engine, tmp_path, started, key)
 
 
-def test_a_forged_time_on_a_projection_row_is_named_and_the_override_works(engine, tmp_path):
-    _table(engine, tmp_path, rounds=1)
+def test_a_forged_time_on_a_projection_row_is_named_and_the_override_works(engine, tmp_path, key):
+    _signed_table(engine, tmp_path, key)
     if engine.dialect.name != "sqlite":
-        pytest.skip("a timestamptz holds no text to forge; PostgreSQL refuses '+02:00 FORGED' itself")
+        with pytest.raises(DataError):  # a timestamptz holds no text: PostgreSQL refuses the forgery
+            _sql(engine, "UPDATE rounds SET opened_at = 'garbage' WHERE round_id = 't1-1'")
+        return
     _sql(engine, "UPDATE rounds SET opened_at = opened_at || ' FORGED' WHERE round_id = 't1-1'")
     lines = _lines(_check(engine))
     assert any(line.startswith("rounds row t1-1: opened_at stored as '") for line in lines), lines
-    service = _start(engine, tmp_path)
-    _runs_on_after_the_pits_override(engine, tmp_path, service)
+    assert "rounds row t1-1: opened_at stored as '" in _verify(engine, tmp_path, key)
+    service = _start(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, service, key)
 
 
 # --------------------------------------------------------------------------- every projected field
@@ -181,6 +214,8 @@ def test_every_kind_of_round_projects_as_its_chain_says(engine):
     ("column", "forged", "position"),
     [
         ("cards", "'As Ad Ac Ah Ks Kd Kc'", 3),
+        ("cards", "'Zz Ah 9c 8c 2c Kd Kh'", 3),  # a code no deck has
+        ("net_cents", "'abc'", 3),  # money that is not an integer (SQLite keeps it; PostgreSQL refuses)
         ("high", "'As Ah Ad Ac Ks'", 3),
         ("low", "'Kd Kh'", 1),
         ("high_category", "'four-of-a-kind'", 3),
@@ -189,18 +224,22 @@ def test_every_kind_of_round_projects_as_its_chain_says(engine):
         ("fouled", "true", 3),
     ],
 )
-def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, column, forged, position):
-    _table(engine, tmp_path, rounds=1)
+def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, key, column, forged, position):
+    _signed_table(engine, tmp_path, key)
     with engine.connect() as connection:
         chained = connection.execute(
             text(f"SELECT {column} FROM round_positions WHERE round_id = 't1-1' AND position = :p"),
             {"p": position},
         ).scalar_one()
     chained = bool(chained) if column == "fouled" else chained  # SQLite answers 0 for false
-    _sql(
-        engine,
-        f"UPDATE round_positions SET {column} = {forged} WHERE round_id = 't1-1' AND position = {position}",
+    statement = (
+        f"UPDATE round_positions SET {column} = {forged} WHERE round_id = 't1-1' AND position = {position}"
     )
+    if column == "net_cents" and engine.dialect.name == "postgresql":
+        with pytest.raises(DataError):  # an integer column holds integers
+            _sql(engine, statement)
+        return
+    _sql(engine, statement)
     report = _check(engine)
     assert report.chain.ok  # the links hold: the projection alone was edited
     named = [
@@ -209,7 +248,9 @@ def test_a_projected_hand_or_outcome_edited_is_named(engine, tmp_path, column, f
     assert named and named[0].startswith(f"round t1-1 position {position}: {column}: chained {chained!r}"), (
         _lines(report)
     )
-    _refuses_to_deal(engine, tmp_path)
+    assert named[0] in _verify(engine, tmp_path, key)
+    _refuses_to_deal(engine, tmp_path, key)
+    _runs_on_after_the_pits_override(engine, tmp_path, _start(engine, tmp_path, key), key)
 
 
 def test_who_banked_and_the_dice_edited_are_named(engine, tmp_path):
@@ -223,7 +264,9 @@ def test_who_banked_and_the_dice_edited_are_named(engine, tmp_path):
         line.startswith(f"round {banked} position ") and ": house_hand: chained True" in line
         for line in lines
     )
+    assert f"round {banked}: banker_seat: chained 3, stored 5" in _verify(engine, tmp_path)  # no key here
     _refuses_to_deal(engine, tmp_path)
+    _runs_on_after_the_pits_override(engine, tmp_path, _start(engine, tmp_path))
 
 
 # --------------------------------------------------------------------------- people, anchored
@@ -263,6 +306,7 @@ def test_a_forged_user_appended_with_a_correct_hash_and_head_is_named(engine, tm
     assert report.chain.ok and not [f for f in report.findings if f.where.startswith("user ")]
     (named,) = [line for line in _lines(report) if line.startswith("people chain seq ")]
     assert "user.added of 'eve' after the people chain's newest signed checkpoint" in named
+    assert named in _verify(engine, tmp_path, key)
     assert not _check(engine).findings  # without the key nothing inside the database tells
     service = _refuses_to_deal(engine, tmp_path, key)
     _runs_on_after_the_pits_override(engine, tmp_path, service, key)
@@ -295,6 +339,7 @@ def test_a_role_rewritten_with_the_people_chain_re_hashed_is_named_by_its_checkp
         line.startswith("checkpoint of table people at seq ") and "(the chain was rewritten)" in line
         for line in lines
     ), lines
+    assert "checkpoint of table people at seq " in _verify(engine, tmp_path, key)
     service = _refuses_to_deal(engine, tmp_path, key)
     _runs_on_after_the_pits_override(engine, tmp_path, service, key)
 
@@ -316,6 +361,7 @@ def test_a_consistent_rewrite_that_renames_the_chained_checkpoints_is_refused_at
     lines = _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
     where = f"checkpoint of table t1 at seq {signed.seq} ({signed.at})"
     assert any(line.startswith(where) and "(the chain was rewritten)" in line for line in lines), lines
+    assert where in _verify(engine, tmp_path, key)
     started = _start(engine, tmp_path, key)  # the daemon compares the store with the file it wrote
     assert started.record_broken is not None
     _refuses_to_deal(engine, tmp_path, key)
@@ -340,6 +386,7 @@ def test_the_newest_checkpoint_event_renamed_and_the_tail_re_hashed_is_refused_a
         " its chain (its audit.checkpoint event was removed or renamed)"
     )
     assert expected in _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    assert expected in _verify(engine, tmp_path, key)
     started = _start(engine, tmp_path, key)
     assert started.record_broken is not None and expected in started.record_broken
     _runs_on_after_the_pits_override(engine, tmp_path, started, key)
@@ -375,12 +422,44 @@ def test_the_last_rounds_truncated_with_the_head_fixed_are_refused_at_start(engi
         " (truncated, or the table wiped)"
     )
     assert expected in _lines(_check(engine, checkpoints=_file(tmp_path), public_key=key[1]))
+    assert expected in _verify(engine, tmp_path, key)
     started = _start(engine, tmp_path, key)
     assert started.record_broken is not None and expected in started.record_broken
     again = _runs_on_after_the_pits_override(engine, tmp_path, started, key)
     assert f"checkpoint of table t1 at seq {signed.seq} ({signed.at}): the row at this seq" in str(
         again.record_broken
     )
+
+
+def test_a_checkpoint_line_signed_with_another_key_is_named_forged_and_refused_at_start(
+    engine, tmp_path, key
+):
+    """A forged checkpoint: a line for a rewritten head, signed with a key that is not the
+    table's, appended to the checkpoint file; named by the off-site verify and by the start."""
+    from table_controller.storage.checkpoints import append_checkpoint_file, signed_bytes
+
+    service = _signed_table(engine, tmp_path, key)
+    signed = service.checkpoint("every-rounds")
+    assert signed is not None
+    other = tmp_path / "other.key"
+    generate_key_file(other)
+    forging = load_private_key(other)
+    fake_hash = "ab" * 32
+    forged = Checkpoint(
+        "t1",
+        signed.seq,
+        fake_hash,
+        signed.at,
+        "shutdown",
+        forging.sign(signed_bytes("t1", signed.seq, fake_hash, signed.at)).hex(),
+        key[1],  # it claims the table's key: verification uses the configured one, never this
+    )
+    append_checkpoint_file(tmp_path / "checkpoints.jsonl", forged)
+    said = _verify(engine, tmp_path, key)
+    assert "its signature does not verify with the configured public key (forged)" in said
+    started = _start(engine, tmp_path, key)
+    assert started.record_broken is not None and "(forged)" in started.record_broken
+    _runs_on_after_the_pits_override(engine, tmp_path, started, key)
 
 
 def test_the_checkpoint_file_deleted_is_a_finding_at_start(engine, tmp_path, key):
@@ -481,3 +560,85 @@ def test_code_that_is_not_the_signed_release_is_a_code_changed_alert_the_pit_ack
     assert any(line.startswith("code-changed: ") for line in named)
     assert [actor for actor, _ in _payloads(engine, "audit.override")] == ["pit-bob"]
     _play(service)
+
+
+def test_acknowledging_the_code_changed_alert_is_the_pits_override_of_it(engine, tmp_path):
+    """Item 6: the code-changed alert is acknowledged by a pit user through the alerts API (the
+    table page's alert form), with the two-person rules of every acknowledgement; that one act is
+    the chained override of the finding (in the acknowledgement's transaction), so the table deals
+    at once and a restart with the same code deals too. A dealer may not; the floor sends the pit
+    to the table; a forged row found besides still stops the table."""
+    from fastapi.testclient import TestClient
+
+    from table_controller.api import create_app
+    from table_controller.floor.app import create_floor_app
+    from table_controller.floor.settings import FloorSettings
+
+    from .api.conftest import LOOPBACK, add_people
+    from .storage.helpers import tamper as forge
+
+    manifest, public = _release(tmp_path, edit="game/settlement.py")
+    settings = _released_settings(tmp_path, manifest, public)
+    tokens = add_people(engine)  # ann dealer, bob pit, cy surveillance, dee admin
+    settings = settings.model_copy(update={"pit": "pit-a"})
+    with unit_of_work(engine) as session:
+        set_scope(session, name="bob", pit="pit-a", table_id=None)  # bob sees t1 on the floor
+    service = TableService(settings, engine)
+    service.record_start()
+    service.register_on_floor()
+    service.resume()
+    [alert] = _alerts(engine, "code-changed")
+    with engine.connect() as connection:
+        seq = connection.execute(
+            text("SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'alert.raised'")
+        ).scalar_one()
+
+    def ack(client: TestClient, path: str, role: str) -> Any:
+        return client.post(
+            path, headers={"Authorization": f"Bearer {tokens[role]}"}, json={"note": "IT checks"}
+        )
+
+    floor = create_floor_app(FloorSettings(db_url="sqlite://"), engine)
+    with TestClient(floor, client=LOOPBACK) as client:
+        refused = ack(client, f"/api/floor/tables/t1/alerts/{seq}/acknowledge", "pit")
+        assert refused.status_code == 409 and refused.json()["error"] == "acknowledge-at-the-table"
+    app = create_app(settings, service, engine, poll_interval=0.02)
+    with TestClient(app, client=LOOPBACK) as client:
+        assert ack(client, f"/api/alerts/{seq}/acknowledge", "dealer").status_code == 403
+        assert _payloads(engine, "alert.acknowledged") == [] and _payloads(engine, "audit.override") == []
+        assert service.record_broken is not None
+        answer = ack(client, f"/api/alerts/{seq}/acknowledge", "pit")
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["acknowledged_by"] == "bob"
+        assert ack(client, f"/api/alerts/{seq}/acknowledge", "pit").status_code == 409  # once
+    assert service.record_broken is None
+    [(actor, override)] = _payloads(engine, "audit.override")
+    assert actor == "bob" and override["alert_seq"] == seq and override["findings"] == [alert["finding"]]
+    assert [a for a, _ in _payloads(engine, "alert.acknowledged")] == ["bob"]
+    _play(service)
+    again = TableService(settings, engine)  # a restart with the same code: acknowledged, it deals
+    again.record_start()
+    again.resume()
+    assert again.record_broken is None
+    _play(again)
+    assert len(_alerts(engine, "code-changed")) == 2  # each start still says it
+
+    # a second start's alert acknowledged while a forged row is also found: the code is run on with,
+    # the forged row still stops the table
+    forge(engine, "UPDATE events SET payload = 'not json' WHERE table_id = 't1' AND kind = 'dice.rolled'")
+    third = TableService(settings, engine)
+    third.record_start()
+    third.resume()
+    assert third.record_broken is not None
+    with engine.connect() as connection:
+        newest = connection.execute(
+            text(
+                "SELECT max(seq) FROM events WHERE table_id = 't1' AND kind = 'alert.raised'"
+                " AND payload LIKE '%code-changed%'"
+            )
+        ).scalar_one()
+    with TestClient(create_app(settings, third, engine, poll_interval=0.02), client=LOOPBACK) as client:
+        assert ack(client, f"/api/alerts/{newest}/acknowledge", "pit").status_code == 200
+    assert third.record_broken is not None and "code-changed" not in third.record_broken
+    with pytest.raises(TableRefused, match="the record is broken"):
+        third.open_round({3: Wager(main=2500)}, actor="dealer-ann")

@@ -22,11 +22,15 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..approvals import refuse
-from ..service import TableService
+from ..round.machine import TransitionRefused
+from ..service import TableRefused, TableService
 from ..settings import TableSettings
 from ..storage.approvals import TwoPersonRefusedError
+from ..storage.errors import StorageError, StoredValueError, is_outage
+from ..storage.forged import forged_values
 from ..storage.session import read_snapshot, unit_of_work
 from .auth import bearer_token, lookup
 from .errors import ApiError, unauthorized
@@ -34,6 +38,9 @@ from .roles import CHANGES_STATE, Permission, allowed, roles_for
 from .tokens import Principal, TokenCache
 
 T = TypeVar("T")
+# what a read may raise on purpose, each with its own answer (api/errors.py); anything else a
+# read raises comes from a stored value (StoredValueError)
+_REFUSALS = (StorageError, ApiError, StarletteHTTPException, TableRefused, TransitionRefused)
 
 _bearer = HTTPBearer(auto_error=False, description="a person's token, from `table-controller users add`")
 # the bearer credentials as ``_bearer`` documents them in the OpenAPI document
@@ -63,14 +70,31 @@ class Store:
         with transaction(engine) as session:
             return work(session, *args, **kwargs)
 
+    @staticmethod
+    def _reading(engine: Engine, work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        """A read; a stored value the store never writes (a forged time, payload, amount) that
+        stops it is a StoredValueError naming the rows (storage/forged.py), never a traceback.
+        Everything a read raises short of its own typed refusals comes from the stored rows: the
+        request was validated before it began."""
+        try:
+            return Store._within(read_snapshot, engine, work, args, kwargs)
+        except Exception as error:
+            if isinstance(error, _REFUSALS) or is_outage(error):
+                raise  # a typed refusal has its own answer; an outage is a 503
+            cause = f"{type(error).__name__}: {str(error).splitlines()[0][:300] if str(error) else ''}"
+            with read_snapshot(engine) as session:
+                findings = forged_values(session)
+            structlog.get_logger().warning("api.stored_value_unreadable", cause=cause, findings=findings)
+            raise StoredValueError(cause, findings) from None
+
     async def read(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``work(session, *args, **kwargs)`` on one consistent read snapshot (``read_snapshot``:
         REPEATABLE READ, READ ONLY on PostgreSQL), in the thread pool; rolled back at the end."""
-        return await run_in_threadpool(self._within, read_snapshot, self.read_engine, work, args, kwargs)
+        return await run_in_threadpool(self._reading, self.read_engine, work, args, kwargs)
 
     async def read_current(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """As :meth:`read`, on the primary: for what must never be behind (a person's token)."""
-        return await run_in_threadpool(self._within, read_snapshot, self.engine, work, args, kwargs)
+        return await run_in_threadpool(self._reading, self.engine, work, args, kwargs)
 
     async def write(self, work: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """``work(session, *args, **kwargs)`` in one write transaction (``unit_of_work``: all or

@@ -32,9 +32,17 @@ from ..round.machine import HouseWayDeviation, TransitionRefused
 from ..service import TableRefused
 from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
 from ..storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
-from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError
+from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError, StoredValueError
 from ..storage.users import UserConfirmError, UserExistsError, UserNotFoundError
-from .models.errors import ErrorBody, FieldProblem, RefusalBody, SettingPublic, TwoPersonBody, ValidationBody
+from .models.errors import (
+    ErrorBody,
+    FieldProblem,
+    RefusalBody,
+    SettingPublic,
+    TwoPersonBody,
+    UnreadableBody,
+    ValidationBody,
+)
 from .patterns import pattern_words
 
 log = structlog.get_logger()
@@ -182,6 +190,17 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CardError)
     async def _invalid(_: Request, error: Exception) -> JSONResponse:
         return _json(422, ValidationBody(error="invalid-request", detail=str(error)))
+
+    @app.exception_handler(StoredValueError)
+    async def _unreadable(_: Request, error: StoredValueError) -> JSONResponse:
+        return _json(
+            409,
+            UnreadableBody(
+                error="record-unreadable",
+                detail=f"{error}; run table-controller audit verify (read failed on {error.cause})",
+                findings=error.findings,
+            ),
+        )
 
     @app.exception_handler(StorageError)
     @app.exception_handler(OperationalError)

@@ -151,6 +151,7 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         pile_positions(start) if start is not None and dealt is not None and not detail["misdeal"] else None
     )
     banker = next((p for p in positions if p["position"] == BANKER_POSITION), None)
+    findings = record_findings(session, table_id, round_id)
     detail.update(
         dice_rolled=None
         if rolled is None
@@ -163,13 +164,33 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         ],
         unused=[] if dealt is None else dealt["unused"],
         house_way=None
-        if detail["misdeal"] or banker is None
+        if detail["misdeal"] or banker is None or findings
         else _house_way(session, stored_required, payloads.get("round.opened"), banker["cards"]),
         positions=positions,
         events=events,
         rules_version=_trusted(session, round_id, payloads.get("round.opened")),
+        record_findings=findings,
     )
     return RoundDetailPublic.model_validate(detail)
+
+
+# the house ways of the checks, by the SHA-256 of their bytes: a content never changes, so one
+# loaded (and checked against its hash) is kept for every detail after (pinned_rules.py)
+_RULES = PinnedRules()
+
+
+def record_findings(session: Session, table_id: str, round_id: str) -> list[str]:
+    """The round re-derived from its chained events and compared with what is stored, as
+    ``audit verify`` does it (record_check.check_rounds): a forged card code, hand, outcome or
+    amount is named here, so the detail never shows a forged row as if it stood. (The house
+    way is not derived from cards the chain does not hold: ``house_way`` is then null.)"""
+    from ..record_check import check_rounds
+
+    _checked, _unchained, findings, more = check_rounds(
+        session, table_id=table_id, rules=_RULES, round_ids=[round_id]
+    )
+    lines = [item.describe() for item in findings]
+    return lines + ([f"... and {more} more"] if more else [])
 
 
 def _trusted(session: Session, round_id: str, opened: dict[str, Any] | None) -> dict[str, str]:

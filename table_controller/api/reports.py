@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..storage.checkpoints import chained_checkpoints
+from ..storage.checkpoints import Checkpoint, report_checkpoints
 from ..storage.reports import THEORY_FIELDS, band_of, period_sums
 from .models.reports import (
     CSV_CHECKPOINT_COLUMNS,
@@ -120,13 +120,27 @@ def report(
         per_dealer=per_dealer,
         per_banker=[BankerLine(**line) for line in sums.per_banker],
         checkpoints=[
-            ReportCheckpoint(
-                seq=item.seq, hash=item.hash, at=item.at, reason=item.reason, signature=item.signature
-            )
-            for _, item in chained_checkpoints(session, table_id=table_id, start=start, end=end)
-            if not isinstance(item, str)
+            report_checkpoint(item, in_period)
+            for item, in_period in report_checkpoints(session, table_ids=[table_id], start=start, end=end)
         ],
     )
+
+
+def report_checkpoint(item: Checkpoint, in_period: bool) -> ReportCheckpoint:
+    """A checkpoint as a report carries it (the table's and the floor's)."""
+    return ReportCheckpoint(
+        seq=item.seq,
+        hash=item.hash,
+        at=item.at,
+        reason=item.reason,
+        signature=item.signature,
+        in_period=in_period,
+    )
+
+
+def checkpoint_cells(item: ReportCheckpoint) -> list[Any]:
+    """The CSV_CHECKPOINT_COLUMNS of one checkpoint line (the table's CSV and the floor's)."""
+    return [item.seq, item.hash, item.at, item.reason, item.signature, "yes" if item.in_period else "no"]
 
 
 def report_csv(found: ReportPublic) -> str:
@@ -142,5 +156,5 @@ def report_csv(found: ReportPublic) -> str:
         writer.writerow(["" if values[name] is None else values[name] for name in CSV_COLUMNS] + empty)
     for item in found.checkpoints:
         money = ["checkpoint"] + [""] * (len(CSV_COLUMNS) - 1)
-        writer.writerow([*money, item.seq, item.hash, item.at, item.reason, item.signature])
+        writer.writerow([*money, *checkpoint_cells(item)])
     return out.getvalue()

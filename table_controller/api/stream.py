@@ -28,7 +28,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from ..storage import list_events
+from ..storage.audit import stream_events
 from ..storage.floor import chain_heads
 from ..storage.models import EventPublic
 from ..storage.session import READ_ONLY, read_snapshot
@@ -212,7 +212,7 @@ class EventHub(PolledHub):
 
     def read_store(self, after: int, limit: int = STORE_PAGE) -> list[EventPublic]:
         with read_snapshot(self.engine) as session:
-            return list_events(session, table_id=self.table_id, after_seq=after, limit=limit)
+            return stream_events(session, table_id=self.table_id, after_seq=after, limit=limit)
 
     async def _follow(self) -> None:
         assert self._changed is not None

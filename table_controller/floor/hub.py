@@ -29,6 +29,8 @@ import structlog
 from sqlalchemy.engine import Engine
 
 from ..api.stream import PolledHub
+from ..storage.audit import events_readable, stream_events_after
+from ..storage.errors import is_outage
 from ..storage.floor import chain_heads, events_after, floor_tables
 from ..storage.models import EventPublic
 from ..storage.people import PEOPLE_CHAIN
@@ -115,9 +117,18 @@ class FloorHub(PolledHub):
         self._tables_read = time.monotonic()
 
     def read_store(self, after: Mapping[str, int], limit: int = STORE_PAGE) -> list[EventPublic]:
-        """The events after ``after`` (chain -> seq) from the store, each chain's in seq order."""
+        """The events after ``after`` (chain -> seq) from the store, each chain's in seq order; a
+        row that cannot be read comes as ``record.unreadable`` in its place, never a stalled poll
+        (storage/audit.stream_events)."""
         with read_snapshot(self.engine) as session:
-            return events_after(session, after=after, limit=limit)
+            try:
+                found = events_after(session, after=after, limit=limit)
+                if events_readable(found):
+                    return found
+            except Exception as error:
+                if is_outage(error):
+                    raise
+            return stream_events_after(session, after=after, limit=limit)
 
     def _poll(self, tables_due: bool, heads: Vector) -> tuple[_Tables | None, list[EventPublic]]:
         """In a worker thread: the tables when due, and the events after ``heads``. The hub's

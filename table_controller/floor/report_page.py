@@ -55,6 +55,7 @@ tr.total td {{ font-weight: bold; border-top: 0.6mm solid #000; }}
 .signature .line {{ border-bottom: 0.3mm solid #000; height: 10mm; }}
 .signature .name {{ font-size: 8pt; margin-top: 1mm; }}
 .note {{ white-space: pre-wrap; border: 0.3mm solid #777; padding: 1.5mm; }}
+td.hex {{ font: 6.5pt monospace; word-break: break-all; }}
 @media screen {{
   body {{ padding: 8mm; }}
 }}
@@ -138,6 +139,40 @@ def _table(first: str, lines: Iterable[FloorReportLine], total: FloorReportLine 
     )
 
 
+def _checkpoints(found: FloorReportPublic, zone: ZoneInfo) -> str:
+    """The signed checkpoints the report was made under, whole (hash and signature in full, so
+    that the printed page can be checked against the key by hand); or why there is none."""
+    if not found.checkpoints:
+        return (
+            "<section class='checkpoints'><h2>Signed checkpoints</h2><p>None covers this period yet"
+            " (no key configured, or none written since): nothing outside the database anchors"
+            " these figures.</p></section>"
+        )
+    head = "".join(
+        f"<th scope='col'>{title}</th>"
+        for title in ("Table", "Seq", "Hash", "Written", "Why", "Signature (Ed25519)", "In the period")
+    )
+    rows = "".join(
+        f"<tr><th scope='row'>{escape(item.table_id)}</th><td class='num'>{item.seq}</td>"
+        f"<td class='hex'>{escape(item.hash)}</td><td>{escape(_when_text(item.at, zone))}</td>"
+        f"<td>{escape(item.reason)}</td><td class='hex'>{escape(item.signature)}</td>"
+        f"<td>{'yes' if item.in_period else 'no: the first after it'}</td></tr>"
+        for item in found.checkpoints
+    )
+    return (
+        "<section class='checkpoints'><h2>Signed checkpoints</h2>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _when_text(at: str, zone: ZoneInfo) -> str:
+    """A checkpoint's time (``YYYY-MM-DDTHH:MM:SS.ffffffZ``) as the page prints times."""
+    try:
+        return _when(datetime.fromisoformat(at.replace("Z", "+00:00")), zone)
+    except ValueError:
+        return at
+
+
 def _title(found: FloorReportPublic) -> str:
     where = f"pit {found.pit}" if found.pit else "the floor"
     if found.table_id:
@@ -209,7 +244,7 @@ def report_page(found: FloorReportPublic, *, paper: Paper = "a4") -> str:
         f"<html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
         f"<style>{style}</style></head><body>"
         f"<header><h1>{escape(title)}</h1><dl class='period'>{period_block}</dl></header>"
-        f"<main>{''.join(sections)}{signatures}</main>"
+        f"<main>{''.join(sections)}{_checkpoints(found, zone)}{signatures}</main>"
         "</body></html>\n"
     )
 

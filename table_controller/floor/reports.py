@@ -17,7 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
-from ..api.reports import percent
+from ..api.models.reports import CSV_CHECKPOINT_COLUMNS, ReportCheckpoint
+from ..api.reports import checkpoint_cells, percent, report_checkpoint
+from ..storage.checkpoints import report_checkpoints
 from ..storage.floor_reports import floor_sums
 from ..storage.shifts import ShiftRecord
 
@@ -96,6 +98,12 @@ class ShiftPublic(BaseModel):
     open: bool
 
 
+class FloorCheckpoint(ReportCheckpoint):
+    """A signed checkpoint of one covered table's chain the report was made under."""
+
+    table_id: str
+
+
 class FloorReportPublic(BaseModel):
     kind: Literal["day", "shift"]
     day: date | None = Field(description="the gaming day (day reports)")
@@ -109,6 +117,12 @@ class FloorReportPublic(BaseModel):
     tables: list[str] = Field(description="the tables the report covers")
     total: FloorReportLine
     lines: list[FloorReportLine] = Field(description="per table, then per pit, then per dealer")
+    checkpoints: list[FloorCheckpoint] = Field(
+        default_factory=list,
+        description="each covered table's signed checkpoints written in the period, and its first"
+        " after it (the first to sign every row of the period), table by table: surveillance"
+        " compares them with its copy of each table's checkpoint file (docs/audit-chain.md)",
+    )
     generated_at: datetime
 
 
@@ -189,18 +203,28 @@ def floor_report(
         tables=sorted(tables),
         total=_line("total", sums.total),
         lines=[line for name in BY_ORDER if by in (None, name) for line in groups[name]],
+        checkpoints=[
+            FloorCheckpoint(table_id=item.table_id, **report_checkpoint(item, in_period).model_dump())
+            for item, in_period in report_checkpoints(session, table_ids=sorted(tables), start=start, end=end)
+        ],
         generated_at=now,
     )
 
 
 def floor_report_csv(found: FloorReportPublic) -> str:
-    """The report as CSV: one header line (CSV_COLUMNS), the total, then each line."""
+    """The report as CSV: one header line (CSV_COLUMNS, then the checkpoint columns), the total,
+    each line, then each checkpoint the report was made under (scope ``checkpoint``, its table
+    named, the money columns empty), as the table's CSV carries them."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow((*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS))
+    empty = [""] * len(CSV_CHECKPOINT_COLUMNS)
     for line in (found.total, *found.lines):
         values = line.model_dump()
-        writer.writerow(["" if values[name] is None else values[name] for name in CSV_COLUMNS])
+        writer.writerow(["" if values[name] is None else values[name] for name in CSV_COLUMNS] + empty)
+    for item in found.checkpoints:
+        named = {"scope": "checkpoint", "table_id": item.table_id}
+        writer.writerow([named.get(name, "") for name in CSV_COLUMNS] + checkpoint_cells(item))
     return out.getvalue()
 
 
@@ -208,6 +232,7 @@ __all__ = [
     "BY_ORDER",
     "CSV_COLUMNS",
     "By",
+    "FloorCheckpoint",
     "FloorReportLine",
     "FloorReportPublic",
     "ShiftPublic",

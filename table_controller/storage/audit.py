@@ -14,6 +14,7 @@ and ``unit_of_work`` takes that lock with ``BEGIN IMMEDIATE``). The unique
 from __future__ import annotations
 
 import enum
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Text, bindparam, insert, type_coerce, update
+from sqlalchemy import select as sql_select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -37,7 +39,7 @@ from .chain import (
     format_timestamp,
     utc_timestamp,
 )
-from .errors import ChainConflictError, ChainHeadMismatchError, InvalidFieldError
+from .errors import ChainConflictError, ChainHeadMismatchError, InvalidFieldError, is_outage
 from .models import ChainHead, Event, EventPublic
 
 # --------------------------------------------------------------------------- appending
@@ -190,6 +192,83 @@ def list_events(
     if limit is not None:
         statement = statement.limit(limit)
     return [EventPublic.model_validate(row, from_attributes=True) for row in session.exec(statement)]
+
+
+UNREADABLE_EVENT = "record.unreadable"  # a stored row a live stream could not read, in its place
+
+
+def _json_object(payload: object) -> bool:
+    try:
+        return isinstance(json.loads(payload), dict)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+
+
+def stream_events(session: Session, *, table_id: str, after_seq: int, limit: int) -> list[EventPublic]:
+    """``list_events`` for a live stream, which must never stall on one forged row (docs/api.md,
+    "A forged stored value"): a row whose stored values cannot be read (a ``created_at`` the
+    store never writes, a payload that is not a JSON object) is sent in its place as a
+    ``record.unreadable`` event with the same seq and hashes, its payload naming the finding; the
+    time given it is the moment it was read. Every other row is as stored. An outage is raised."""
+    try:
+        read = list_events(session, table_id=table_id, after_seq=after_seq, limit=limit)
+        if events_readable(read):
+            return read
+    except Exception as error:
+        if is_outage(error):
+            raise
+    columns = ("id", "seq", "round_id", "kind", "actor", "payload", "prev_hash", "hash")
+    query = (
+        sql_select(*[_EVENTS.c[name] for name in columns], type_coerce(_EVENTS.c.created_at, Text))
+        .where(_EVENTS.c.table_id == table_id, _EVENTS.c.seq > after_seq)
+        .order_by(_EVENTS.c.seq)
+        .limit(limit)
+    )
+    found: list[EventPublic] = []
+    for row in session.execute(query):
+        values = dict(zip(columns, row[:-1], strict=True))
+        stored = row[-1]
+        try:
+            when = datetime.fromisoformat(stored_time_text(stored).replace("Z", "+00:00"))
+            if not _json_object(values["payload"]):
+                raise ValueError(f"payload {str(values['payload'])[:60]!r} is not a JSON object")
+            found.append(EventPublic(table_id=table_id, created_at=when, **values))
+        except (ValueError, TypeError) as why:
+            finding = f"table {table_id}, seq {values['seq']}: a stored value cannot be read: {why}"
+            found.append(
+                EventPublic(
+                    id=values["id"],
+                    table_id=table_id,
+                    seq=values["seq"],
+                    round_id=None,
+                    kind=UNREADABLE_EVENT,
+                    actor="system",
+                    created_at=datetime.now(UTC),
+                    payload=canonical_payload(
+                        {"finding": finding[:500], "stored_kind": str(values["kind"])[:60]}
+                    ),
+                    prev_hash=values["prev_hash"],
+                    hash=values["hash"],
+                )
+            )
+    return found
+
+
+def stream_events_after(session: Session, *, after: Mapping[str, int], limit: int) -> list[EventPublic]:
+    """``stream_events`` of several chains (chain -> the seq after which it is read), in chain
+    order (table, then seq), at most ``limit``: the floor's stream when a row of one of them
+    cannot be read (storage/floor.events_after is the fast path)."""
+    found: list[EventPublic] = []
+    for table_id, seq in sorted(after.items()):
+        if len(found) >= limit:
+            break
+        found += stream_events(session, table_id=table_id, after_seq=seq, limit=limit - len(found))
+    return found
+
+
+def events_readable(events: Iterable[EventPublic]) -> bool:
+    """True when every event's payload is a JSON object (what a stream's frame is made of)."""
+    return all(_json_object(event.payload) for event in events)
 
 
 def last_event(session: Session, *, table_id: str, kinds: Iterable[str]) -> EventPublic | None:

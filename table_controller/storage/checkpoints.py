@@ -19,6 +19,7 @@ Signed bytes (format ``paigow-checkpoint-v1``), UTF-8, five lines joined by ``\\
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -293,6 +294,37 @@ def chained_checkpoints(
     return found
 
 
+def report_checkpoints(
+    session: Session, *, table_ids: list[str], start: datetime, end: datetime
+) -> list[tuple[Checkpoint, bool]]:
+    """The signed checkpoints a report of ``[start, end)`` carries, per table in ``table_ids``
+    (docs/audit-chain.md, "Anchoring"): each one chained in the period, and the table's first
+    one chained at or after ``end``, the first to sign every row of the period (when it exists
+    yet). Each as (checkpoint, True when chained in the period); unreadable ones are left out
+    (``audit verify`` names them). One definition for the table's reports and the floor's."""
+    found: list[tuple[Checkpoint, bool]] = []
+    for table_id in table_ids:
+        found += [
+            (item, True)
+            for _seq, item in chained_checkpoints(session, table_id=table_id, start=start, end=end)
+            if not isinstance(item, str)
+        ]
+        after = session.execute(
+            select(_EVENTS.c.payload)
+            .where(
+                _EVENTS.c.table_id == table_id,
+                _EVENTS.c.kind == CHECKPOINT_KIND,
+                _EVENTS.c.created_at >= end,
+            )
+            .order_by(_EVENTS.c.seq)
+            .limit(1)
+        ).scalar()
+        if after is not None:
+            with contextlib.suppress(ValueError, TypeError, KeyError):  # audit verify names it
+                found.append((Checkpoint.from_mapping(json.loads(after)), False))
+    return found
+
+
 # --------------------------------------------------------------------------- checking
 
 
@@ -374,6 +406,7 @@ __all__ = [
     "people_signed",
     "public_key_hex",
     "read_checkpoint_file",
+    "report_checkpoints",
     "sign_chains",
     "sign_people",
     "signed_bytes",

@@ -57,6 +57,19 @@ class ChainHeadMismatchError(StorageError):
     """
 
 
+class StoredValueError(Exception):
+    """A read met a stored value the store never writes (a time with a zone, a payload that is not
+    JSON, money that is not an integer, ...): the record was edited behind the store's back.
+    ``findings`` names each such row (storage/forged.py); ``cause`` is what the read raised.
+    Not a StorageError: the store answered, it is the record that cannot be read."""
+
+    def __init__(self, cause: str, findings: list[str]) -> None:
+        first = findings[0] if findings else cause
+        super().__init__(f"a stored value cannot be read (edited behind the store's back?): {first}")
+        self.cause = cause
+        self.findings = findings
+
+
 class InvalidRoundError(InvalidFieldError):
     """A round or position projection that would be inconsistent (dice, cards, void reason)."""
 

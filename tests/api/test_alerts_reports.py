@@ -161,13 +161,14 @@ def test_shift_report_per_game_and_per_position(four_rounds):
         "bonus_wagered_cents,commission_cents,bonuses_paid_cents,house_result_cents,dealer,hold_percent,"
         "theoretical_rounds,theoretical_win_cents,theoretical_variance,theoretical_hold_percent,"
         "band_actual_cents,band_low_cents,band_high_cents,outside_band,"
-        "checkpoint_seq,checkpoint_hash,checkpoint_at,checkpoint_reason,checkpoint_signature",
-        "total,,,4,2,2,0,2,2,0,7000,0,250,0,-4750,,-67.86,0,,,,,,,,,,,,",
-        "game,standard,,4,2,2,0,2,2,0,7000,0,250,0,-4750,,-67.86,0,,,,,,,,,,,,",
-        "position,,3,2,2,0,0,2,0,0,5000,0,250,0,-4750,,-95.00,,,,,,,,,,,,,",
-        "position,,5,2,2,0,0,0,2,0,2000,0,0,0,0,,0.00,,,,,,,,,,,,,",
-        "dealer,,,3,2,1,0,2,2,0,7000,0,250,0,-4750,ann,-67.86,0,,,,,,,,,,,,",
-        "dealer,,,1,0,1,0,0,0,0,0,0,0,0,0,bob,,0,,,,,,,,,,,,",
+        "checkpoint_seq,checkpoint_hash,checkpoint_at,checkpoint_reason,checkpoint_signature,"
+        "checkpoint_in_period",
+        "total,,,4,2,2,0,2,2,0,7000,0,250,0,-4750,,-67.86,0,,,,,,,,,,,,,",
+        "game,standard,,4,2,2,0,2,2,0,7000,0,250,0,-4750,,-67.86,0,,,,,,,,,,,,,",
+        "position,,3,2,2,0,0,2,0,0,5000,0,250,0,-4750,,-95.00,,,,,,,,,,,,,,",
+        "position,,5,2,2,0,0,0,2,0,2000,0,0,0,0,,0.00,,,,,,,,,,,,,,",
+        "dealer,,,3,2,1,0,2,2,0,7000,0,250,0,-4750,ann,-67.86,0,,,,,,,,,,,,,",
+        "dealer,,,1,0,1,0,0,0,0,0,0,0,0,0,bob,,0,,,,,,,,,,,,,",
     ]
     later = {"start": end.isoformat(), "end": (end + timedelta(hours=8)).isoformat()}
     assert api.get("/api/reports/shift", params=later).json()["total"]["rounds"] == 0
@@ -180,7 +181,7 @@ def test_day_report_runs_midnight_to_midnight_in_the_zone(four_rounds):
     assert day["start"].startswith(opened.date().isoformat()) and day["total"]["settled"] == 2
     assert api.get("/api/reports/day", params={"date": "2000-01-01"}).json()["total"]["rounds"] == 0
     assert api.get("/api/reports/day.csv", params={"date": "2000-01-01"}).text.splitlines()[1] == (
-        "total,,,0,0,0,0,0,0,0,0,0,0,0,0,,,0,,,,,,,,,,,,"
+        "total,,,0,0,0,0,0,0,0,0,0,0,0,0,,,0,,,,,,,,,,,,,"
     )
 
 

@@ -65,6 +65,7 @@ def test_the_checkpoints_are_served_with_their_signatures_checked(engine, tmp_pa
                 "at": signed.at,
                 "reason": "shift-end",
                 "signature": signed.signature,
+                "in_period": True,
             }
         ]
         # and so does its CSV: one line of scope "checkpoint", whose signature verifies
@@ -86,7 +87,9 @@ def test_the_checkpoints_are_served_with_their_signatures_checked(engine, tmp_pa
         assert carried == signed and verifies(carried, public)
         assert line["house_result_cents"] == ""  # no money on a checkpoint's line
         earlier = {"start": "2000-01-01T00:00:00Z", "end": "2000-01-02T00:00:00Z"}
-        assert api.get("/api/reports/shift", role="surveillance", params=earlier).json()["checkpoints"] == []
+        # a period before it: no checkpoint written in it; the first one after signs its rows
+        [after] = api.get("/api/reports/shift", role="surveillance", params=earlier).json()["checkpoints"]
+        assert (after["seq"], after["hash"], after["in_period"]) == (signed.seq, signed.hash, False)
 
 
 def test_the_pit_runs_on_a_broken_record_with_a_chained_override(api):

@@ -257,3 +257,27 @@ def test_the_table_page_shows_its_rules_the_phase_in_words_and_a_bad_setting_as_
     )
     assert form_error(browser, "player-setting") == ""
     screenshot(browser, "table-rules.png")
+
+
+def test_a_round_whose_stored_cards_were_forged_is_flagged_above_everything(site, browser):  # noqa: F811
+    """docs/api.md, "A forged stored value": the round page says where the stored round disagrees
+    with its chain (a card code no deck has), and says nothing on a clean round."""
+    from sqlalchemy import text as sql
+
+    base, api = site
+    sign_in(browser, base, api.tokens["surveillance"])
+    browser.get(f"{base}/ui/round.html?id=t1-1")
+    wait_for(browser, lambda d: text(d, "#phase") == "settled")
+    assert text(browser, "#record-findings") == ""
+    with api.engine.begin() as connection:
+        chained = connection.execute(
+            sql("SELECT cards FROM round_positions WHERE round_id = 't1-1' AND position = 3")
+        ).scalar_one()
+        connection.execute(
+            sql("UPDATE round_positions SET cards = :c WHERE round_id = 't1-1' AND position = 3"),
+            {"c": "Zz " + chained.split(" ", 1)[1]},
+        )
+    browser.get(f"{base}/ui/round.html?id=t1-1")
+    wait_for(browser, lambda d: "disagrees with its chained record" in text(d, "#record-findings"))
+    said = text(browser, "#record-findings")
+    assert f"round t1-1 position 3: cards: chained '{chained}', stored 'Zz " in said

@@ -255,48 +255,50 @@ def test_a_request_is_cancelled_or_lapses_with_its_round_and_one_waits_at_a_time
     assert api.post(f"/api/approvals/{second['seq']}/confirm", "dealer").status_code == 403
 
 
-def test_the_command_line_void_of_a_large_round_waits_for_round_confirm(tmp_path):
-    from table_controller.storage import open_store, sqlite_url
-
-    engine = open_store(sqlite_url(tmp_path))
-    try:
-        with unit_of_work(engine) as session:
-            tokens = {name: add_user(session, name=name, role="pit") for name in ("bob", "pia")}
-            add_user(session, name="ann", role="dealer")
-        settings = TableSettings(table_id="t1", data_dir=tmp_path, second_pit_above=3000)
-        TableService(settings, engine).open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="ann")
-        config = tmp_path / "table.toml"
-        config.write_text('table_id = "t1"\nsecond_pit_above = 3000\n')
-        common = ["--data-dir", str(tmp_path), "--config", str(config)]
-        runner = CliRunner()
-        as_bob, as_pia = ({"TABLE_API_TOKEN": tokens[name]} for name in ("bob", "pia"))
-        asked = runner.invoke(
-            cli_app, ["round", "void", "--reason", "wrong wagers", "--as", "bob", *common], env=as_bob
-        )
-        assert asked.exit_code == 3, asked.output
-        with read_snapshot(engine) as session:
-            [request] = [e for e in list_events(session, table_id="t1") if e.kind == "approval.requested"]
-        assert f"round confirm {request.seq}" in asked.output
-        same = runner.invoke(
-            cli_app, ["round", "confirm", str(request.seq), "--as", "bob", *common], env=as_bob
-        )
-        assert same.exit_code == 1 and "second pit user" in same.output
-        # the person who asked, claiming to be the second pit user with their own token: refused
-        posing = runner.invoke(
-            cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common], env=as_bob
-        )
-        assert posing.exit_code == 1 and "the token given is not pia's" in posing.output
-        done = runner.invoke(
-            cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common], env=as_pia
-        )
-        assert done.exit_code == 0, done.output
-        with read_snapshot(engine) as session:
-            kinds = [(e.kind, e.actor) for e in list_events(session, table_id="t1")]
-            assert verify_chain(session).ok
-        assert kinds.count(("two-person.refused", "bob")) == 2  # confirming their own, posing as pia
-        assert ("round.voided", "bob") in kinds and ("approval.confirmed", "pia") in kinds
-    finally:
-        engine.dispose()
+def test_the_command_line_void_of_a_large_round_waits_for_round_confirm(engine, tmp_path):
+    """The console proves the person (``--as`` with their own token) and the two-person rules
+    apply to it as to the API, on SQLite and PostgreSQL: ``round confirm SEQ --as pia`` run by
+    bob, who asked, is refused and chained (``not-that-person``); pia's own token confirms."""
+    with unit_of_work(engine) as session:
+        tokens = {name: add_user(session, name=name, role="pit") for name in ("bob", "pia")}
+        add_user(session, name="ann", role="dealer")
+    settings = TableSettings(table_id="t1", data_dir=tmp_path, second_pit_above=3000)
+    TableService(settings, engine).open_round({3: Wager(main=2500), 5: Wager(main=1000)}, actor="ann")
+    config = tmp_path / "table.toml"
+    config.write_text('table_id = "t1"\nsecond_pit_above = 3000\n')
+    url = engine.url.render_as_string(hide_password=False)
+    where = ["--data-dir", str(tmp_path)] if engine.dialect.name == "sqlite" else ["--db-url", url]
+    common = [*where, "--config", str(config)]
+    runner = CliRunner()
+    as_bob, as_pia = ({"TABLE_API_TOKEN": tokens[name]} for name in ("bob", "pia"))
+    asked = runner.invoke(
+        cli_app, ["round", "void", "--reason", "wrong wagers", "--as", "bob", *common], env=as_bob
+    )
+    assert asked.exit_code == 3, asked.output
+    with read_snapshot(engine) as session:
+        [request] = [e for e in list_events(session, table_id="t1") if e.kind == "approval.requested"]
+    assert f"round confirm {request.seq}" in asked.output
+    same = runner.invoke(cli_app, ["round", "confirm", str(request.seq), "--as", "bob", *common], env=as_bob)
+    assert same.exit_code == 1 and "second pit user" in same.output
+    # the person who asked, claiming to be the second pit user with their own token: refused
+    posing = runner.invoke(
+        cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common], env=as_bob
+    )
+    assert posing.exit_code == 1 and "the token given is not pia's" in posing.output
+    done = runner.invoke(cli_app, ["round", "confirm", str(request.seq), "--as", "pia", *common], env=as_pia)
+    assert done.exit_code == 0, done.output
+    with read_snapshot(engine) as session:
+        kinds = [(e.kind, e.actor) for e in list_events(session, table_id="t1")]
+        assert verify_chain(session).ok
+    assert kinds.count(("two-person.refused", "bob")) == 2  # confirming their own, posing as pia
+    assert ("round.voided", "bob") in kinds and ("approval.confirmed", "pia") in kinds
+    with read_snapshot(engine) as session:
+        refused = [
+            e.payload_data()["rule"]
+            for e in list_events(session, table_id="t1")
+            if e.kind == "two-person.refused"
+        ]
+    assert refused == ["same-person", "not-that-person"]
 
 
 # -- a second admin for a key ---------------------------------------------------------------------

@@ -14,6 +14,7 @@ import pypdf
 import pytest
 from sqlalchemy.engine import Engine
 
+from table_controller.api.models.reports import CSV_CHECKPOINT_COLUMNS
 from table_controller.floor.report_page import dollars, report_pdf
 from table_controller.floor.reports import CSV_COLUMNS, FloorReportLine, FloorReportPublic, floor_report
 from table_controller.round.machine import HouseWayDeviation
@@ -167,32 +168,29 @@ def test_day_report_as_csv(floor: Floor):
     assert answer.headers["content-type"] == "text/csv; charset=utf-8"
     assert answer.headers["content-disposition"] == f'attachment; filename="floor-day-{DAY}.csv"'
     rows = list(csv.reader(io.StringIO(answer.text)))
-    assert (
-        tuple(rows[0])
-        == CSV_COLUMNS
-        == (
-            "scope",
-            "table_id",
-            "pit",
-            "dealer",
-            "rounds",
-            "settled",
-            "in_progress",
-            "voids",
-            "misdeals",
-            "wagered_cents",
-            "bonus_wagered_cents",
-            "commission_cents",
-            "bonuses_paid_cents",
-            "house_result_cents",
-            "hold_percent",
-            "theoretical_rounds",
-            "theoretical_win_cents",
-            "theoretical_hold_percent",
-            "deviations",
-            "overrides",
-            "device_faults",
-        )
+    assert tuple(rows[0]) == (*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS)  # then each checkpoint, if any
+    assert CSV_COLUMNS == (
+        "scope",
+        "table_id",
+        "pit",
+        "dealer",
+        "rounds",
+        "settled",
+        "in_progress",
+        "voids",
+        "misdeals",
+        "wagered_cents",
+        "bonus_wagered_cents",
+        "commission_cents",
+        "bonuses_paid_cents",
+        "house_result_cents",
+        "hold_percent",
+        "theoretical_rounds",
+        "theoretical_win_cents",
+        "theoretical_hold_percent",
+        "deviations",
+        "overrides",
+        "device_faults",
     )
     by_name = [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
     assert [(r["scope"], r["table_id"] or r["pit"] or r["dealer"]) for r in by_name] == [

@@ -216,3 +216,35 @@ def test_a_malformed_position_is_refused(served: Served):
         answer = client.get("/api/floor/stream", headers=headers)
     assert answer.status_code == 422
     assert "stream position" in answer.json()["detail"]
+
+
+@pytest.mark.parametrize("forged", ["created_at", "payload"])
+def test_a_forged_row_comes_as_unreadable_and_the_stream_goes_on(engine: Engine, forged: str):
+    """A row of a table whose time or payload cannot be read (forged behind the store's back)
+    never stalls the floor's poll: read from the store, it comes in its place as
+    ``record.unreadable`` (its seq, the finding), and the table's rows after it follow."""
+    from ..storage.helpers import tamper
+
+    tokens = add_people(engine)
+    put_tables(engine)
+    write(engine, "t1", 3)
+    seqs = stored(engine, "t1")
+    target = seqs[1]
+    if forged == "created_at":
+        if engine.dialect.name == "postgresql":
+            pytest.skip("a timestamptz holds no text to forge")
+        tamper(
+            engine, "UPDATE events SET created_at = 'garbage' WHERE table_id = 't1' AND seq = :s", s=target
+        )
+    else:
+        tamper(engine, "UPDATE events SET payload = '[1]' WHERE table_id = 't1' AND seq = :s", s=target)
+    write(engine, "t1", 1)
+    app = create_floor_app(FloorSettings(db_url="sqlite://", poll_interval=0.02), engine)
+    with serving(app) as base:
+        terminal = Terminal(base, tokens["cy"])
+        terminal.last_id = "t1:0"
+        terminal.read(len(seqs) + 1)
+    assert terminal.seqs("t1") == [*seqs, seqs[-1] + 1]
+    kinds = {seq: kind for table, seq, kind in terminal.received if table == "t1"}
+    assert kinds[target] == "record.unreadable"
+    assert [kind for seq, kind in kinds.items() if seq != target] == ["test.note"] * len(seqs)

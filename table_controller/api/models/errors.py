@@ -49,3 +49,15 @@ class RefusalBody(ErrorBody):
     required: SettingPublic | None = None
     rule_id: str | None = None
     rule_words: str | None = None
+
+
+class UnreadableBody(ErrorBody):
+    """409 ``record-unreadable``: a stored value the store never writes (a forged time, payload or
+    amount) stopped the read; ``findings`` names each such row as ``audit verify`` would
+    (docs/api.md, "A forged stored value")."""
+
+    findings: list[str] = Field(
+        default_factory=list,
+        examples=[["table t1, seq 4 (round.opened): created_at stored as '2026-01-01T00:00:00+02:00'"]],
+        description="each row holding a value the store never writes",
+    )

@@ -42,6 +42,7 @@ CSV_CHECKPOINT_COLUMNS = (
     "checkpoint_at",
     "checkpoint_reason",
     "checkpoint_signature",
+    "checkpoint_in_period",
 )
 
 
@@ -105,7 +106,9 @@ class BankerLine(BaseModel):
 
 
 class ReportCheckpoint(BaseModel):
-    """A signed checkpoint of the table's chain written in the period (docs/audit-chain.md)."""
+    """A signed checkpoint of the table's chain the report was made under (docs/audit-chain.md,
+    "Anchoring"): one written in the period, or the first written after it, the first to sign
+    every row of the period (storage/checkpoints.report_checkpoints)."""
 
     seq: int = Field(description="the chain head it signs: seq")
     hash: str = Field(description="the chain head it signs: hash")
@@ -113,6 +116,11 @@ class ReportCheckpoint(BaseModel):
     reason: str
     signature: str = Field(
         default="", description="Ed25519, hex, over the signed bytes of docs/audit-chain.md"
+    )
+    in_period: bool = Field(
+        default=True,
+        description="written in the period; false: the first written after it, which signs the"
+        " period's last rows",
     )
 
 
@@ -131,5 +139,6 @@ class ReportPublic(BaseModel):
     )
     checkpoints: list[ReportCheckpoint] = Field(
         default_factory=list,
-        description="signed checkpoints written in the period: surveillance compares them with its copy",
+        description="signed checkpoints written in the period, and the first after it (the first to"
+        " sign every row of the period): surveillance compares them with its copy",
     )

@@ -101,6 +101,12 @@ class RoundDetailPublic(RoundSummaryPublic, PositionsPublic):
         description="the rules' contents the round was decided under, by SHA-256 (house_way,"
         " table_rules, paytable.<bonus>); empty for a round opened before rules were pinned",
     )
+    record_findings: list[str] = Field(
+        default_factory=list,
+        description="where the stored round disagrees with its chained events, re-derived as"
+        " `audit verify` does (a forged card, hand, outcome or amount), one line each; empty"
+        ' when the round shown is the round the chain holds (docs/api.md, "A forged stored value")',
+    )
 
 
 class ReplayStepPublic(BaseModel):

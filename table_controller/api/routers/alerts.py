@@ -15,11 +15,12 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from ...approvals import refuse
+from ...record_watch import CODE_CHANGED, code_override
 from ...storage.alerts import Alert, acknowledge_alert, list_alerts
 from ...storage.approvals import TwoPersonRefusedError
 from ...storage.session import read_snapshot, unit_of_work
 from ..deps import AcknowledgeDep, AuditDep, ServiceDep, StoreDep
-from ..errors import responses
+from ..errors import ApiError, responses
 from ..models.commands import AcknowledgeCreate
 from ..models.table import AlertPublic
 from ..views import alert_view
@@ -61,17 +62,39 @@ async def acknowledge(
     """Acknowledge an alert with a note (once); stored as an ``alert.acknowledged`` audit event."""
 
     def acknowledged() -> AlertPublic:
-        return alert_view(acknowledge_on(store.engine, service.table_id, seq, actor=who.name, note=body.note))
+        found = acknowledge_on(
+            store.engine, service.table_id, seq, actor=who.name, note=body.note, at_table=True
+        )
+        if found.event.payload_data().get("alert") == CODE_CHANGED:
+            service.recheck_record()  # its override is chained: the table deals if nothing else stops it
+        return alert_view(found)
 
     return await store.run(acknowledged)
 
 
-def acknowledge_on(engine: Engine, table_id: str, seq: int, *, actor: str, note: str) -> Alert:
+def acknowledge_on(
+    engine: Engine, table_id: str, seq: int, *, actor: str, note: str, at_table: bool = False
+) -> Alert:
     """Acknowledge one of a table's alerts and read it back (a table's API and the floor's
-    alike); a two-person refusal is chained on that table and raised as its 403."""
+    alike); a two-person refusal is chained on that table and raised as its 403.
+
+    A ``code-changed`` alert's acknowledgement is the pit's override of that finding, chained in
+    the same transaction (record_watch.code_override); only the table's own API (``at_table``)
+    takes it, since only the running daemon can then deal again at once: through the floor it
+    is 409 ``acknowledge-at-the-table``, nothing written."""
     try:
         with unit_of_work(engine) as session:
             acknowledge_alert(session, table_id=table_id, alert_seq=seq, actor=actor, note=note)
+            [alert] = list_alerts(session, table_id=table_id, after_seq=seq - 1, limit=1)
+            if alert.event.payload_data().get("alert") == CODE_CHANGED:
+                if not at_table:
+                    raise ApiError(
+                        409,
+                        f"alert {seq} is code-changed: acknowledge it on table {table_id}'s own page, where"
+                        " the acknowledgement runs the table on with the installed code",
+                        "acknowledge-at-the-table",
+                    )
+                code_override(session, table_id=table_id, alert=alert.event, actor=actor, note=note)
     except TwoPersonRefusedError as error:
         alert = _alert(engine, table_id, seq)
         raise refuse(

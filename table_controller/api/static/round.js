@@ -66,6 +66,15 @@ function header(r) {
       `, bonuses paid ${money(r.bonuses_paid_cents)}, the house's result ${signed(r.house_result_cents)}`));
   fill("banker", bankerText(r));
   fill("rules-version", rulesVersion(r.rules_version || {}));
+  fill("record-findings", ...recordFindings(r.record_findings || []));
+}
+
+// Where the stored round disagrees with its chain (a forged card, hand or amount): said above
+// everything else, so that a forged row is never read as if it stood (docs/api.md).
+function recordFindings(lines) {
+  if (!lines.length) return [];
+  return [el("p", { class: "error" }, "The stored round disagrees with its chained record (run audit verify):"),
+    el("ul", {}, lines.map((line) => el("li", {}, line)))];
 }
 
 function deal(r) {
