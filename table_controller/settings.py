@@ -323,7 +323,9 @@ class TableSettings(BaseSettings):
         try:
             ZoneInfo(value)
         except Exception:  # ZoneInfoNotFoundError, or not a zone key at all
-            raise ValueError(f"unknown time zone {value!r}: an IANA name such as America/Los_Angeles") from None
+            raise ValueError(
+                f"unknown time zone {value!r}: an IANA name such as America/Los_Angeles"
+            ) from None
         return value
 
     @field_validator("db_url", "read_db_url")

@@ -519,9 +519,10 @@ def _released_settings(tmp_path: Path, manifest: Path, public: str) -> TableSett
 
 def _code_view(engine: Engine, service: TableService) -> dict:
     from table_controller.api.views import table_state
+    from table_controller.storage.users import Role
 
     with read_snapshot(engine) as session:
-        return table_state(service, session).model_dump()["code"]
+        return table_state(service, session, Role.PIT).model_dump()["code"]
 
 
 def test_the_installed_code_matching_its_signed_release_deals(engine, tmp_path):

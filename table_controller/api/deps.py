@@ -74,8 +74,8 @@ class Store:
     def _reading(engine: Engine, work: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
         """A read; a stored value the store never writes (a forged time, payload, amount) that
         stops it is a StoredValueError naming the rows (storage/forged.py), never a traceback.
-        Everything a read raises short of its own typed refusals comes from the stored rows: the
-        request was validated before it began."""
+        A failure with no forged row to name is raised as it is: a fault of the code is a 500
+        with its traceback in the log, never passed off as a finding of the record."""
         try:
             return Store._within(read_snapshot, engine, work, args, kwargs)
         except Exception as error:
@@ -84,6 +84,8 @@ class Store:
             cause = f"{type(error).__name__}: {str(error).splitlines()[0][:300] if str(error) else ''}"
             with read_snapshot(engine) as session:
                 findings = forged_values(session)
+            if not findings:  # no stored value to blame: a fault of the code, never called a forgery
+                raise
             structlog.get_logger().warning("api.stored_value_unreadable", cause=cause, findings=findings)
             raise StoredValueError(cause, findings) from None
 
