@@ -37,7 +37,17 @@ from .game.banking import (
 )
 from .game.cards import Game
 from .game.deal import counts_toward_hold
-from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed, rules_from_snapshot
+from .game.fortune import EnvyRules
+from .game.side_wagers import SideWagerError
+from .pinned_rules import (
+    PinnedRules,
+    SideFiles,
+    current_rules,
+    keep_version,
+    refreshed,
+    rules_from_snapshot,
+    side_files,
+)
 from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.events import (
@@ -50,9 +60,10 @@ from .round.events import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    SideWagerPlaced,
     Wager,
 )
-from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
+from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused, WagersLocked
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import (
@@ -135,7 +146,9 @@ class TableService:
         self._pinned = PinnedRules(engine)
         self.recorder = RoundRecorder(engine, settings.table_id, self._pinned)
         # the rules by content (pinned_rules.py): a new version when the way file changes
-        self._version = current_rules(settings.table_rules(), settings.house_way)
+        self._version = current_rules(
+            settings.table_rules(), settings.house_way, side=table_side_files(settings)
+        )
         self._kept: dict[str, str] | None = None  # the version whose contents are in the store
         self._rules = self._version.rules
         self._rules_snapshot = self._version.snapshot  # what each round.opened records
@@ -433,6 +446,8 @@ class TableService:
                 raise self._refuse("round.open", f"a device fault is open: {open_faults}")
             try:
                 check_wagers(self.settings.game, self.settings.limits, wagers)
+                for position, wager in sorted(wagers.items()):
+                    self._check_side_wager(position, wager.fortune, wager.progressive)
             except TableRefused as error:
                 raise self._refuse("round.open", str(error)) from None
             plan = self._plan_bank(wagers, banker_seat, bank_amount, co_bank)
@@ -535,6 +550,47 @@ class TableService:
                 keep_version(session, table_id=self.table_id, version=self._version)
             self._kept = self._version.evidence
         return self._kept
+
+    def _check_side_wager(self, position: int, fortune: int, progressive: int) -> None:
+        """The table's side wagers: offered, within the Fortune's limit, the progressive its
+        fixed amount (game/side_wagers.py); TableRefused naming what is wrong."""
+        if fortune > self.settings.fortune.max_wager:
+            raise TableRefused(
+                f"position {position}: fortune wager {fortune} cents is above the limit "
+                f"{self.settings.fortune.max_wager}"
+            )
+        try:
+            self._rules.check_side_wager(position, fortune, progressive)
+        except SideWagerError as error:
+            raise TableRefused(str(error)) from None
+
+    def place_side_wager(self, position: int, fortune: int, progressive: int, actor: str) -> RoundState:
+        """A position's side wagers before the deal starts (docs/progressive.md, "At the table").
+
+        Once the dice are rolled the wagers are locked: a side wager then is refused with
+        WagersLocked, chained as a refusal, logged, and raised as an alert for the pit (PRG-16,
+        PRG-17: "sensor event after lock: not counted, alarm raised")."""
+        with self._lock:
+            if self.in_progress and self._round is not None and self._round.phase.value == "open":
+                try:
+                    self._check_side_wager(position, fortune, progressive)
+                except TableRefused as error:
+                    raise self._refuse("wager.side", str(error)) from None
+            event = SideWagerPlaced(position=position, fortune=fortune, progressive=progressive, actor=actor)
+            try:
+                state = self._record(event)
+            except WagersLocked as locked:
+                self.alert(
+                    "side-wager-after-lock",
+                    f"position {position}: a side wager after the deal started was refused ({locked.reason})",
+                    actor=actor,
+                    position=position,
+                    fortune_cents=fortune,
+                    progressive_cents=progressive,
+                )
+                raise
+            log.info("wager.side", position=position, fortune_cents=fortune, progressive_cents=progressive)
+            return state
 
     def record_dice(self, event: DiceRolled) -> RoundState:
         state = self._record(event)
@@ -1300,6 +1356,23 @@ class TableService:
     def _refuse(self, what: str, reason: str, kind: type[TableRefused] = TableRefused) -> TableRefused:
         log.warning("table.refused", command=what, reason=reason)
         return kind(f"{what} refused: {reason}")
+
+
+def table_side_files(settings: TableSettings) -> SideFiles | None:
+    """The side wagers the settings offer, read from their pay table files (None: none)."""
+    fortune, progressive = settings.fortune, settings.progressive
+    envy = EnvyRules(
+        minimum_wager=fortune.envy_minimum,
+        eligibility=fortune.envy_eligibility,
+        player_banker_hand_qualifies=fortune.player_banker_hand_qualifies,
+        trigger_needs_wager=fortune.trigger_needs_wager,
+    )
+    return side_files(
+        fortune=fortune.file if fortune.enabled else None,
+        progressive=progressive.file if progressive.enabled else None,
+        envy=envy,
+        pool_id=settings.pool_id,
+    )
 
 
 def _opening(plan: BankPlan, settings: TableSettings) -> dict[str, Any]:

@@ -91,9 +91,10 @@ def test_money_columns_are_bigint_in_models_and_database(engine: Engine) -> None
                 assert str(reflected[column.name]["type"]).upper() == "BIGINT", column
                 nullable = (table.name, column.name) in may_be_missing
                 assert reflected[column.name]["nullable"] is nullable, column
-    # rounds: 5 totals, theoretical win, 6 of a player's bank; round_positions: 3 wagers, win,
-    # commission, bonus paid, net
-    assert money == 19
+    # rounds: 5 totals, theoretical win, 6 of a player's bank, 3 of the side wagers (0009);
+    # round_positions: 3 wagers, win, commission, bonus paid, net, 2 side wagers and their 3
+    # results (0009)
+    assert money == 27
 
 
 @pytest.mark.parametrize("statement", ["UPDATE events SET payload = '{}'", "DELETE FROM events"])
