@@ -9,12 +9,16 @@ Create Date: 2026-12-04
 ``side_house_result_cents`` (the house's result on them, apart from ``house_result_cents``,
 the base game's). ``round_positions``: the two wagers and, once settled, the Fortune result,
 the envy received and the progressive result at the table. All 0 in older rows.
+``progressive_pools``: a progressive pool's state after its chain's last event, by pool id
+(storage/progressive.py), the projection ``audit verify`` re-derives from the pool's chain.
 """
 
 from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+
+from table_controller.storage.models import UTCDateTime
 
 revision: str = "0009"
 down_revision: str | Sequence[str] | None = "0007"
@@ -32,6 +36,14 @@ _POSITIONS = (
 
 
 def upgrade() -> None:
+    op.create_table(
+        "progressive_pools",
+        sa.Column("pool_id", sa.String(length=52), primary_key=True),
+        sa.Column("open", sa.Boolean(), nullable=False),
+        sa.Column("last_seq", sa.BigInteger(), nullable=False),
+        sa.Column("state", sa.Text(), nullable=False),
+        sa.Column("updated_at", UTCDateTime(), nullable=False),
+    )
     with op.batch_alter_table("rounds") as batch:
         for name in _ROUNDS:
             batch.add_column(sa.Column(name, sa.BigInteger(), nullable=False, server_default="0"))
@@ -47,3 +59,4 @@ def downgrade() -> None:
     with op.batch_alter_table("rounds") as batch:
         for name in reversed(_ROUNDS):
             batch.drop_column(name)
+    op.drop_table("progressive_pools")
