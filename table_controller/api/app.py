@@ -42,6 +42,7 @@ from .routers import (
     audit,
     devices,
     me,
+    progressive,
     reports,
     round,
     rounds,
@@ -78,6 +79,7 @@ unavailable; never a 500.
 
 ROUTERS = (
     table.router,
+    progressive.router,
     round.router,
     rounds.router,
     alerts.router,
