@@ -24,6 +24,7 @@ from sqlmodel import Session
 from .game.house_way import HouseWay
 from .game.house_way.loader import WAYS_DIRECTORY, build_house_way, load_house_way
 from .game.paytables import DEFAULT_FILES, Bonus, paytable_from_mapping, paytables_dir
+from .game.side_wagers import SNAPSHOT_KEY, SideRules
 from .game.table_rules import TableRules
 from .round.events import RoundOpened
 from .round.rules import GameRoundRules
@@ -60,6 +61,7 @@ class RulesVersion:
     contents: tuple[Content, ...]
     way_file: Path
     way_stamp: tuple[int, int] = field(default=(0, 0))  # (mtime_ns, size) when read
+    side: SideFiles | None = None  # the side wagers' files as read at start
 
     @property
     def evidence(self) -> dict[str, str]:
@@ -99,12 +101,22 @@ def _stamp(path: Path) -> tuple[int, int]:
     return (info.st_mtime_ns, info.st_size)
 
 
-def current_rules(table: TableRules, way_name: str, directory: Path | None = None) -> RulesVersion:
-    """The table's rules from the files as they are now (the way built from the bytes hashed)."""
+def current_rules(
+    table: TableRules,
+    way_name: str,
+    directory: Path | None = None,
+    side: SideFiles | None = None,
+) -> RulesVersion:
+    """The table's rules from the files as they are now (the way built from the bytes hashed);
+    ``side``: the side wagers' pay table files and rules, when the table offers them."""
     way_file = (WAYS_DIRECTORY if directory is None else directory) / f"{way_name}.toml"
     stamp = _stamp(way_file)
     way_bytes = way_file.read_bytes()
-    rules = GameRoundRules(table=table, way=way_from_bytes(way_bytes, way_name, str(way_file)))
+    rules = GameRoundRules(
+        table=table,
+        way=way_from_bytes(way_bytes, way_name, str(way_file)),
+        side=None if side is None else side.rules,
+    )
     snapshot = rules.snapshot()
     contents = [
         Content(HOUSE_WAY, "house-way", way_name, way_bytes),
@@ -128,14 +140,54 @@ def current_rules(table: TableRules, way_name: str, directory: Path | None = Non
                     table_rules_bytes(snapshot["table"][name]),
                 )
             )
-    return RulesVersion(rules, snapshot, tuple(contents), way_file, stamp)
+    if side is not None:  # the side wagers' files, pinned by their bytes (their data is in the snapshot)
+        contents += [Content(PAYTABLE + key, "paytable", name, data) for key, name, data in side.files]
+    return RulesVersion(rules, snapshot, tuple(contents), way_file, stamp, side)
+
+
+@dataclass(frozen=True)
+class SideFiles:
+    """The side wagers a table offers, read from their files once at start: the rules built
+    from the files' data, and the files' bytes to pin (``(key, name, bytes)``: ``fortune``,
+    ``progressive``)."""
+
+    rules: SideRules
+    files: tuple[tuple[str, str, bytes], ...]
+
+
+def side_files(
+    *,
+    fortune: Path | None,
+    progressive: Path | None,
+    envy: Any = None,
+    pool_id: str | None = None,
+) -> SideFiles | None:
+    """Read the side wagers' pay table files (None when the table offers neither); the rules
+    are built from the very bytes that are pinned."""
+    if fortune is None and progressive is None:
+        return None
+    files: list[tuple[str, str, bytes]] = []
+    data: dict[str, Any] = {}
+    for key, path in (("fortune", fortune), ("progressive", progressive)):
+        if path is None:
+            continue
+        content = path.read_bytes()
+        data[key] = tomllib.loads(content.decode("utf-8"))
+        files.append((key, path.stem, content))
+    rules = SideRules(
+        fortune_data=data.get("fortune"),
+        progressive_data=data.get("progressive"),
+        pool_id=pool_id if progressive is not None else None,
+        **({} if envy is None else {"envy": envy}),
+    )
+    return SideFiles(rules, tuple(files))
 
 
 def refreshed(version: RulesVersion) -> RulesVersion:
     """``version``, or a new one when its way file changed on disk (a new version for new rounds)."""
     if _stamp(version.way_file) == version.way_stamp:
         return version
-    found = current_rules(version.rules.table, version.rules.way.name, version.way_file.parent)
+    found = current_rules(version.rules.table, version.rules.way.name, version.way_file.parent, version.side)
     return version if found.evidence == version.evidence else found
 
 
@@ -151,7 +203,9 @@ def rules_from_snapshot(snapshot: Mapping[str, Any]) -> GameRoundRules:
     JSON, "house_way": name}``), the house way loaded by name from config/house_ways: for a
     round that pinned no contents by hash."""
     return GameRoundRules(
-        table=TableRules.model_validate(snapshot["table"]), way=load_house_way(snapshot["house_way"])
+        table=TableRules.model_validate(snapshot["table"]),
+        way=load_house_way(snapshot["house_way"]),
+        side=SideRules.from_snapshot(snapshot.get(SNAPSHOT_KEY)),
     )
 
 
@@ -181,9 +235,17 @@ class PinnedRules:
             raise EvidenceMismatchError(
                 f"round {opened.round_id}: its table rules hash to {found}, its opening pinned {table_pin}"
             )
+        side = opened.rules.get(SNAPSHOT_KEY) or {}
         for key, pin in pins.items():
             if key.startswith(PAYTABLE):
-                load_evidence(session, sha256=pin)  # present and whole, or refused
+                stored = load_evidence(session, sha256=pin)  # present and whole, or refused
+                name = key.removeprefix(PAYTABLE)
+                if name in ("fortune", "progressive") and tomllib.loads(
+                    stored.content.decode("utf-8")
+                ) != side.get(name):
+                    raise EvidenceMismatchError(
+                        f"round {opened.round_id}: its {name} pay table is not the file its opening pinned"
+                    )
         way_pin = pins.get(HOUSE_WAY)
         if way_pin is None:
             raise EvidenceMismatchError(f"round {opened.round_id}: its opening pins no house way")
@@ -192,7 +254,11 @@ class PinnedRules:
             stored = load_evidence(session, sha256=way_pin)
             way = way_from_bytes(stored.content, str(opened.rules["house_way"]), f"house way {way_pin[:12]}")
             self._ways[way_pin] = way
-        return GameRoundRules(table=TableRules.model_validate(opened.rules["table"]), way=way)
+        return GameRoundRules(
+            table=TableRules.model_validate(opened.rules["table"]),
+            way=way,
+            side=SideRules.from_snapshot(opened.rules.get(SNAPSHOT_KEY)),
+        )
 
 
 __all__ = [
@@ -202,10 +268,12 @@ __all__ = [
     "Content",
     "PinnedRules",
     "RulesVersion",
+    "SideFiles",
     "current_rules",
     "keep_version",
     "refreshed",
     "rules_from_snapshot",
+    "side_files",
     "table_rules_bytes",
     "way_from_bytes",
 ]

@@ -43,6 +43,7 @@ from .storage.checkpoints import (
 from .storage.errors import is_outage
 from .storage.models import RoundFields, RoundPositionFields
 from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
+from .storage.progressive import pool_chain, pool_events, pool_ids, stored_pool
 from .storage.record_rows import evidence_rows, round_projections, unreadable_times, user_rows
 from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, sha256_hex
 from .storage.shifts import FLOOR_CHAIN
@@ -317,6 +318,35 @@ def check_rounds(
     return check.checked, check.unchained, found.items, found.unlisted
 
 
+def check_pools(session: Session) -> list[Finding]:
+    """Every progressive pool re-derived from its chain (game/progressive_state.py) and compared
+    with its ``progressive_pools`` row, meter by meter (docs/progressive.md)."""
+    from .game.progressive_state import pool_as_dict, replay_events
+
+    found = _Findings()
+    for pool_id in pool_ids(session):
+        where = f"progressive pool {pool_id}"
+        events = pool_events(session, pool_id=pool_id)
+        row = stored_pool(session, pool_id=pool_id)
+        assert row is not None
+        try:
+            derived = pool_as_dict(replay_events((kind, payload) for _seq, kind, _actor, payload in events))
+        except Exception as error:  # a record that does not replay, a chain without its creation
+            found.add(where, f"its chain cannot be replayed: {error}")
+            continue
+        last = events[-1][0] if events else 0
+        if row.last_seq != last:
+            found.add(where, "last_seq", last, row.last_seq)
+        try:
+            kept = json.loads(row.state)
+        except ValueError:
+            found.add(where, "state is not JSON")
+            continue
+        for path, chained, stored in _differences(derived, kept):
+            found.add(where, path, chained, stored)
+    return found.items
+
+
 # --------------------------------------------------------------------------- people and rules
 
 
@@ -417,7 +447,14 @@ def check_record(
     elif table_id is None:
         chain = verify_chain(session)
     else:
-        chains = (table_id, PEOPLE_CHAIN, EVIDENCE_CHAIN, FLOOR_CHAIN)  # the table's and the store's own
+        pools = tuple(pool_chain(pool_id) for pool_id in pool_ids(session))  # the pools' chains too
+        chains = (
+            table_id,
+            PEOPLE_CHAIN,
+            EVIDENCE_CHAIN,
+            FLOOR_CHAIN,
+            *pools,
+        )  # the table's and the store's own
         parts = [verify_chain(session, table_id=name) for name in chains]
         chain = ChainReport(
             events_checked=sum(p.events_checked for p in parts),
@@ -436,12 +473,14 @@ def check_record(
         unreadable, "the people", lambda: check_people(session), (0, none)
     )
     evidence_findings = _tolerant(unreadable, "the rules contents", lambda: check_evidence(session), none)
+    pool_findings = _tolerant(unreadable, "the progressive pools", lambda: check_pools(session), none)
     findings = [
         *_tolerant(unreadable, "the stored times", lambda: unreadable_time_findings(session), none),
         *unreadable,
         *round_findings,
         *people_findings,
         *evidence_findings,
+        *pool_findings,
     ]
     checked_checkpoints = None
     if checkpoints is not None and public_key is None:
@@ -537,6 +576,7 @@ __all__ = [
     "audit_verify_record",
     "check_evidence",
     "check_people",
+    "check_pools",
     "check_record",
     "check_rounds",
 ]

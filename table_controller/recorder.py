@@ -38,6 +38,7 @@ from .round.events import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    SideWagerPlaced,
     Wager,
     event_from_payload,
 )
@@ -375,6 +376,7 @@ def opening_projection(event: RoundOpened) -> tuple[dict[str, Any], dict[int, di
         "dealer": event.actor,
         "wagered_cents": sum(w.main for w in event.wagers.values()),
         "bonus_wagered_cents": sum(w.big_hand + w.joker_bonus for w in event.wagers.values()),
+        "side_wagered_cents": sum(w.fortune + w.progressive for w in event.wagers.values()),
         "dice_direction": _stored_text(event.dice_direction),
         "bank_offer": event.bank_offer,
         "banker_seat": None,
@@ -397,6 +399,8 @@ def opening_projection(event: RoundOpened) -> tuple[dict[str, Any], dict[int, di
             "wager_cents": wager.main,
             "big_hand_bonus_cents": wager.big_hand,
             "joker_bonus_cents": wager.joker_bonus,
+            "fortune_cents": wager.fortune,
+            "progressive_cents": wager.progressive,
         }
     bank = event.bank
     if bank is not None and bank.house_wager:
@@ -423,7 +427,10 @@ def step_projection(
     writer stamps its time; the theoretical win is the writer's (not in the chain)."""
     changes: dict[str, Any] = {"phase": state.phase.value}
     positions: dict[int, dict[str, Any]] = {}
-    if isinstance(event, DiceRolled):
+    if isinstance(event, SideWagerPlaced):  # before the lock (docs/progressive.md)
+        positions[event.position] = {"fortune_cents": event.fortune, "progressive_cents": event.progressive}
+        changes["side_wagered_cents"] = sum(w.fortune + w.progressive for w in state.wagers.values())
+    elif isinstance(event, DiceRolled):
         changes.update(
             die_1=event.faces[0],
             die_2=event.faces[1],
@@ -505,6 +512,15 @@ def settled_projection(result: Any) -> SettledProjection:
         "bonuses_paid_cents": result.bonuses_paid,
         "house_result_cents": result.house_result,
     }
+    side = result.side
+    if side is not None:  # the Fortune, envy and progressive wagers (docs/progressive.md)
+        totals.update(side_paid_cents=side.paid, side_house_result_cents=side.house_result)
+        for record in side.positions:
+            positions[record.position].update(
+                fortune_net_cents=record.fortune_net,
+                envy_cents=record.envy_total,
+                progressive_net_cents=record.progressive_net,
+            )
     bank = result.bank
     if bank is not None:  # a player banked (docs/settlement.md, 8)
         totals.update(

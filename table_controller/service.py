@@ -37,9 +37,21 @@ from .game.banking import (
 )
 from .game.cards import Game
 from .game.deal import counts_toward_hold
+from .game.fortune import EnvyRules
 from .game.money import format_cents
+from .game.progressive import ProgressiveError
+from .game.side_wagers import SideWagerError
 from .logs import error_text
-from .pinned_rules import PinnedRules, current_rules, keep_version, refreshed, rules_from_snapshot
+from .pinned_rules import (
+    PinnedRules,
+    SideFiles,
+    current_rules,
+    keep_version,
+    refreshed,
+    rules_from_snapshot,
+    side_files,
+)
+from .progressive_pool import PoolKeeper, PoolStep
 from .record_watch import RecordWatch
 from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
 from .round.events import (
@@ -52,9 +64,10 @@ from .round.events import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    SideWagerPlaced,
     Wager,
 )
-from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused
+from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused, WagersLocked
 from .settings import Limits, TableSettings
 from .storage import next_round_number, read_snapshot, unit_of_work
 from .storage.errors import (
@@ -137,10 +150,20 @@ class TableService:
         self._pinned = PinnedRules(engine)
         self.recorder = RoundRecorder(engine, settings.table_id, self._pinned)
         # the rules by content (pinned_rules.py): a new version when the way file changes
-        self._version = current_rules(settings.table_rules(), settings.house_way)
+        self._version = current_rules(
+            settings.table_rules(), settings.house_way, side=table_side_files(settings)
+        )
         self._kept: dict[str, str] | None = None  # the version whose contents are in the store
         self._rules = self._version.rules
         self._rules_snapshot = self._version.snapshot  # what each round.opened records
+        # the table's stand-alone progressive pool (progressive_pool.py), loaded at resume
+        side = self._rules.side
+        self.pool: PoolKeeper | None = None
+        if side is not None and side.progressive is not None and settings.pool_id is not None:
+            self.pool = PoolKeeper(
+                engine, pool_id=settings.pool_id, table=side.progressive, table_id=settings.table_id
+            )
+        self._pool_broken: str | None = None  # why the pool cannot be trusted: its wager is closed
         # the record checked at start and as the table plays, and anchored (record_watch.py)
         self.record = RecordWatch(engine, settings, self._pinned)
         self._record_broken: str | None = None  # what the check found: no round opens
@@ -353,6 +376,7 @@ class TableService:
             none: dict[int, int] = {}
             wagers = self._start_read("each seat's last wager", self.recorder.last_main_wagers, none)
             self._bank_history = _bank_history(opened, wagers)
+            self._load_pool()
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None
                 return None
@@ -367,6 +391,42 @@ class TableService:
             if found.failure is not None and self._held is None:
                 self._hold_round(found.failure)
             return self._round
+
+    def _load_pool(self) -> None:
+        """The progressive pool re-derived from its chain (PRG-37); a chain that does not replay
+        closes the progressive wager (PRG-34, PRG-35) with an alert, the base game plays on."""
+        if self.pool is None:
+            return
+        try:
+            self._start_read("the progressive pool", self.pool.load, None)
+            self._pool_broken = None
+        except ProgressiveError as error:
+            self._pool_broken = str(error)
+            log.error("progressive.inoperable", pool_id=self.pool.pool_id, error=str(error))
+            self.alert(
+                "progressive-inoperable",
+                f"the progressive pool {self.pool.pool_id} cannot be trusted: {error}",
+            )
+
+    def _pool_step(self, step: PoolStep | None) -> Callable[[Any], None] | None:
+        return None if step is None else step.write
+
+    def _pool_done(self, step: PoolStep | None) -> None:
+        """Adopt a pool step chained with the round's event, and raise its alerts."""
+        if step is None or self.pool is None:
+            return
+        self.pool.adopt(step)
+        for kind, detail, data in step.alerts:
+            self.alert(kind, detail, **data)
+
+    def pay_hit(self, hit_id: int, *, actor: str, verified_by: str) -> Any:
+        """A pending progressive hit paid by a pit user who verified the cards (PRG-28); a hit
+        not pending (unknown, or paid already: never twice) raises PaymentError."""
+        with self._lock:
+            self._writable("progressive.payment")
+            if self.pool is None:
+                raise self._refuse("progressive.payment", "this table has no progressive")
+            return self.pool.pay(hit_id, actor=actor, verified_by=verified_by)
 
     def _restore_table(self) -> bool:
         record, opened, misdeals = self.recorder.table_record(self.settings.misdeal_hold_after)
@@ -438,6 +498,8 @@ class TableService:
                 raise self._refuse("round.open", f"a device fault is open: {open_faults}")
             try:
                 check_wagers(self.settings.game, self.settings.limits, wagers)
+                for position, wager in sorted(wagers.items()):
+                    self._check_side_wager(position, wager.fortune, wager.progressive)
             except TableRefused as error:
                 raise self._refuse("round.open", str(error)) from None
             plan = self._plan_bank(wagers, banker_seat, bank_amount, co_bank)
@@ -541,8 +603,74 @@ class TableService:
             self._kept = self._version.evidence
         return self._kept
 
+    def _check_side_wager(self, position: int, fortune: int, progressive: int) -> None:
+        """The table's side wagers: offered, within the Fortune's limit, the progressive its
+        fixed amount (game/side_wagers.py); TableRefused naming what is wrong."""
+        if fortune > self.settings.fortune.max_wager:
+            raise TableRefused(
+                f"position {position}: fortune wager {fortune} cents is above the limit "
+                f"{self.settings.fortune.max_wager}"
+            )
+        try:
+            self._rules.check_side_wager(position, fortune, progressive)
+        except SideWagerError as error:
+            raise TableRefused(str(error)) from None
+        if progressive and (self.pool is None or self._pool_broken is not None or not self._pool_open()):
+            raise TableRefused(f"position {position}: the progressive is closed (PRG-35)")
+
+    def _pool_open(self) -> bool:
+        try:
+            return self.pool is not None and self.pool.pool.open
+        except ProgressiveError:  # not loaded
+            return False
+
+    def place_side_wager(self, position: int, fortune: int, progressive: int, actor: str) -> RoundState:
+        """A position's side wagers before the deal starts (docs/progressive.md, "At the table").
+
+        Once the dice are rolled the wagers are locked: a side wager then is refused with
+        WagersLocked, chained as a refusal, logged, and raised as an alert for the pit (PRG-16,
+        PRG-17: "sensor event after lock: not counted, alarm raised")."""
+        with self._lock:
+            if self.in_progress and self._round is not None and self._round.phase.value == "open":
+                try:
+                    self._check_side_wager(position, fortune, progressive)
+                except TableRefused as error:
+                    raise self._refuse("wager.side", str(error)) from None
+            event = SideWagerPlaced(position=position, fortune=fortune, progressive=progressive, actor=actor)
+            try:
+                state = self._record(event)
+            except WagersLocked as locked:
+                self.alert(
+                    "side-wager-after-lock",
+                    f"position {position}: a side wager after the deal started was refused ({locked.reason})",
+                    actor=actor,
+                    position=position,
+                    fortune_cents=fortune,
+                    progressive_cents=progressive,
+                )
+                raise
+            log.info("wager.side", position=position, fortune_cents=fortune, progressive_cents=progressive)
+            return state
+
     def record_dice(self, event: DiceRolled) -> RoundState:
-        state = self._record(event)
+        with self._lock:
+            step = None
+            if self.pool is not None and self._round is not None and not self._round.phase.is_final:
+                progressive = {p: w.progressive for p, w in self._round.wagers.items() if w.progressive}
+                if (
+                    progressive and self._pool_broken is None
+                ):  # the wagers lock now: contributions go with the dice
+                    try:
+                        step = self.pool.contributions(progressive, round_id=self._round.round_id)
+                    except ProgressiveError as error:  # never stops the base game (PRG-35)
+                        self.alert("progressive-contribution-refused", str(error), wagers=progressive)
+            try:
+                state = self._record(event, self._pool_step(step))
+            except Exception:
+                if step is not None and self.pool is not None:
+                    self.pool.reload()
+                raise
+            self._pool_done(step)
         log.info("dice.rolled", faces=list(event.faces), source=event.source, start_position=state.start)
         return state
 
@@ -628,7 +756,15 @@ class TableService:
             return state
 
     def settle(self) -> RoundState:
-        state = self._record(RoundSettled())
+        with self._lock:
+            step = self._hits_of_settlement()
+            try:
+                state = self._record(RoundSettled(), self._pool_step(step))
+            except Exception:
+                if step is not None and self.pool is not None:
+                    self.pool.reload()
+                raise
+            self._pool_done(step)
         if self._math is not None:
             self._check_band()
         result = state.result
@@ -645,6 +781,21 @@ class TableService:
         if self.record.due_for_checkpoint():
             self.checkpoint("every-rounds")
         return state
+
+    def _hits_of_settlement(self) -> PoolStep | None:
+        """The meter hits the round's settlement claims, resolved on the pool, chained with
+        ``round.settled`` (the settlement is derived here first: the game core is pure)."""
+        state, rules = self._round, self._round_rules
+        if self.pool is None or state is None or rules is None or self._held is not None:
+            return None
+        from .round.machine import apply
+
+        try:
+            preview = apply(state, RoundSettled(), rules)
+        except Exception:
+            return None  # the settle itself is refused or held as it would be without a pool
+        assert preview.result is not None
+        return self.pool.hits(preview.result, round_id=state.round_id)
 
     def void(
         self,
@@ -1335,6 +1486,23 @@ class TableService:
     def _refuse(self, what: str, reason: str, kind: type[TableRefused] = TableRefused) -> TableRefused:
         log.warning("table.refused", command=what, reason=reason)
         return kind(f"{what} refused: {reason}")
+
+
+def table_side_files(settings: TableSettings) -> SideFiles | None:
+    """The side wagers the settings offer, read from their pay table files (None: none)."""
+    fortune, progressive = settings.fortune, settings.progressive
+    envy = EnvyRules(
+        minimum_wager=fortune.envy_minimum,
+        eligibility=fortune.envy_eligibility,
+        player_banker_hand_qualifies=fortune.player_banker_hand_qualifies,
+        trigger_needs_wager=fortune.trigger_needs_wager,
+    )
+    return side_files(
+        fortune=fortune.file if fortune.enabled else None,
+        progressive=progressive.file if progressive.enabled else None,
+        envy=envy,
+        pool_id=settings.pool_id,
+    )
 
 
 def _opening(plan: BankPlan, settings: TableSettings) -> dict[str, Any]:

@@ -33,7 +33,10 @@ from pydantic_settings import (
 from .game.banking import DEFAULT_CO_BANK_SHARE_BP, BankingPolicy, HouseWagerPolicy
 from .game.cards import Game
 from .game.deal import DEFAULT_DICE_DIRECTION, DiceDirection
+from .game.fortune import DEFAULT_ENVY_MINIMUM, DEFAULT_FORTUNE_FILE, EnvyEligibility, load_fortune_paytable
 from .game.money import Cents
+from .game.paytables import paytables_dir
+from .game.progressive_paytable import DEFAULT_PROGRESSIVE_FILE, load_progressive_paytable, progressive_dir
 from .game.table_rules import TableRules
 from .shipped import CONFIG_DIR
 
@@ -53,6 +56,60 @@ class Limits(BaseModel):
     def _ordered(self) -> Limits:
         if self.min_main > self.max_main:
             raise ValueError(f"min_main {self.min_main} is above max_main {self.max_main}")
+        return self
+
+
+def _side_file(name: str, directory: Path) -> Path:
+    """A pay table named by file name (in the shipped folder) or by path."""
+    path = Path(name)
+    return path if path.is_absolute() or len(path.parts) > 1 else directory / path
+
+
+class FortuneSettings(BaseModel):
+    """The Fortune Bonus and its Envy Bonus at this table (docs/progressive.md, "At the table");
+    off by default. ``paytable``: a file of ``config/paytables`` or a path. The envy answers
+    of progressive-research.md §1.8 (questions 1-3) with the sources' defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = False
+    paytable: str = DEFAULT_FORTUNE_FILE
+    max_wager: Cents = Field(default=30_000, gt=0)  # $300 (Seatac's limit, §1.1)
+    envy_minimum: Cents = Field(default=DEFAULT_ENVY_MINIMUM, gt=0)  # §1.3: "at least $5"
+    envy_eligibility: EnvyEligibility = EnvyEligibility.FORTUNE
+    player_banker_hand_qualifies: bool = True  # §1.8 q2: only the dealer's hand is excluded
+    trigger_needs_wager: bool = False  # §1.8 q3: "another player ... holds"
+
+    @property
+    def file(self) -> Path:
+        return _side_file(self.paytable, paytables_dir())
+
+    @model_validator(mode="after")
+    def _loads(self) -> FortuneSettings:
+        if self.enabled:
+            load_fortune_paytable(self.file)  # a PayTableError (a ValueError) names the file
+        return self
+
+
+class ProgressiveSettings(BaseModel):
+    """The progressive wager at this table, a stand-alone pool (docs/progressive.md); off by
+    default. ``paytable``: a file of ``config/progressive`` or a path; ``pool_id``: the pool's
+    id (default: the table's id), which keys its meters and its chain."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = False
+    paytable: str = DEFAULT_PROGRESSIVE_FILE
+    pool_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$")
+
+    @property
+    def file(self) -> Path:
+        return _side_file(self.paytable, progressive_dir())
+
+    @model_validator(mode="after")
+    def _loads(self) -> ProgressiveSettings:
+        if self.enabled:
+            load_progressive_paytable(self.file)
         return self
 
 
@@ -280,6 +337,8 @@ class TableSettings(BaseSettings):
     misdeal_hold_after: int = Field(default=2, ge=1, le=20)  # consecutive misdeals that hold the table
     dice_direction: DiceDirection = DEFAULT_DICE_DIRECTION  # 000 counter-clockwise, or 004 clockwise
     banking: BankingSettings = BankingSettings()
+    fortune: FortuneSettings = FortuneSettings()
+    progressive: ProgressiveSettings = ProgressiveSettings()
     time_zone: str = "UTC"  # IANA zone of the gaming day: today's band of actual against theoretical win
     auto_dealer: AutoDealerSettings = AutoDealerSettings()
     simulator: SimulatorSettings = SimulatorSettings()
@@ -313,6 +372,8 @@ class TableSettings(BaseSettings):
             )
         if value in ("people", "evidence", "floor"):  # the store's own chains (docs/audit-chain.md)
             raise ValueError(f"table_id {value!r} is reserved for the store's own chain of that name")
+        if value.startswith("progressive."):  # a progressive pool's chain (storage/progressive.py)
+            raise ValueError(f"table_id {value!r}: 'progressive.' begins the name of a pool's chain")
         return value
 
     @field_validator("time_zone")
@@ -356,6 +417,13 @@ class TableSettings(BaseSettings):
 
     def table_rules(self) -> TableRules:
         return TableRules.model_validate({"game": self.game, **self.rules})
+
+    @property
+    def pool_id(self) -> str | None:
+        """The progressive pool this table contributes to, or None when it offers none."""
+        if not self.progressive.enabled:
+            return None
+        return self.progressive.pool_id or self.table_id
 
     @property
     def database_url(self) -> str:

@@ -45,6 +45,7 @@ from .routers import (
     audit,
     devices,
     me,
+    progressive,
     reports,
     round,
     rounds,
@@ -81,6 +82,7 @@ unavailable; never a 500.
 
 ROUTERS = (
     table.router,
+    progressive.router,
     round.router,
     rounds.router,
     alerts.router,

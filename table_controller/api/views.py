@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import weakref
 from functools import lru_cache
+from typing import Any
 
 from sqlmodel import Session
 
@@ -233,11 +234,23 @@ def table_state(service: TableService, session: Session | None, role: Role) -> T
             release_sha256=service.code_release,
             matches_release=service.code_matches_release,
         ),
+        progressive=progressive_view(service),
     )
 
 
 def _as_seen(view: RoundStatePublic, role: Role) -> RoundStatePublic:
     return view if allowed(role, Permission.SEE_FACE_DOWN) else face_down_view(view)
+
+
+def progressive_view(service: TableService) -> dict[str, Any] | None:
+    """The table's pool's meters (PRG-49: the jackpot posted at the table), or None."""
+    keeper = service.pool
+    if keeper is None:
+        return None
+    try:
+        return keeper.meters()
+    except Exception:  # not loaded (the store was away at start): shown as not known
+        return None
 
 
 def banking_view(service: TableService) -> BankingPublic:

@@ -54,6 +54,7 @@ from .money import (
 )
 from .paytables import Bonus, big_hand_line, joker_bonus_line
 from .setting import Setting, SettingError, check_setting, is_legal
+from .side_wagers import SideSettlement
 from .table_rules import FoulRule, TableRules
 
 R000: Final = "000_f88fa0f023e5142c.txt"
@@ -345,6 +346,9 @@ class RoundSettlement:
     qualification: DealerQualification
     positions: tuple[PositionSettlement, ...]
     bank: BankSettlement | None = None
+    # the Fortune, envy and progressive wagers (game/side_wagers.py), None where none were made:
+    # their money is apart from ``house_result`` (the base game's), in ``side.house_result``
+    side: SideSettlement | None = None
 
     @property
     def main_wagered(self) -> Cents:
@@ -426,6 +430,8 @@ class RoundSettlement:
             totals["bank_fee"] = self.bank.fee
             totals["banker_result"] = self.banker_result
             totals["house_hand_result"] = hand.net if hand is not None else 0
+        if self.side is not None:
+            totals.update(self.side.totals())
         return totals
 
     def as_dict(self) -> dict[str, Any]:
@@ -435,6 +441,10 @@ class RoundSettlement:
         elif self.bank.foul is None:
             for name in BANKER_FOUL_FIELDS:
                 del record["bank"][name]
+        if self.side is None:
+            del record["side"]  # so is a round without side wagers
+        else:
+            record["side"] = self.side.as_dict()
         record["totals"] = self.totals()
         return record
 

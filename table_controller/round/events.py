@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from ..game.banking import DEALER_SEAT, PLAYER_SEATS, Bank, position_of_seat
 from ..game.cards import Game, parse_card
@@ -33,13 +42,30 @@ def _canonical(value: list[str]) -> list[str]:
 
 
 class Wager(BaseModel):
-    """A position's wagers in integer cents: the main wager and the Double Joker bonuses (003)."""
+    """A position's wagers in integer cents: the main wager, the Double Joker bonuses (003), and
+    the side wagers a table may offer, the Fortune Bonus and the progressive (game/side_wagers.py).
+
+    The side wagers are written only when made, so a round without them records exactly what
+    it always did (its chained ``round.opened`` is unchanged)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     main: Cents = Field(gt=0)
     big_hand: Cents = Field(default=0, ge=0)
     joker_bonus: Cents = Field(default=0, ge=0)
+    fortune: Cents = Field(default=0, ge=0)
+    progressive: Cents = Field(default=0, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _side_wagers_when_made(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for name in SIDE_WAGER_FIELDS:
+            if not data.get(name):
+                data.pop(name, None)
+        return data
+
+
+SIDE_WAGER_FIELDS = ("fortune", "progressive")
 
 
 class RoundBank(BaseModel):
@@ -190,6 +216,18 @@ class DealerOverride(DealerSet):
     reason: str = Field(min_length=3)
 
 
+class SideWagerPlaced(_Event):
+    """A position's side wagers as they stand before the deal starts (the bet sensor or the
+    dealer's entry): they replace the position's Fortune and progressive wagers. Accepted only
+    while the round is open: the wagers lock when the dice are rolled (progressive-research.md
+    PRG-16, PRG-17; docs/progressive.md, "At the table")."""
+
+    kind: Literal["wager.side"] = "wager.side"
+    position: PlayerPosition
+    fortune: Cents = Field(default=0, ge=0)
+    progressive: Cents = Field(default=0, ge=0)
+
+
 class RoundSettled(_Event):
     """Settlement recorded; ``result`` is what the game core computed (checked on replay)."""
 
@@ -207,6 +245,7 @@ class RoundVoided(_Event):
 RoundEvent = Annotated[
     (
         RoundOpened
+        | SideWagerPlaced
         | DiceRolled
         | PilesDealt
         | PlayerSet
@@ -222,6 +261,7 @@ ROUND_EVENT_KINDS = frozenset(
     cls.model_fields["kind"].default
     for cls in (
         RoundOpened,
+        SideWagerPlaced,
         DiceRolled,
         PilesDealt,
         PlayerSet,

@@ -42,6 +42,7 @@ from .events import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    SideWagerPlaced,
     Wager,
 )
 from .phase_words import EVENT_WORDS, phase_words
@@ -58,6 +59,10 @@ class TransitionRefused(ValueError):
         self.phase = phase
         self.kind = kind
         self.reason = reason
+
+
+class WagersLocked(TransitionRefused):
+    """A side wager once the deal has started: the wagers are locked (PRG-16, PRG-17)."""
 
 
 class HouseWayDeviation(TransitionRefused):
@@ -91,6 +96,10 @@ class RoundRules(Protocol):
 
     def settle(self, state: RoundState) -> RoundSettlement: ...
 
+    def check_side_wager(self, position: int, fortune: int, progressive: int) -> None:
+        """Refuse (ValueError) a side wager the table does not offer or take (game/side_wagers.py)."""
+        ...
+
 
 @dataclass(frozen=True)
 class RoundState:
@@ -109,6 +118,7 @@ class RoundState:
     override: DealerOverride | None = None
     player_settings: Mapping[int, PlayerSet] = field(default_factory=lambda: MappingProxyType({}))
     result: RoundSettlement | None = None  # the game core's settlement, typed (``as_dict`` for the record)
+    side_placed: Mapping[int, SideWagerPlaced] = field(default_factory=lambda: MappingProxyType({}))
     void_reason: str | None = None
     events: int = 1
 
@@ -122,7 +132,15 @@ class RoundState:
 
     @property
     def wagers(self) -> Mapping[int, Wager]:
-        return self.opened.wagers
+        """Each position's wagers: as opened, with the side wagers placed before the lock."""
+        if not self.side_placed:
+            return self.opened.wagers
+        wagers = dict(self.opened.wagers)
+        for position, placed in self.side_placed.items():
+            wagers[position] = wagers[position].model_copy(
+                update={"fortune": placed.fortune, "progressive": placed.progressive}
+            )
+        return MappingProxyType(wagers)
 
     @property
     def playing_positions(self) -> tuple[int, ...]:
@@ -178,6 +196,23 @@ def _after(phase: Phase, game: Game) -> Phase:
 
 
 # --- effects and guards -------------------------------------------------------------------
+
+
+def _side_guard(state: RoundState, event: SideWagerPlaced, rules: RoundRules) -> None:
+    if event.position not in state.opened.wagers:
+        raise TransitionRefused(
+            state.phase,
+            event.kind,
+            f"position {event.position} has no main wager: a side wager rides with one",
+        )
+    try:
+        rules.check_side_wager(event.position, event.fortune, event.progressive)
+    except ValueError as error:
+        raise TransitionRefused(state.phase, event.kind, str(error)) from error
+
+
+def _side_placed(state: RoundState, event: SideWagerPlaced, rules: RoundRules) -> RoundState:
+    return replace(state, side_placed=MappingProxyType({**state.side_placed, event.position: event}))
 
 
 def _roll(state: RoundState, event: DiceRolled, rules: RoundRules) -> RoundState:
@@ -308,6 +343,7 @@ def _void(state: RoundState, event: RoundVoided, rules: RoundRules) -> RoundStat
 
 
 TRANSITIONS: dict[tuple[Phase, type[BaseModel]], Transition] = {
+    (Phase.OPEN, SideWagerPlaced): Transition(Phase.OPEN, _side_placed, _side_guard),
     (Phase.OPEN, DiceRolled): Transition(Phase.DEALING, _roll),
     (Phase.DEALING, PilesDealt): Transition(
         _after_deal, _deal, reaches=(Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.VOID)
@@ -339,6 +375,8 @@ def apply(state: RoundState, event: Any, rules: RoundRules) -> RoundState:
     """Take one event: the table's transition, its guard, its effect, its next phase."""
     transition = TRANSITIONS.get((state.phase, type(event)))
     kind = getattr(event, "kind", type(event).__name__)
+    if transition is None and isinstance(event, SideWagerPlaced):
+        raise WagersLocked(state.phase, kind, "the wagers locked when the deal started (no more bets)")
     if transition is None:
         raise TransitionRefused(state.phase, kind, "not allowed in this phase")
     if transition.guard is not None:

@@ -32,6 +32,7 @@ _BY_SLUG: Final[Mapping[str, str]] = {phase.value: words for phase, words in PHA
 EVENT_WORDS: Final[Mapping[str, str]] = MappingProxyType(
     {
         "round.opened": "opening a round",
+        "wager.side": "a side wager",
         "dice.rolled": "a roll of the dice",
         "piles.dealt": "a deal",
         "player.set": "a player's setting",

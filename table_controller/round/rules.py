@@ -7,7 +7,7 @@ Nothing here reads a file: the house way is handed in, loaded by pinned_rules.py
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..game.cards import Card, parse_cards
@@ -17,19 +17,32 @@ from ..game.evaluator import RankingRules
 from ..game.house_way import HouseWay
 from ..game.setting import Setting, same_values
 from ..game.settlement import BankerHand, PositionHand, RoundSettlement, settle_round
+from ..game.side_wagers import SNAPSHOT_KEY, SideRules, SideWagerError, settle_side
 from ..game.table_rules import TableRules
 from .machine import RoundState
 
 
 @dataclass(frozen=True)
 class GameRoundRules:
-    """Table rules plus the house way the banker's hand is set by."""
+    """Table rules plus the house way the banker's hand is set by, and the side wagers the
+    table offers (None: none, and the snapshot is what it always was)."""
 
     table: TableRules
     way: HouseWay
+    side: SideRules | None = None
 
     def snapshot(self) -> dict[str, Any]:
-        return {"table": self.table.model_dump(mode="json"), "house_way": self.way.name}
+        snapshot = {"table": self.table.model_dump(mode="json"), "house_way": self.way.name}
+        if self.side is not None:
+            snapshot[SNAPSHOT_KEY] = self.side.snapshot()
+        return snapshot
+
+    def check_side_wager(self, position: int, fortune: int, progressive: int) -> None:
+        if self.side is None:
+            if fortune or progressive:
+                raise SideWagerError(f"position {position}: this table offers no side wagers")
+            return
+        self.side.check_wager(position, fortune, progressive)
 
     @property
     def ranking(self) -> RankingRules:
@@ -90,4 +103,26 @@ class GameRoundRules:
             bank=bank.terms() if bank is not None else None,
             house_hand=house_hand,
         )
-        return result
+        return self._settle_side(state, result)
+
+    def _settle_side(self, state: RoundState, result: RoundSettlement) -> RoundSettlement:
+        """The Fortune, envy and progressive wagers on the seven cards of every kept hand
+        (game/side_wagers.py); the dealer's hand never triggers envy: with the house banking
+        it is position 1, against a player's bank it sits at the house's position."""
+        wagers = {
+            p: (w.fortune, w.progressive) for p, w in state.wagers.items() if w.fortune or w.progressive
+        }
+        if not wagers:
+            return result
+        if self.side is None:
+            raise SideWagerError("side wagers on a round whose rules offer none")
+        bank = state.opened.bank
+        side = settle_side(
+            self.side,
+            state.hands,
+            wagers,
+            dealer_position=BANKER_POSITION if bank is None else bank.house_position,
+            player_banker_position=None if bank is None else BANKER_POSITION,
+            ranking=self.table.ranking,
+        )
+        return replace(result, side=side)

@@ -61,6 +61,7 @@ from .models import (
     RoundUpdate,
 )
 from .people import PEOPLE_CHAIN, chained_people
+from .progressive import ProgressivePool
 from .rounds import (
     add_position,
     add_positions,
@@ -104,6 +105,7 @@ __all__ = [
     "InvalidTimeError",
     "PositionExistsError",
     "PositionOutcome",
+    "ProgressivePool",
     "Role",
     "RoundClosedError",
     "RoundCreate",

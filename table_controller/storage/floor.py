@@ -26,6 +26,7 @@ from .checkpoints import STORE_CHAINS
 from .fixed_read import FixedRead
 from .floor_tables import FloorTable
 from .models import ChainHead, Event, EventPublic
+from .progressive import is_pool_chain
 from .reports import ROUNDS, _count, _settled_only, _theory_columns
 
 # today's sums per table, by name (integer cents; the theoretical win None when no round has one)
@@ -89,7 +90,8 @@ def known_table_ids(session: Session) -> frozenset[str]:
     people, the evidence, the floor's) are not tables."""
     registered = session.execute(select(_TABLES.c.table_id)).scalars()
     chains = session.execute(select(ChainHead.__table__.c.table_id)).scalars()  # type: ignore[attr-defined]
-    return frozenset(registered) | (frozenset(chains) - frozenset(STORE_CHAINS))
+    tables = frozenset(chain for chain in chains if not is_pool_chain(chain))  # a pool's chain is no table
+    return frozenset(registered) | (tables - frozenset(STORE_CHAINS))
 
 
 def latest_rounds(session: Session, *, table_ids: Iterable[str]) -> dict[str, LatestRound]:

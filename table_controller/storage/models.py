@@ -356,6 +356,12 @@ class RoundFields(SQLModel):
     # the setting the house way required of the banker's hand, as JSON (way, rule_id, rule_words,
     # high, low), kept when the hand is set so the round's detail need not set it again (0007)
     house_way_required: str | None = Field(default=None, sa_type=Text)
+    # the side wagers (0009; docs/progressive.md): Fortune and progressive wagered, and once
+    # settled what the table paid on them and the house's result on them (apart from
+    # house_result_cents, the base game's); 0 in older rows and at tables without them
+    side_wagered_cents: int = Field(default=0, sa_type=BigInteger)
+    side_paid_cents: int = Field(default=0, sa_type=BigInteger)
+    side_house_result_cents: int = Field(default=0, sa_type=BigInteger)
 
 
 class _RoundKey(SQLModel):
@@ -430,6 +436,9 @@ class RoundUpdate(SQLModel):
     banker_result_cents: StrictCents | None = None
     house_hand_result_cents: StrictCents | None = None
     house_way_required: str | None = None  # JSON, recorder.required_projection (0007)
+    side_wagered_cents: StoredCents | None = None
+    side_paid_cents: StoredCents | None = None
+    side_house_result_cents: StrictCents | None = None
 
     model_config = SQLModelConfig(extra="forbid")
 
@@ -455,6 +464,8 @@ class RoundPositionBase(SQLModel):
     wager_cents: int = Field(default=0, sa_type=BigInteger)
     big_hand_bonus_cents: int = Field(default=0, sa_type=BigInteger)  # side wager (003)
     joker_bonus_cents: int = Field(default=0, sa_type=BigInteger)  # side wager (003)
+    fortune_cents: int = Field(default=0, sa_type=BigInteger)  # Fortune Bonus wager (0009)
+    progressive_cents: int = Field(default=0, sa_type=BigInteger)  # progressive wager (0009)
 
 
 class RoundPositionCreate(RoundPositionBase):
@@ -464,6 +475,8 @@ class RoundPositionCreate(RoundPositionBase):
     wager_cents: StoredCents = 0
     big_hand_bonus_cents: StoredCents = 0
     joker_bonus_cents: StoredCents = 0
+    fortune_cents: StoredCents = 0
+    progressive_cents: StoredCents = 0
 
     model_config = SQLModelConfig(extra="forbid")
 
@@ -485,6 +498,11 @@ class RoundPositionFields(SQLModel):
     bonus_paid_cents: int = Field(default=0, sa_type=BigInteger)
     net_cents: int = Field(default=0, sa_type=BigInteger)  # the position's result, + won, - lost
     override: bool = False
+    # the side wagers settled (0009), from the player's side: the Fortune wager's result, the
+    # envy received, the progressive wager's result at the table (a meter award is the pool's)
+    fortune_net_cents: int = Field(default=0, sa_type=BigInteger)
+    envy_cents: int = Field(default=0, sa_type=BigInteger)
+    progressive_net_cents: int = Field(default=0, sa_type=BigInteger)
 
 
 class _RoundPositionKey(SQLModel):
@@ -532,6 +550,11 @@ class RoundPositionUpdate(SQLModel):
     bonus_paid_cents: StoredCents | None = None
     net_cents: StrictCents | None = None
     override: bool | None = None
+    fortune_cents: StoredCents | None = None
+    progressive_cents: StoredCents | None = None
+    fortune_net_cents: StrictCents | None = None
+    envy_cents: StoredCents | None = None
+    progressive_net_cents: StrictCents | None = None
 
     model_config = SQLModelConfig(extra="forbid")
 

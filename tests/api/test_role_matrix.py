@@ -33,6 +33,14 @@ MATRIX = {
     ("POST", "/api/round/dealer/setting"): ({D, P}, {"json": HOUSE_WAY}),
     ("POST", "/api/round/dealer/override"): ({P}, {"json": {**HOUSE_WAY, "reason": "pit approved"}}),
     ("POST", "/api/round/void"): ({P}, {"json": {"reason": "wrong wagers"}}),
+    ("POST", "/api/round/side-wager"): ({D, P}, {"json": {"position": 3}}),
+    ("GET", "/api/progressive/{pool_id}"): (READ, {}),
+    ("POST", "/api/progressive/{pool_id}/hits/{hit_id}/pay"): ({P}, {"json": {"verified_by": "cy"}}),
+    (
+        "POST",
+        "/api/progressive/{pool_id}/adjustments",
+    ): ({P}, {"json": {"level": "jackpot", "amount": 100, "reason": "sign-variance"}}),
+    ("POST", "/api/progressive/{pool_id}/adjustments/{request}/confirm"): ({P}, {}),
     ("GET", "/api/rounds"): (AUDIT, {}),
     ("GET", "/api/rounds/{round_id}"): (AUDIT, {}),
     ("GET", "/api/rounds/{round_id}/replay"): (AUDIT, {}),
@@ -97,6 +105,9 @@ PATH_VALUES = {
     "count_id": "1",
     "number": "1",
     "job_id": "0",
+    "pool_id": "t1",
+    "hit_id": "1",
+    "request": "1",
 }
 CHANGES = {"POST"}
 

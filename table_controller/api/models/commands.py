@@ -85,6 +85,8 @@ class WagerCreate(_Body):
     main: cents(1, description="main wager, cents")  # type: ignore[valid-type]
     big_hand: BodyCents = 0
     joker_bonus: BodyCents = 0
+    fortune: BodyCents = 0  # the Fortune Bonus, where the table offers it (docs/progressive.md)
+    progressive: BodyCents = 0  # the progressive wager: its fixed amount
 
 
 class BankCreate(_Body):

@@ -434,6 +434,11 @@ class TableStatePublic(PositionsPublic):
         "is; null when read from the primary",
     )
     code: CodePublic | None = Field(None, description="the running code's hash and its release's")
+    progressive: dict[str, Any] | None = Field(
+        None,
+        description="the table's progressive pool: its meters, hits pending payment and last hits "
+        "(GET /api/progressive/{pool_id}); null when the table offers none (docs/progressive.md)",
+    )
 
 
 def _setting(setting: Any) -> SettingPublic | None:

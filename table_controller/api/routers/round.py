@@ -85,7 +85,13 @@ async def _open_round(
     offer this seat the bank (``bank-refused``), or the bank does not cover the action
     (``bank-not-covered``, the shortfall named): a well-formed request the table refuses now."""
     wagers = {
-        int(p): Wager(main=w.main, big_hand=w.big_hand, joker_bonus=w.joker_bonus)
+        int(p): Wager(
+            main=w.main,
+            big_hand=w.big_hand,
+            joker_bonus=w.joker_bonus,
+            fortune=w.fortune,
+            progressive=w.progressive,
+        )
         for p, w in sorted(body.wagers.items())
     }
     try:

@@ -1,0 +1,121 @@
+"""A progressive pool in the store: its chain and its meters' projection, keyed by the pool's
+id (docs/progressive.md, "The pool at the table").
+
+Every record of the pool (a contribution, a batch of hits, a payment, a status change, an
+adjustment) is an event of the pool's own chain, ``progressive.<pool id>``, appended in the
+transaction of the step that made it (the round's ``dice.rolled`` for contributions, its
+``round.settled`` for hits), and the ``progressive_pools`` row is the pool's state after it
+(game/progressive_state.py), a projection ``audit verify`` re-derives from the chain. A
+stand-alone pool has one table writing it; a linked pool on the floor's store (a later step)
+keys the same chain and row by its id, and ``expect`` (the chain's seq the writer's copy was
+derived at) refuses a write made from a stale copy.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from sqlalchemy import BigInteger, Text
+from sqlmodel import Field, Session, SQLModel, select
+
+from .audit import append_event, list_events
+from .chain import TABLE_ID_MAX
+from .errors import StorageError
+from .models import UTCDateTime
+
+POOL_CHAIN_PREFIX: Final = "progressive."
+POOL_ID_MAX: Final = TABLE_ID_MAX - len(POOL_CHAIN_PREFIX)
+
+
+class PoolChangedError(StorageError):
+    """The pool's chain moved on since the writer's copy was derived (another writer)."""
+
+
+class ProgressivePool(SQLModel, table=True):
+    """The ``progressive_pools`` projection: one row per pool, its state after its last event."""
+
+    __tablename__ = "progressive_pools"
+
+    pool_id: str = Field(primary_key=True, max_length=POOL_ID_MAX)
+    open: bool = False
+    last_seq: int = Field(default=0, sa_type=BigInteger)  # the pool chain's seq this state is at
+    state: str = Field(sa_type=Text)  # JSON: game/progressive_state.pool_as_dict
+    updated_at: datetime = Field(sa_type=UTCDateTime)
+
+
+def pool_chain(pool_id: str) -> str:
+    """The chain of a pool's events."""
+    return POOL_CHAIN_PREFIX + pool_id
+
+
+def is_pool_chain(chain: str) -> bool:
+    return chain.startswith(POOL_CHAIN_PREFIX)
+
+
+def pool_events(session: Session, *, pool_id: str) -> list[tuple[int, str, str, dict[str, Any]]]:
+    """The pool's chain in order: (seq, kind, actor, payload)."""
+    return [
+        (event.seq, event.kind, event.actor, event.payload_data())
+        for event in list_events(session, table_id=pool_chain(pool_id))
+    ]
+
+
+def stored_pool(session: Session, *, pool_id: str) -> ProgressivePool | None:
+    return session.get(ProgressivePool, pool_id)
+
+
+def pool_ids(session: Session) -> list[str]:
+    return list(session.exec(select(ProgressivePool.pool_id).order_by(ProgressivePool.pool_id)))
+
+
+def append_pool_events(
+    session: Session,
+    *,
+    pool_id: str,
+    events: Sequence[tuple[str, Mapping[str, Any]]],
+    state: Mapping[str, Any] | None,
+    actor: str,
+    expect: int,
+    round_id: str | None = None,
+) -> int:
+    """Append ``(kind, payload)`` events to the pool's chain and, when ``state`` is given, write
+    the pool's state after them, in the caller's transaction; returns the chain's new seq.
+    ``expect``: the seq the caller's copy of the pool is at (0: a new pool), else
+    PoolChangedError and nothing is written."""
+    row = session.get(ProgressivePool, pool_id, with_for_update=True)
+    at = 0 if row is None else row.last_seq
+    if at != expect:
+        raise PoolChangedError(f"pool {pool_id}: its chain is at seq {at}, the writer's copy at {expect}")
+    seq = at
+    for kind, payload in events:
+        seq = append_event(
+            session, table_id=pool_chain(pool_id), round_id=round_id, kind=kind, actor=actor, payload=payload
+        ).seq
+    if state is not None:
+        now = datetime.now(UTC)
+        text = json.dumps(state, sort_keys=True, separators=(",", ":"))
+        if row is None:
+            row = ProgressivePool(pool_id=pool_id, state=text, updated_at=now)
+        row.open, row.state, row.last_seq, row.updated_at = bool(state["open"]), text, seq, now
+        session.add(row)
+    elif row is not None:
+        row.last_seq = seq
+        session.add(row)
+    session.flush()
+    return seq
+
+
+__all__ = [
+    "POOL_CHAIN_PREFIX",
+    "PoolChangedError",
+    "ProgressivePool",
+    "append_pool_events",
+    "is_pool_chain",
+    "pool_chain",
+    "pool_events",
+    "pool_ids",
+    "stored_pool",
+]
