@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from ...game.progressive import (
     AdjustmentError,
@@ -21,6 +21,7 @@ from ...progressive_pool import AdjustmentRequestError, PoolKeeper
 from ...service import TableService
 from ..deps import ConfirmDep, OverrideDep, PlayDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
+from ..models.commands import MAX_CENTS, BodyCents, cents, whole_number
 from ..models.table import TableStatePublic
 from .round import command
 
@@ -36,9 +37,9 @@ class _Body(BaseModel):
 class SideWagerCreate(_Body):
     """A position's Fortune and progressive wagers as they stand before the deal (cents)."""
 
-    position: int = Field(ge=2, le=7)
-    fortune: int = Field(default=0, ge=0)
-    progressive: int = Field(default=0, ge=0)
+    position: Annotated[int, Strict(), Field(ge=2, le=7), BeforeValidator(whole_number)]
+    fortune: BodyCents = 0
+    progressive: BodyCents = 0
 
 
 class HitPaymentCreate(_Body):
@@ -51,7 +52,7 @@ class AdjustmentCreate(_Body):
     """A meter adjustment asked for (signed cents, a reason, a note) for another pit user to confirm."""
 
     level: str = Field(min_length=1, max_length=64)
-    amount: int
+    amount: cents(-MAX_CENTS, MAX_CENTS, "signed cents")  # type: ignore[valid-type]  # an Annotated
     reason: AdjustmentReason = Field(strict=False)  # its text, e.g. "sign-variance"
     note: str = Field(default="", max_length=500)
 
