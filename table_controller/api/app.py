@@ -15,6 +15,8 @@ of bad tokens (``auth.py``), so nothing of a request is read before its sender i
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from fastapi import APIRouter, FastAPI
@@ -24,8 +26,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from ..rating_push import RatingWorker
 from ..service import TableService
 from ..settings import HttpSettings, TableSettings
+from ..table_ratings import RatingDesk
 from .access_log import AccessLog
 from .api_docs import mount_api_docs
 from .auth import Authentication, BadTokens
@@ -43,6 +47,7 @@ from .routers import (
     audit,
     devices,
     me,
+    ratings,
     reports,
     round,
     rounds,
@@ -91,6 +96,7 @@ ROUTERS = (
     analysis.router,
     audit.router,
     accounting.router,
+    ratings.router,
 )
 
 
@@ -125,12 +131,18 @@ def create_app(
     ``token_ttl`` how long a token's person is remembered (``tokens.TokenCache``);
     ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
+    rating_worker = RatingWorker(engine, RatingDesk.of(settings), settings.ratings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with hub.running(), rating_worker.running():
+            yield
 
     app = FastAPI(
         title=f"Pai Gow Poker table {settings.table_id}",
         version=API_VERSION,
         description=DESCRIPTION,
-        lifespan=lambda _: hub.running(),
+        lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
     )
@@ -142,6 +154,7 @@ def create_app(
     app.state.hub = hub
     install_error_handlers(app)
     accounting.install_accounting_errors(app)
+    ratings.install_rating_errors(app)
     for router in (round.open_round_router(settings), *ROUTERS):
         document_roles(router)
         app.include_router(router)

@@ -27,6 +27,7 @@ class Permission(enum.StrEnum):
     CONFIRM = "confirm"  # confirm or cancel another pit user's void or override request (two people)
     ACCOUNT = "account"  # the table's accounting: counts, slips, drop, variance lines, reconcile a day
     SIGN = "sign"  # the second signature of a count (the dealer) or a slip's delivery (the table's signer)
+    RATE = "rate"  # seat a rated player (card number), move them, end their rating
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -45,6 +46,7 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.CONFIRM: frozenset({_P}),
         Permission.ACCOUNT: frozenset({_P}),
         Permission.SIGN: frozenset({_D, _P}),
+        Permission.RATE: frozenset({_D, _P}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""
@@ -60,6 +62,7 @@ CHANGES_STATE = frozenset(
         Permission.CONFIRM,
         Permission.ACCOUNT,
         Permission.SIGN,
+        Permission.RATE,
     }
 )
 
