@@ -476,9 +476,18 @@ def bring_up_to_date(session: Session, *, table_id: str, now: datetime, folding:
     return ended
 
 
-def _fold_seat(
+@dataclass
+class _Folded:
+    closed: list[Rating]
+    open: list[Rating]
+    last_activity: dict[str, datetime]
+    phase: SeatPhase
+
+
+def _fold(
     session: Session, row: RatingRow, rounds: list[SettledRound], now: datetime, folding: Folding
-) -> list[Rating]:
+) -> _Folded:
+    """The seat of the seated ``row`` folded up to ``now`` (nothing written)."""
     builder = RatingBuilder(row.table_id, idle_after=folding.idle_after, idle_rounds=folding.idle_rounds)
     if row.ended_at is None:
         since = row.started_at
@@ -495,9 +504,17 @@ def _fold_seat(
             if rating.rating_id not in before or _touches(event, row.seat):
                 last_activity[rating.rating_id] = event_time(event)
     closed += builder.idle_until(now)
+    return _Folded(closed, list(builder.open_ratings()), last_activity, builder.phase(row.seat))
+
+
+def _fold_seat(
+    session: Session, row: RatingRow, rounds: list[SettledRound], now: datetime, folding: Folding
+) -> list[Rating]:
+    folded = _fold(session, row, rounds, now, folding)
+    last_activity = folded.last_activity
     ended: list[Rating] = []
     current = row
-    for rating in [*closed, *builder.open_ratings()]:
+    for rating in [*folded.closed, *folded.open]:
         if rating.rating_id == current.rating_id:
             target = current
             if current.ended_at is not None:
@@ -523,7 +540,7 @@ def _fold_seat(
         else:
             _end(session, target, rating, last=last, by=SYSTEM, at=now)
             ended.append(rating)
-    if builder.phase(row.seat) is SeatPhase.EMPTY:  # the table closed
+    if folded.phase is SeatPhase.EMPTY:  # the table closed
         current.seated = False
         session.add(current)
     session.flush()
@@ -821,9 +838,33 @@ def ratings_of_day(session: Session, *, table_id: str, day: date) -> list[Rating
     return _records(session, list(rows))
 
 
-def seated(session: Session, *, table_id: str) -> list[RatingRecord]:
-    """Who holds each seat of the table now, by seat (a rating ended idle included)."""
-    return _records(session, _seated_rows(session, table_id))
+def seated(
+    session: Session, *, table_id: str, now: datetime | None = None, folding: Folding | None = None
+) -> list[RatingRecord]:
+    """Who holds each seat of the table now, by seat (a rating ended idle included). With
+    ``folding``, an open rating's figures are folded up to ``now`` on the read (nothing written:
+    the worker's sweep writes them), so the live table shows the round just settled."""
+    rows = _seated_rows(session, table_id)
+    records = _records(session, rows)
+    if folding is None or not rows:
+        return records
+    moment = _moment(now)
+    since = min(row.started_at if row.ended_at is None else row.ended_at for row in rows)
+    rounds = settled_rounds(
+        session, table_id=table_id, start=since, end=moment + timedelta(microseconds=1), by_settlement=True
+    )
+    live = []
+    for row, record in zip(rows, records, strict=True):
+        folded = _fold(session, row, rounds, moment, folding)
+        now_open = next((r for r in folded.open if r.rating_id == row.rating_id), None)
+        if row.ended_at is None and now_open is not None:
+            record = replace(
+                record,
+                rating=replace(now_open, adjustments=record.rating.adjustments),
+                last_at=folded.last_activity.get(row.rating_id, record.last_at),
+            )
+        live.append(record)
+    return live
 
 
 def player_history(session: Session, *, player: str, limit: int = 500) -> list[RatingRecord]:

@@ -99,9 +99,10 @@ def test_a_player_rated_over_several_rounds(api: Api) -> None:
     with read_snapshot(api.engine) as session:
         stored = session.execute(select(Round.theoretical_win_cents).where(Round.phase == "closed")).all()
     assert [t for (t,) in stored] == [52, 52, 52]  # 52.5 half to even, worked out above
-    # the live table shows who is rated at each seat, to every terminal of the table
+    # the live table shows who is rated at each seat, to every terminal of the table, with the
+    # figures of the rounds settled so far
     live = api.get("/api/ratings/seated", "dealer").json()
-    assert [(r["seat"], r["player"], r["rounds"]) for r in live] == [(3, "P-300", 0), (5, "P-500", 0)]
+    assert [(r["seat"], r["player"], r["rounds"]) for r in live] == [(3, "P-300", 3), (5, "P-500", 3)]
     ended = api.post("/api/ratings/end", "dealer", json={"rating_id": p300["rating_id"]})
     assert ended.status_code == 200, ended.text
     got = ended.json()
@@ -329,3 +330,18 @@ def test_bad_input_is_refused_with_nothing_written(api: Api) -> None:
     assert rows(api.engine) == after_end
     with unit_of_work(api.engine) as session:  # the refusals left the chain whole
         assert check_record(session, table_id="t1").chain.ok
+
+
+def test_closing_the_table_ends_its_ratings(api: Api) -> None:
+    p300 = seat(api, 3, "P-300")
+    play_round(api)
+    assert api.post("/api/table/close", "pit").status_code == 200
+    [closed] = events(api.engine, "table.closed")
+    ended = table_ratings.sweep(api.engine, table_ratings.RatingDesk.of(TableSettings(table_id="t1")))
+    assert [(r.rating_id, r.end_reason.value, r.rounds) for r in ended] == [
+        (p300["rating_id"], "table-closed", 1)
+    ]
+    got = api.get("/api/ratings/rating", "pit", params={"rating_id": p300["rating_id"]}).json()
+    assert got["seated"] is False and got["end"] is not None
+    assert api.get("/api/ratings/seated", "dealer").json() == []
+    assert closed == {}  # the service's own event, read by the fold by its kind and time

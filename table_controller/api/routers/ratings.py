@@ -257,7 +257,16 @@ async def _day(store_: StoreDep, settings: Any, gaming_day: date | None) -> Rati
     day = gaming_day if gaming_day is not None else desk.today(datetime.now(UTC))
 
     def read(session: Session) -> RatingsDayPublic:
-        found = store.ratings_of_day(session, table_id=desk.table_id, day=day)
+        live = {
+            r.rating.rating_id: r
+            for r in store.seated(
+                session, table_id=desk.table_id, now=datetime.now(UTC), folding=desk.folding
+            )
+        }
+        found = [
+            live.get(r.rating.rating_id, r)
+            for r in store.ratings_of_day(session, table_id=desk.table_id, day=day)
+        ]
         return RatingsDayPublic(
             table_id=desk.table_id,
             gaming_day=day,
@@ -272,7 +281,8 @@ async def _day(store_: StoreDep, settings: Any, gaming_day: date | None) -> Rati
 async def ratings_of_day(
     _: AuditDep, settings: SettingsDep, store_: StoreDep, gaming_day: DayQuery = None
 ) -> RatingsDayPublic:
-    """The table's ratings that started in the gaming day, open and closed, by start."""
+    """The table's ratings that started in the gaming day, open and closed, by start (an open
+    one's figures folded up to now)."""
     return await _day(store_, settings, gaming_day)
 
 
@@ -292,9 +302,13 @@ async def ratings_csv_export(
 
 @router.get("/seated", response_model=list[RatingPublic], responses=responses())
 async def seated(_: ReadTableDep, settings: SettingsDep, store_: StoreDep) -> list[RatingPublic]:
-    """Who is rated at each seat now (the live table page), by seat."""
-    table_id = settings.table_id
-    return [rating_view(r) for r in await store_.read_current(lambda s: store.seated(s, table_id=table_id))]
+    """Who is rated at each seat now (the live table page), by seat; an open rating's figures
+    folded from the rounds settled up to now."""
+    desk = _desk(settings)
+    found = await store_.read_current(
+        lambda s: store.seated(s, table_id=desk.table_id, now=datetime.now(UTC), folding=desk.folding)
+    )
+    return [rating_view(r) for r in found]
 
 
 @router.get("/rating", response_model=RatingPublic, responses=responses(404))
