@@ -21,10 +21,17 @@ from .conftest import play_round, served_api
 
 MAX_EXAMPLES = 25
 # Operations whose parameters have a rule JSON Schema cannot state (a range's start before its
-# end, a scope that is a pit or a table but not both: 422 with the reason, said in the
-# description), and every operation taking a time zone (``tz``: the machine's tz database, not
-# a list of ~600 names in the document; api/times.py). Every other check still runs.
-CROSS_FIELD = {"/api/rounds", "/api/reports/shift", "/api/reports/shift.csv", "/api/users/{name}/scope"}
+# end, a scope that is a pit or a table but not both, a rating's figure that may be negative
+# only when it is a win: 422 with the reason, said in the description), and every operation
+# taking a time zone (``tz``: the machine's tz database, not a list of ~600 names in the
+# document; api/times.py). Every other check still runs.
+CROSS_FIELD = {
+    "/api/rounds",
+    "/api/reports/shift",
+    "/api/reports/shift.csv",
+    "/api/users/{name}/scope",
+    "/api/ratings/adjust",
+}
 
 
 def _takes_a_zone(operation: dict) -> bool:

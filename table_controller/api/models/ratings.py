@@ -12,11 +12,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
 from ...accounting.ratings import PLAYER_ID, AdjustableField
 from ..patterns import TEXT_PATTERN
-from .commands import MAX_CENTS
+from .commands import MAX_CENTS, whole_number
 
 CardNumber = Annotated[
     str,
@@ -31,7 +31,12 @@ CardNumber = Annotated[
 RatingId = Annotated[
     str, Field(min_length=1, max_length=128, description="a rating's id: table/seat-N/start")
 ]
-Seat = Annotated[int, Strict(), Field(description="a player's seat, 2..7 (1 is the dealer's)")]
+Seat = Annotated[
+    int,
+    Strict(),
+    Field(ge=2, le=7, description="a player's seat, 2..7 (1 is the dealer's)"),
+    BeforeValidator(whole_number),
+]
 
 
 class _Body(BaseModel):
@@ -54,17 +59,17 @@ class MoveCreate(_Body):
 class BuyInCreate(_Body):
     seat: Seat
     kind: Literal["cash", "chips", "marker"]
-    amount_cents: Annotated[int, Strict(), Field(ge=1, le=MAX_CENTS)]
+    amount_cents: Annotated[int, Strict(), Field(ge=1, le=MAX_CENTS), BeforeValidator(whole_number)]
 
 
 class AdjustCreate(_Body):
     rating_id: RatingId
     field: AdjustableField
-    new_value: Annotated[int, Strict(), Field(ge=-MAX_CENTS, le=MAX_CENTS)] = Field(
-        description="cents, or seconds for seconds_played"
+    new_value: Annotated[int, Strict(), Field(ge=-MAX_CENTS, le=MAX_CENTS), BeforeValidator(whole_number)] = (
+        Field(description="cents, or seconds for seconds_played")
     )
     reason: Annotated[str, Field(min_length=1, max_length=500, pattern=TEXT_PATTERN)]
-    expected_old: Annotated[int, Strict()] | None = Field(
+    expected_old: Annotated[int, Strict(), BeforeValidator(whole_number)] | None = Field(
         default=None, description="the value the pit user saw: refused when another changed it since"
     )
 
