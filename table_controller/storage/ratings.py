@@ -1,5 +1,5 @@
 """Rated players as the store keeps them: ratings, buy-ins, adjustments and the outbox of closed
-ratings for the player-tracking system (migration 0009; docs/accounting.md, "Ratings").
+ratings for the player-tracking system (migration 0010; docs/accounting.md, "Ratings").
 
 A rating's figures are never entered: they are folded by the accounting core's
 ``RatingBuilder`` (accounting/ratings.py) from the seat's own record (the sitting, the pit's

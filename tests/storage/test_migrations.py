@@ -93,7 +93,7 @@ def test_money_columns_are_bigint_in_models_and_database(engine: Engine) -> None
                 assert reflected[column.name]["nullable"] is nullable, column
     # rounds: 5 totals, theoretical win, 6 of a player's bank; round_positions: 3 wagers, win,
     # commission, bonus paid, net; the accounting (0008): a count's and a slip's value, a drop
-    # amount, a named line's amount, a reconciliation's 5 figures; the ratings (0009): a rating's 8
+    # amount, a named line's amount, a reconciliation's 5 figures; the ratings (0010): a rating's 8
     # figures, a buy-in's amount
     assert money == 19 + 9 + 9
 

@@ -1,7 +1,7 @@
 """Schema for rated players (docs/accounting.md, "Ratings").
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009 (the side wagers)
 Create Date: 2026-12-05
 
 Projections of the table's chain, each row written with its event in one transaction
@@ -19,8 +19,8 @@ from alembic import op
 
 from table_controller.storage.models import UTCDateTime
 
-revision: str = "0009"
-down_revision: str | Sequence[str] | None = "0008"
+revision: str = "0010"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
