@@ -269,6 +269,23 @@ class AccountingSettings(BaseModel):
         return value
 
 
+class RatingsSettings(BaseModel):
+    """Rated players (docs/accounting.md, "Ratings"): when a rating ends idle (minutes since the
+    player's last round or buy-in, or that many settled rounds sat out), how often the table
+    folds its seats, and where closed ratings are pushed (``push_url``, none: kept in the outbox
+    for the export only) with the retry's first wait, doubled each time up to the longest."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    idle_minutes: int = Field(default=30, ge=1, le=24 * 60)
+    idle_rounds: int | None = Field(default=None, ge=1, le=10_000)
+    sweep_seconds: float = Field(default=15.0, gt=0, le=3600)
+    push_url: str | None = Field(default=None, max_length=500, pattern=r"^https?://[^\s]+$")
+    push_timeout_seconds: float = Field(default=5.0, gt=0, le=120)
+    push_retry_seconds: float = Field(default=30.0, gt=0, le=3600)
+    push_retry_max_seconds: float = Field(default=3600.0, gt=0, le=86_400)
+
+
 def flags_env_toml(
     settings_cls: type[BaseSettings],
     init_settings: PydanticBaseSettingsSource,
@@ -351,6 +368,7 @@ class TableSettings(BaseSettings):
     # second pit user's confirmation (docs/api.md, "Two people")
     second_pit_above: Cents = Field(default=200_000, ge=0)
     accounting: AccountingSettings = AccountingSettings()
+    ratings: RatingsSettings = RatingsSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -4,8 +4,10 @@
 Each seat is in one phase; an event either moves it by ``TRANSITIONS`` or is refused with a
 RatingError (sitting on a taken seat, leaving an empty one). Before any event at time ``t``,
 every open rating whose last activity (its start, a round, a buy-in) is more than
-``idle_after`` before ``t`` is closed at that last activity (end reason ``idle``); the player
-stays seated, and their next round or buy-in opens a new rating. A player seen sitting at
+``idle_after`` before ``t`` is closed at that last activity (end reason ``idle``); with
+``idle_rounds``, so is a rating whose seat sat out that many of the table's settled rounds in a
+row since its last activity. The player stays seated, and their next round or buy-in opens a new
+rating. A player seen sitting at
 another seat closes the first seat's rating (``seat-change``). An anonymous player, or a
 wager at a seat nobody sat at, plays unrated.
 
@@ -322,6 +324,7 @@ class _Open:
     banks: int = 0
     bank_actual_win: int = 0
     round_ids: list[str] = field(default_factory=list)
+    missed: int = 0  # the table's settled rounds in a row the seat sat out since its last activity
 
     def rating(self, table_id: str, end: datetime | None, reason: EndReason | None) -> Rating:
         return Rating(
@@ -358,11 +361,18 @@ class RatingBuilder:
     """Folds one table's events, in time order, into ratings. ``feed`` returns the ratings the
     event closed; ``open_ratings`` shows those still open. No I/O: the state is this object's."""
 
-    def __init__(self, table_id: str, *, idle_after: timedelta = DEFAULT_IDLE_AFTER) -> None:
+    def __init__(
+        self, table_id: str, *, idle_after: timedelta = DEFAULT_IDLE_AFTER, idle_rounds: int | None = None
+    ) -> None:
         if not isinstance(idle_after, timedelta) or idle_after <= timedelta(0):
             raise RatingError(f"the idle time must be a positive duration, got {idle_after!r}")
+        if idle_rounds is not None and (
+            isinstance(idle_rounds, bool) or not isinstance(idle_rounds, int) or idle_rounds < 1
+        ):
+            raise RatingError(f"the idle rounds must be a whole number above 0, got {idle_rounds!r}")
         self.table_id = table_id
         self.idle_after = idle_after
+        self.idle_rounds = idle_rounds
         self._seats = {seat: _Seat() for seat in PLAYER_SEATS}
         self._last: datetime | None = None
         self._rounds: set[str] = set()
@@ -399,9 +409,25 @@ class RatingBuilder:
             current = self._play(event.seat, at)
             if current is not None:
                 current.buy_ins[event.kind] += event.amount
+                current.missed = 0
         else:
             closed += self._round(event)
         return tuple(closed)
+
+    def resume_idle(self, seat: int, player: str, at: datetime) -> None:
+        """Start the fold with ``player`` seated at ``seat`` in the idle phase from ``at``: how a
+        store that keeps the ratings it closed carries on after an idle end (their next round or
+        buy-in opens a new rating). Refused on a seat that is not empty, or before the last event."""
+        moment = instant(at, "the time")
+        here = self._seats[_seat(seat)]
+        if not isinstance(player, str) or not PLAYER_ID.fullmatch(player):
+            raise RatingError(f"a player's card number is 1..40 letters, digits or '-', got {player!r}")
+        if here.phase is not SeatPhase.EMPTY:
+            raise RatingError(f"seat {seat} is taken ({here.phase.value})")
+        if self._last is not None and moment < self._last:
+            raise RatingError(f"{moment.isoformat()} is before {self._last.isoformat()}")
+        here.phase, here.player = SeatPhase.IDLE, player
+        self._last = moment
 
     def idle_until(self, at: datetime) -> tuple[Rating, ...]:
         """Close the ratings idle at ``at`` (the end of the data, or a clock tick)."""
@@ -504,7 +530,27 @@ class RatingBuilder:
                 current.banks += 1
                 current.bank_actual_win -= played.bank.banker_net
                 current.round_ids.append(played.round_id)
-        return []
+        return self._sat_out(played)
+
+    def _sat_out(self, played: SettledRound) -> list[Rating]:
+        """Count the round against each open rating whose seat did not play it; with
+        ``idle_rounds``, the rating that reaches it ends (idle) at its last activity."""
+        if self.idle_rounds is None:
+            return []
+        seats = {result.seat for result in played.seats}
+        if played.bank is not None:
+            seats.add(played.bank.seat)
+        closed: list[Rating] = []
+        for seat, here in self._seats.items():
+            if here.open is None:
+                continue
+            if seat in seats:
+                here.open.missed = 0
+                continue
+            here.open.missed += 1
+            if here.open.missed >= self.idle_rounds:
+                closed += self._step(seat, Act.IDLE, played.settled_at)
+        return closed
 
     def _idle_until(self, at: datetime) -> list[Rating]:
         closed: list[Rating] = []
@@ -526,11 +572,12 @@ def build_ratings(
     events: Iterable[SeatEvent],
     *,
     idle_after: timedelta = DEFAULT_IDLE_AFTER,
+    idle_rounds: int | None = None,
     until: datetime | None = None,
 ) -> BuiltRatings:
     """Fold ``events`` (in time order) into ratings: those closed, in the order they closed, and
     those still open; ``until`` applies the idle time at that moment last."""
-    builder = RatingBuilder(table_id, idle_after=idle_after)
+    builder = RatingBuilder(table_id, idle_after=idle_after, idle_rounds=idle_rounds)
     closed: list[Rating] = []
     for event in events:
         closed += builder.feed(event)

@@ -26,8 +26,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from ..rating_push import RatingWorker
 from ..service import TableService
 from ..settings import HttpSettings, TableSettings
+from ..table_ratings import RatingDesk
 from .access_log import AccessLog
 from .api_docs import mount_api_docs
 from .auth import Authentication, BadTokens
@@ -46,6 +48,7 @@ from .routers import (
     devices,
     me,
     progressive,
+    ratings,
     reports,
     round,
     rounds,
@@ -95,6 +98,7 @@ ROUTERS = (
     analysis.router,
     audit.router,
     accounting.router,
+    ratings.router,
 )
 
 
@@ -129,11 +133,12 @@ def create_app(
     ``token_ttl`` how long a token's person is remembered (``tokens.TokenCache``);
     ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
+    rating_worker = RatingWorker(engine, RatingDesk.of(settings), settings.ratings)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
-            async with hub.running():
+            async with hub.running(), rating_worker.running():
                 yield
         finally:  # a stop cancels the analysis jobs (analysis_jobs.py): it never waits for them
             jobs = getattr(app.state, "analysis_jobs", None)
@@ -156,6 +161,7 @@ def create_app(
     app.state.hub = hub
     install_error_handlers(app)
     accounting.install_accounting_errors(app)
+    ratings.install_rating_errors(app)
     for router in (round.open_round_router(settings), *ROUTERS):
         document_roles(router)
         app.include_router(router)

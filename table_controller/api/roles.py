@@ -30,6 +30,7 @@ class Permission(enum.StrEnum):
     # the banker's seven cards while they are face down (players-setting of the standard game):
     # a dealer terminal that showed them would invite signalling (game protection)
     SEE_FACE_DOWN = "see-face-down"
+    RATE = "rate"  # seat a rated player (card number), move them, end their rating
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -49,6 +50,7 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.ACCOUNT: frozenset({_P}),
         Permission.SIGN: frozenset({_D, _P}),
         Permission.SEE_FACE_DOWN: frozenset({_P, _S}),
+        Permission.RATE: frozenset({_D, _P}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""
@@ -64,6 +66,7 @@ CHANGES_STATE = frozenset(
         Permission.CONFIRM,
         Permission.ACCOUNT,
         Permission.SIGN,
+        Permission.RATE,
     }
 )
 

@@ -948,14 +948,18 @@ def reconciliations_of(
 # --------------------------------------------------------------------------- the rounds' money
 
 
-def settled_rounds(session: Session, *, table_id: str, start: datetime, end: datetime) -> list[SettledRound]:
-    """The table's settled rounds opened in ``[start, end)`` as the accounting reads them
+def settled_rounds(
+    session: Session, *, table_id: str, start: datetime, end: datetime, by_settlement: bool = False
+) -> list[SettledRound]:
+    """The table's settled rounds opened in ``[start, end)`` (``by_settlement``: settled in it,
+    in the order they settled, as a rating sees them) as the accounting reads them
     (accounting/facts.py): the player positions only (not the banker's row, position 1, nor the
     house's own hand against a player's bank), each position's seat from the round's
     ``banker_seat`` (game/banking.py), the player-banker's net from ``banker_result_cents``.
     ``SettledRound`` refuses a round whose money does not add up to 0 (RoundFactError), so a
     projection read wrongly is caught here, not summed."""
     r, p = Round.__table__.c, RoundPosition.__table__.c  # type: ignore[attr-defined]
+    at = r.closed_at if by_settlement else r.opened_at
     rounds = session.exec(
         select(  # type: ignore[call-overload]
             r.round_id,
@@ -968,8 +972,8 @@ def settled_rounds(session: Session, *, table_id: str, start: datetime, end: dat
             r.bank_cents,
             r.banker_result_cents,
         )
-        .where(r.table_id == table_id, r.phase == "closed", r.opened_at >= start, r.opened_at < end)
-        .order_by(r.opened_at, r.round_id)
+        .where(r.table_id == table_id, r.phase == "closed", at >= start, at < end)
+        .order_by(at, r.round_id)
     ).all()
     if not rounds:
         return []
@@ -982,8 +986,8 @@ def settled_rounds(session: Session, *, table_id: str, start: datetime, end: dat
         .where(
             r.table_id == table_id,
             r.phase == "closed",
-            r.opened_at >= start,
-            r.opened_at < end,
+            at >= start,
+            at < end,
             p.position != BANKER_POSITION,
             p.house_hand.is_(False),
         )

@@ -100,6 +100,41 @@ def test_an_idle_rating_ends_at_its_last_activity_and_the_next_round_starts_anot
     assert builder.phase(2) is SeatPhase.EMPTY
 
 
+def test_a_seat_that_sits_out_the_idle_rounds_ends_at_its_last_activity():
+    """Idle by rounds (2): seat 5 plays A and sits out B and C, so its rating ends at A's
+    settlement after C; seat 4, seated before A, sits out A and B and ends at its sitting, with no
+    round, after B; seat 2 plays all three and stays rated."""
+    a, b, c = day.rounds()
+    builder = RatingBuilder(day.TABLE, idle_after=timedelta(hours=5), idle_rounds=2)
+    for seat, player in ((2, "P2"), (4, "P4"), (5, "P5")):
+        builder.feed(SeatTaken(day.at(14), seat, player))
+    assert builder.feed(a) == ()
+    after_b = builder.feed(b)
+    assert [(r.seat, r.end, r.end_reason, r.rounds) for r in after_b] == [(4, day.at(14), EndReason.IDLE, 0)]
+    after_c = builder.feed(c)
+    assert [(r.seat, r.end, r.rounds) for r in after_c] == [(5, a.settled_at, 1)]
+    # seat 4's player, still seated, wagers in C: a new rating from C's settlement
+    assert [(r.seat, r.start, r.rounds) for r in builder.open_ratings()] == [
+        (2, day.at(14), 3),
+        (4, c.settled_at, 1),
+    ]
+
+
+def test_an_idle_seat_resumed_opens_a_rating_at_its_next_round():
+    _, b, c = day.rounds()
+    builder = RatingBuilder(day.TABLE)
+    builder.resume_idle(4, "P4", b.settled_at)
+    assert builder.phase(4) is SeatPhase.IDLE and builder.open_ratings() == ()
+    builder.feed(c)  # seat 4 wagers $25 in C
+    assert [(r.player, r.start, r.round_ids) for r in builder.open_ratings()] == [
+        ("P4", c.settled_at, ("r-c",))
+    ]
+    with pytest.raises(RatingError, match="taken"):
+        builder.resume_idle(4, "P4", c.settled_at)
+    with pytest.raises(RatingError, match="before"):
+        builder.resume_idle(5, "P5", b.settled_at)
+
+
 def test_exactly_the_idle_time_is_not_idle():
     builder = RatingBuilder("PG-1", idle_after=timedelta(minutes=30))
     builder.feed(SeatTaken(day.at(14), 2, "P1"))

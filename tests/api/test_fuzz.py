@@ -22,10 +22,10 @@ from .conftest import play_round, served_api
 MAX_EXAMPLES = 25
 # Operations whose parameters have a rule JSON Schema cannot state (a range's start before its
 # end, a scope that is a pit or a table but not both, chips only of the casino's denominations
-# in its configuration, a marker's number required for a marker, a count room's CSV file: 422
-# with the reason, said in the description), and every operation taking a time zone (``tz``:
-# the machine's tz database, not a list of ~600 names in the document; api/times.py). Every
-# other check still runs.
+# in its configuration, a marker's number required for a marker, a count room's CSV file, a
+# rating's figure that may be negative only when it is a win: 422 with the reason, said in the
+# description), and every operation taking a time zone (``tz``: the machine's tz database, not
+# a list of ~600 names in the document; api/times.py). Every other check still runs.
 CROSS_FIELD = {
     "/api/rounds",
     "/api/reports/shift",
@@ -35,6 +35,7 @@ CROSS_FIELD = {
     "/api/accounting/slips",
     "/api/accounting/drop",
     "/api/accounting/drop/count-file",
+    "/api/ratings/adjust",
 }
 
 

@@ -94,6 +94,21 @@ MATRIX = {
     ("POST", "/api/accounting/day/reconcile"): ({P}, {"json": {}}),
     ("GET", "/api/accounting/day"): (AUDIT, {}),
     ("GET", "/api/accounting/day.csv"): (AUDIT, {}),
+    ("POST", "/api/ratings/seats/{seat}"): ({D, P}, {"json": {"player": "P-1"}}),
+    ("POST", "/api/ratings/seats/{seat}/leave"): ({D, P}, {}),
+    ("POST", "/api/ratings/end"): ({D, P}, {"json": {"rating_id": "t1/seat-3/x"}}),
+    ("POST", "/api/ratings/move"): ({D, P}, {"json": {"rating_id": "t1/seat-3/x", "seat": 4}}),
+    ("POST", "/api/ratings/buy-ins"): ({P}, {"json": {"seat": 3, "kind": "cash", "amount_cents": 100}}),
+    ("POST", "/api/ratings/adjust"): (
+        {P},
+        {"json": {"rating_id": "t1/seat-3/x", "field": "actual_win", "new_value": 0, "reason": "typo"}},
+    ),
+    ("GET", "/api/ratings"): (AUDIT, {}),
+    ("GET", "/api/ratings/day.csv"): (AUDIT, {}),
+    ("GET", "/api/ratings/seated"): (READ, {}),
+    ("GET", "/api/ratings/rating"): (AUDIT, {"params": {"rating_id": "t1/seat-3/x"}}),
+    ("GET", "/api/ratings/players/{player}"): (AUDIT, {}),
+    ("GET", "/api/ratings/outbox"): (AUDIT, {}),
 }
 # Operations every authenticated person may call: never a 403, and (no parameters) never a 422.
 ANY_ROLE = {("GET", "/api/me")}
@@ -108,6 +123,8 @@ PATH_VALUES = {
     "pool_id": "t1",
     "hit_id": "1",
     "request": "1",
+    "seat": "3",
+    "player": "P-1",
 }
 CHANGES = {"POST"}
 

@@ -94,8 +94,9 @@ def test_money_columns_are_bigint_in_models_and_database(engine: Engine) -> None
     # rounds: 5 totals, theoretical win, 6 of a player's bank, 3 of the side wagers (0009);
     # round_positions: 3 wagers, win, commission, bonus paid, net, 2 side wagers and their 3
     # results (0009); the accounting (0008): a count's and a slip's value, a drop amount, a named
-    # line's amount, a reconciliation's 5 figures
-    assert money == 27 + 9
+    # line's amount, a reconciliation's 5 figures; the ratings (0010): a rating's 8 figures, a
+    # buy-in's amount
+    assert money == 27 + 9 + 9
 
 
 @pytest.mark.parametrize("statement", ["UPDATE events SET payload = '{}'", "DELETE FROM events"])

@@ -394,7 +394,7 @@ export function nav(active, who) {
   const links = who && who.role === "admin" ? [["admin.html", "Users"]]
     : [["table.html", "Table"], ...(!who || can(who, "audit")
       ? [["history.html", "History"], ["alerts.html", "Alerts"], ["analysis.html", "Analysis"],
-        ["accounting.html", "Accounting"]] : [])];
+        ["accounting.html", "Accounting"], ["ratings.html", "Ratings"]] : [])];
   return el("nav", {},
     links.map(([href, label]) => el("a", { href: pageLink(href), class: href === active ? "active" : "" }, label)),
     who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,

@@ -232,6 +232,21 @@ async function renderRules() {
   }
 }
 
+// Who is rated at each seat (docs/accounting.md, "Ratings"): the card number, since when, the
+// rounds and the average wager so far; an idle rating's player still seated is shown as idle.
+async function renderRated() {
+  try {
+    const seated = await api("/api/ratings/seated");
+    fill("rated", el("tr", {}, ["Seat", "Card", "Since", "Rounds", "Average wager", ""].map((h) => el("th", {}, h))),
+      ...seated.map((r) => el("tr", { "data-seat": String(r.seat) }, el("td", {}, String(r.seat)), el("td", {}, r.player),
+        el("td", {}, when(r.start)), el("td", {}, String(r.rounds)),
+        el("td", { class: "money" }, r.average_wager_cents === null ? "" : money(r.average_wager_cents)),
+        el("td", {}, r.end ? "idle" : "rated"))));
+  } catch (error) {
+    fill("rated", el("tr", {}, el("td", {}, `ratings not shown: ${error.message || error}`)));
+  }
+}
+
 let pending = null;
 let shown = null;  // the table state on the page
 async function refresh() {
@@ -240,6 +255,7 @@ async function refresh() {
     render(shown);
     showError(null);
     await renderToday();
+    await renderRated();
   } catch (error) {
     showError(error);
   }
