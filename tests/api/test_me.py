@@ -6,7 +6,7 @@ from __future__ import annotations
 from .conftest import PEOPLE
 
 PERMISSIONS = {
-    "dealer": ["read-table", "play", "sign"],
+    "dealer": ["read-table", "play", "sign", "rate"],
     "pit": [
         "read-table",
         "play",
@@ -19,6 +19,7 @@ PERMISSIONS = {
         "account",
         "sign",
         "see-face-down",
+        "rate",
     ],
     "surveillance": ["read-table", "audit", "device-frames", "see-face-down"],
     "admin": ["admin"],

@@ -406,7 +406,7 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
     sign_in(browser, base, api.tokens["surveillance"])
     wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
     assert command_forms(browser) == {} and browser.find_elements(By.TAG_NAME, "form") == []
-    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis", "Accounting"]
+    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis", "Accounting", "Ratings"]
     browser.get(f"{base}/ui/alerts.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     assert browser.find_elements(By.TAG_NAME, "form") == []  # no acknowledge either
@@ -473,6 +473,7 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
             "account",
             "sign",
             "see-face-down",
+            "rate",
         ],
         "confirmed": False,  # keyed by the admin: waits for a second admin (docs/api.md, "Two people")
     }
