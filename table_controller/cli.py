@@ -3,7 +3,8 @@
 - ``run [--config FILE] [--data-dir DIR] [--simulate [--manual]] [--rounds N] [--port N]``: the table daemon
   (table_controller/daemon.py, docs/round-lifecycle.md).
 - ``floor [--config FILE] [--db-url URL] [--host H] [--port N] [--workers N]``: the floor service,
-  every table of the store for the pit and surveillance (table_controller/floor/, docs/floor.md).
+  every table of the store for the pit and surveillance (table_controller/floor/, docs/floor.md);
+  ``floor demo --db-url URL [--tables N] [--pits P]``: a demo floor of simulated tables (floor/demo.py).
 - ``audit verify [--data-dir DIR | --db-url URL] [--checkpoints FILE] [--public-key HEX]``: check
   the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key;
   ``audit release --key-file IT.key --out FILE``: the signed manifest of the release's files.
@@ -355,8 +356,17 @@ def run_command(
     raise typer.Exit(code)
 
 
-@app.command("floor")
+floor_app = typer.Typer(
+    invoke_without_command=True,
+    add_completion=False,
+    rich_markup_mode=HELP_MARKUP,
+)
+app.add_typer(floor_app, name="floor")
+
+
+@floor_app.callback()
 def floor_command(
+    ctx: typer.Context,
     config: Annotated[
         Path | None, typer.Option("--config", help="TOML settings file (see config/floor.toml)")
     ] = None,
@@ -387,7 +397,11 @@ def floor_command(
     revision), or the workers kept dying;
 
     2: a bad configuration (every bad setting is named), or an address it cannot listen on.
+
+    `floor demo` starts a whole demo floor of simulated tables instead (its own --help).
     """
+    if ctx.invoked_subcommand is not None:
+        return
     with collector_paused():
         from sqlalchemy.exc import SQLAlchemyError
 
@@ -424,6 +438,101 @@ def floor_command(
             code = 0
         else:
             code = Workers(settings.workers, floor_worker, (settings.model_dump(), sock)).run()
+    raise typer.Exit(code)
+
+
+@floor_app.command("demo")
+def floor_demo_command(
+    db_url: Annotated[
+        str, typer.Option("--db-url", help="the PostgreSQL store of the demo's tables and floor")
+    ],
+    tables: Annotated[int, typer.Option("--tables", min=1, help="how many simulated tables")] = 6,
+    pits: Annotated[int, typer.Option("--pits", min=1, help="how many pits they are laid out in")] = 2,
+    data_dir: Annotated[
+        Path, typer.Option("--data-dir", help="the tables' data folders and every child's log")
+    ] = Path("var/demo"),
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="the floor's port (0: any free port)")
+    ] = 8090,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="each table stops after N settled rounds")
+    ] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="table i is seeded SEED+i")] = None,
+    step_delay: Annotated[
+        float | None, typer.Option("--step-delay", min=0, help="seconds between the steps of a round")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="the tables' TOML settings (default config/table.toml)")
+    ] = None,
+) -> None:
+    """Start a demo floor: N simulated tables (each `run --simulate` on a free port, registered
+    with its pit) and the floor on one store, with a pit user per pit (docs/floor.md).
+
+    Prints the floor's URL and each pit user's token; every child's log is in the data folder.
+    SIGINT (Ctrl-C) or SIGTERM stops every table, then the floor.
+
+    Exit status:
+
+    0: a stop asked for, or every table done with its --rounds;
+
+    1: the store could not be opened, or a table or the floor stopped on its own (its log says why);
+
+    2: a bad option.
+    """
+    with collector_paused():
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from .floor.demo import (
+            DemoError,
+            DemoFloor,
+            demo_pit_users,
+            describe,
+            free_ports,
+            plan_tables,
+            stop_on_signals,
+        )
+        from .storage import StorageError
+
+    configure_logging("auto", "INFO")
+    try:
+        plan = plan_tables(tables, pits, free_ports(tables))
+    except DemoError as error:
+        typer.echo(str(error), err=True)
+        raise typer.Exit(2) from None
+    try:
+        tokens = demo_pit_users(db_url, sorted({table.pit for table in plan}))
+    except (StorageError, SQLAlchemyError, ValueError) as error:
+        log.error("floor_demo.store_unavailable", error=str(error))
+        typer.echo(f"cannot open the store: {error}", err=True)
+        raise typer.Exit(1) from None
+    data_dir.mkdir(parents=True, exist_ok=True)
+    demo = DemoFloor(
+        db_url=db_url,
+        plan=plan,
+        data_dir=data_dir,
+        floor_port=port,
+        rounds=rounds,
+        seed=seed,
+        step_delay=step_delay,
+        config=config,
+    )
+    code = 1
+    with stop_on_signals(demo):
+        try:
+            demo.start_tables()
+            url = demo.start_floor()
+            for line in describe(plan, db_url):
+                typer.echo(line)
+            typer.echo(f"floor listening on {url}")
+            for name, token in tokens.items():
+                typer.echo(f"pit user {name} (sign in at {url}/ui/): {token}")
+            typer.echo(f"logs in {data_dir}/; Ctrl-C stops every table and the floor", err=True)
+            code = demo.watch()
+        except DemoError as error:
+            typer.echo(str(error), err=True)
+            code = 0 if demo.stopping.is_set() else 1
+        finally:
+            demo.stop()
     raise typer.Exit(code)
 
 

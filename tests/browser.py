@@ -4,7 +4,7 @@ tests/conftest.py): Debian's ``chromium-headless-shell`` driven by its ``chromed
 The fixtures live in a plugin, not in a test module that others import them from: a fixture
 imported into a second module is registered again there, so each module a worker ran started
 a browser of its own. The headless shell is Chromium's page engine without the desktop
-browser around it; it draws the same pages at about two thirds of the CPU (README.md, "Speed
+browser around it; it draws the same pages at about two thirds of the CPU (docs/development.md, "Speed
 of the suite"). The browser is installed by ``scripts/setup-test-host.sh``; without it the
 tests fail naming that script, never skip.
 """

@@ -19,7 +19,7 @@ for _name in dir(anyio):
 # Python's bytecode cache for every process of the run: a host that sets PYTHONDONTWRITEBYTECODE
 # (this one does) makes each daemon, CLI command and simulator the tests start compile the
 # project again, about 1.3 s of CPU each, and each worker rewrite every test module again
-# (README.md, "Speed of the suite"). The cache is Python's own, in the gitignored __pycache__.
+# (docs/development.md, "Speed of the suite"). The cache is Python's own, in the gitignored __pycache__.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
@@ -48,7 +48,7 @@ def pytest_collection_finish(session) -> None:
     """A worker's whole-heap collections a tenth as often: Python runs one after every ten
     middle-generation collections whose survivors grew the old generation by a quarter, and a
     worker's heap (the app, the test modules, hypothesis) made each one walk some 200,000 objects
-    again, about 13% of a worker's own CPU (README.md, "Speed of the suite"). Cycles still go at
+    again, about 13% of a worker's own CPU (docs/development.md, "Speed of the suite"). Cycles still go at
     the next whole-heap collection; the young generations are collected as before."""
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, WHOLE_HEAP_EVERY)

@@ -1,6 +1,6 @@
 """The quick tier (a pytest plugin, see tests/conftest.py): ``pytest -m quick`` runs the game
 core, the accounting core, the drivers, the round machine and storage on SQLite, for the inner
-loop (README.md's development notes: at most 30 s on this 2-core machine).
+loop (docs/development.md: at most 30 s on this 2-core machine).
 
 A test is quick when it lives in one of ``QUICK_FOLDERS``, is not marked ``slow`` and does not
 run on PostgreSQL. The tier starts no process: while it runs, starting one fails the test that

@@ -110,7 +110,7 @@ class FloorReportPublic(BaseModel):
     time_zone: str = Field(description="the zone of the gaming day and of the printed times")
     start: datetime = Field(description="rounds opened at or after")
     end: datetime = Field(description="rounds opened before (an open shift: the moment of the report)")
-    pit: str | None = Field(description="the pit asked for (null: every pit the person sees)")
+    pit: str | None = Field(description="the pit asked for, or a pit user's own (null: every pit they see)")
     table_id: str | None = Field(description="the table asked for")
     by: By | None = Field(description="the grouping asked for; null: every grouping")
     shift: ShiftPublic | None = None

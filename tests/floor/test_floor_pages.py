@@ -97,3 +97,41 @@ def test_the_pits_tables_and_a_new_alert_highlighted_then_acknowledged(site, bro
     browser.refresh()
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".table-card")) == 2)
     assert browser.find_elements(By.ID, "read-lag-banner") == []
+
+
+def test_every_floor_page_links_the_reports_and_a_tables_history_leads_back_to_the_floor(site, browser):
+    base, floor = site
+    play(floor.services["t1"])
+    sign_in(browser, base, floor.tokens["paul"], page="floor.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".table-card")) == 2)
+    report = f"{base}/api/floor/reports/day.html"
+    assert browser.find_element(By.CSS_SELECTOR, "nav .report-link").get_attribute("href") == report
+    card_report = browser.find_element(By.CSS_SELECTOR, '[data-table="t1"] .report-link').get_attribute(
+        "href"
+    )
+    assert card_report == f"{report}?table=t1"
+
+    # the history of t1 as the floor serves it: every link of its nav works from here
+    browser.get(f"{base}/ui/history.html?table=t1")
+    wait_for(
+        browser,
+        lambda d: (
+            not d.find_element(By.CSS_SELECTOR, 'nav a[data-table-page="table.html"]').get_attribute("hidden")
+        ),
+    )
+
+    def links(css: str) -> dict[str, str]:
+        return {a.text: a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, css)}
+
+    assert links("nav a") == {
+        "Floor": f"{base}/ui/floor.html",  # back to the floor
+        "Table": "http://t1.pit.example:8080/ui/table.html",  # the table's own live page, where it serves it
+        "History": f"{base}/ui/history.html?table=t1",
+        "Alerts": f"{base}/ui/floor.html#alerts-section",  # the floor's list, where a pit acknowledges
+        "Analysis": "http://t1.pit.example:8080/ui/analysis.html",
+        "Report": f"{report}?table=t1",
+    }
+    # the replay of its round keeps the same nav
+    browser.get(f"{base}/ui/round.html?table=t1&id=t1-1")
+    wait_for(browser, lambda d: "Floor" in links("nav a"))
+    assert links("nav a")["Report"] == f"{report}?table=t1"

@@ -211,6 +211,22 @@ def test_day_report_as_csv(floor: Floor):
 
 
 @SQLITE_ONLY
+def test_a_pit_users_report_is_titled_with_their_pit_and_surveillances_with_the_floor(floor: Floor):
+    write_day(floor.engine)
+    assert ok(floor.get("/api/floor/reports/day", "pia", params=DAY_QUERY))["pit"] == "pit-a"
+    page = floor.get("/api/floor/reports/day.html", "pia", params=DAY_QUERY).text
+    assert f"<h1>Day report {DAY}: pit pit-a</h1>" in page  # what pia's report covers: her pit
+    assert (
+        f"<h1>Day report {DAY}: pit pit-b</h1>"
+        in floor.get("/api/floor/reports/day.html", "pete", params=DAY_QUERY).text
+    )
+    everything = floor.get("/api/floor/reports/day.html", "cy", params=DAY_QUERY).text
+    assert f"<h1>Day report {DAY}: the floor</h1>" in everything
+    assert ok(floor.get("/api/floor/reports/day", "cy", params=DAY_QUERY))["pit"] is None
+    table = floor.get("/api/floor/reports/day.html", "pia", params={**DAY_QUERY, "table": "t1"}).text
+    assert f"<h1>Day report {DAY}: table t1</h1>" in table
+
+
 def test_the_printable_page_has_a_print_stylesheet_for_a4_and_letter(floor: Floor):
     write_day(floor.engine)
     answer = floor.get("/api/floor/reports/day.html", "cy", params=DAY_QUERY)

@@ -391,6 +391,7 @@ export function can(who, permission) {
 // The links this role can use: the admin has the users page, the others the table, and
 // history, alerts and the table's math when their role may audit.
 export function nav(active, who) {
+  if (floorTable) return floorNav(active, who);
   const links = who && who.role === "admin" ? [["admin.html", "Users"]]
     : [["table.html", "Table"], ...(!who || can(who, "audit")
       ? [["history.html", "History"], ["alerts.html", "Alerts"], ["analysis.html", "Analysis"],
@@ -399,6 +400,38 @@ export function nav(active, who) {
     links.map(([href, label]) => el("a", { href: pageLink(href), class: href === active ? "active" : "" }, label)),
     who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,
     el("button", { type: "button", id: "sign-out", onclick: signOut }, "Sign out"));
+}
+
+// The nav of a table's page served by the floor (?table=ID): back to the floor, the table's
+// history and its day report on the floor, its alerts in the floor's list, and its live and
+// analysis pages where the table serves them (its api_url, once the floor has answered).
+const FLOOR_REPORT = "/api/floor/reports/day.html";
+
+export function floorReportLink(params = {}) {
+  const text = new URLSearchParams(params).toString();
+  return text ? `${FLOOR_REPORT}?${text}` : FLOOR_REPORT;
+}
+
+function floorNav(active, who) {
+  const onTable = (page, label) => el("a", { "data-table-page": page, hidden: "" }, label);
+  const box = el("nav", {},
+    el("a", { href: "floor.html", class: "floor-link" }, "Floor"),
+    onTable("table.html", "Table"),
+    el("a", { href: pageLink("history.html"), class: active === "history.html" ? "active" : "" }, "History"),
+    el("a", { href: "floor.html#alerts-section" }, "Alerts"),
+    onTable("analysis.html", "Analysis"),
+    el("a", { href: floorReportLink({ table: floorTable }), class: "report-link" }, "Report"),
+    who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,
+    el("button", { type: "button", id: "sign-out", onclick: signOut }, "Sign out"));
+  api("/api/floor/tables").then((rows) => {
+    const row = rows.find((t) => t.table_id === floorTable);
+    if (!row || !row.api_url) return;
+    for (const link of box.querySelectorAll("[data-table-page]")) {
+      link.href = `${row.api_url}/ui/${link.dataset.tablePage}`;
+      link.hidden = false;
+    }
+  }).catch(() => {});  // the page's own reads say what is wrong
+  return box;
 }
 
 // Dollars and cents as typed ("25", "25.5", "0.10") to integer cents, from the digits alone:

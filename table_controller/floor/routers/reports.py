@@ -100,7 +100,7 @@ def _day(
         time_zone=zone_name,
         now=now,
         day=day,
-        pit=pit,
+        pit=pit if pit is not None or scope.everything else scope.pit,  # a pit user's: their pit
         table_id=table_id,
         by=by,
     )

@@ -6,7 +6,8 @@
 // arrive and the alerts list when an alert is raised or acknowledged; a new alert is
 // highlighted and beeps. The cards are read again every few seconds too: a table whose daemon
 // stops answering sends no event to say so.
-import { api, can, command, el, follow, me, money, requireToken, showError, signOut, when } from "./app.js";
+import { api, can, command, el, floorReportLink, follow, me, money, requireToken, showError, signOut, when }
+  from "./app.js";
 requireToken();
 
 const pit = new URLSearchParams(location.search).get("pit") || "";
@@ -25,6 +26,7 @@ document.getElementById("title").textContent = pit ? `Floor — ${pit}` : "Floor
 document.title = pit ? `Floor — ${pit}` : "Floor";
 document.getElementById("nav").replaceWith(el("nav", {},
   el("a", { href: "floor.html", class: pit ? "" : "active" }, "Floor"),
+  el("a", { href: floorReportLink(pit ? { pit } : {}), class: "report-link" }, "Today's report"),
   el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`),
   el("button", { type: "button", id: "sign-out", onclick: signOut }, "Sign out")));
 
@@ -57,6 +59,7 @@ function card(t) {
   const links = [
     t.live_url ? el("a", { href: t.live_url, class: "live-link" }, "Live table") : null,
     el("a", { href: `history.html?table=${table}`, class: "history-link" }, "History"),
+    el("a", { href: floorReportLink({ table: t.table_id }), class: "report-link" }, "Report"),
     t.round_id ? el("a", { href: `round.html?table=${table}&id=${encodeURIComponent(t.round_id)}`, class: "round-link" },
       `Round ${t.round_number}`) : null,
   ];
