@@ -515,14 +515,19 @@ class Controller:
     stopped and started again on the same port as a daemon is; the test sets the table up
     through the fixture's own server meanwhile."""
 
-    def __init__(self, api: Api) -> None:
+    def __init__(self, api: Api, secret_file: Path) -> None:
         self.api = api
+        # as a daemon configured with http.session_secret_file: a restart keeps browsers signed in
+        settings = api.service.settings
+        self.settings = settings.model_copy(
+            update={"http": settings.http.model_copy(update={"session_secret_file": secret_file})}
+        )
         self.port = 0
         self.base = ""
         self._running: ExitStack | None = None
 
     def start(self) -> str:
-        app = create_app(self.api.service.settings, self.api.service, self.api.engine, poll_interval=0.05)
+        app = create_app(self.settings, self.api.service, self.api.engine, poll_interval=0.05)
         self._running = ExitStack()
         self.base = self._running.enter_context(serving(app, port=self.port))
         self.port = int(self.base.rsplit(":", 1)[1])
@@ -535,8 +540,8 @@ class Controller:
 
 
 @pytest.fixture
-def controller(site) -> Iterator[Controller]:
-    running = Controller(site[1])
+def controller(site, tmp_path) -> Iterator[Controller]:
+    running = Controller(site[1], tmp_path / "session.key")
     running.start()
     try:
         yield running
@@ -766,3 +771,23 @@ def test_the_admin_page_shows_a_key_waiting_and_a_second_admin_confirms_it(site,
     browser.find_element(By.CSS_SELECTOR, f"{row} .confirm button").click()
     wait_for(browser, lambda d: text(d, f"{row} .key") == "confirmed by eli")
     assert browser.find_elements(By.CSS_SELECTOR, f"{row} .confirm") == []
+
+
+def test_signed_in_once_a_report_and_the_table_open_from_plain_links(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    cookies = {c["name"]: c for c in browser.get_cookies()}
+    assert cookies["tc-session"]["httpOnly"] and cookies["tc-session"]["sameSite"] == "Strict"
+    assert browser.execute_script("return sessionStorage.length") == 0  # no token kept by the page
+    assert browser.execute_script("return document.cookie") == ""  # and none a script can read
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    browser.get(f"{base}/api/reports/day?date={today}")  # a plain link: no token pasted
+    report = json.loads(browser.find_element(By.TAG_NAME, "pre").text)
+    assert report["kind"] == "day" and report["total"]["rounds"] == 2
+    browser.get(f"{base}/ui/table.html")
+    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
+    browser.find_element(By.ID, "sign-out").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html"))
+    browser.get(f"{base}/api/reports/day?date={today}")
+    assert json.loads(browser.find_element(By.TAG_NAME, "pre").text)["error"] == "unauthorized"
+    assert not csp_violations(browser)
