@@ -791,3 +791,24 @@ def test_signed_in_once_a_report_and_the_table_open_from_plain_links(site, brows
     browser.get(f"{base}/api/reports/day?date={today}")
     assert json.loads(browser.find_element(By.TAG_NAME, "pre").text)["error"] == "unauthorized"
     assert not csp_violations(browser)
+
+
+def test_the_reports_page_lists_days_and_shifts_with_links_that_open_with_the_session(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    browser.get(f"{base}/ui/reports.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#days .report-row")) == 7)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shifts .report-row")) == 3)
+    today = time.strftime("%Y-%m-%d", time.gmtime())  # the table's time zone: UTC by default
+    day = browser.find_element(By.CSS_SELECTOR, f'#days .report-row[data-key="{today}"]')
+    assert "2 rounds" in day.text  # t1-1 settled, t1-2 settled by override
+    rows = browser.find_elements(By.CSS_SELECTOR, "#shifts .report-row")
+    shifts = [fresh(lambda r=r: r.text) for r in rows]
+    assert sum(int(re.search(r"(\d+) rounds?", s).group(1)) for s in shifts) == 2, shifts
+    links = day.find_elements(By.CSS_SELECTOR, "a.report-link")
+    assert [a.text for a in links] == ["report", "CSV"]
+    assert links[1].get_attribute("href").startswith(f"{base}/api/reports/day.csv?date={today}")
+    links[0].click()  # a plain link: the session cookie, no token
+    report = json.loads(wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "pre")).text)
+    assert report["kind"] == "day" and report["total"]["rounds"] == 2
+    assert not csp_violations(browser)

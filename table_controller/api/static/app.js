@@ -420,12 +420,12 @@ export function can(who, permission) {
 }
 
 // The links this role can use: the admin has the users page, the others the table, and
-// history, alerts and the table's math when their role may audit.
+// history, alerts, the table's math, accounting and reports when their role may audit.
 export function nav(active, who) {
   const links = who && who.role === "admin" ? [["admin.html", "Users"]]
     : [["table.html", "Table"], ...(!who || can(who, "audit")
       ? [["history.html", "History"], ["alerts.html", "Alerts"], ["analysis.html", "Analysis"],
-        ["accounting.html", "Accounting"]] : [])];
+        ["accounting.html", "Accounting"], ...(floorTable ? [] : [["reports.html", "Reports"]])] : [])];
   return el("nav", {},
     links.map(([href, label]) => el("a", { href: pageLink(href), class: href === active ? "active" : "" }, label)),
     who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,
