@@ -406,7 +406,7 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
     sign_in(browser, base, api.tokens["surveillance"])
     wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
     assert command_forms(browser) == {} and browser.find_elements(By.TAG_NAME, "form") == []
-    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis", "Accounting"]
+    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis", "Accounting", "Reports"]
     browser.get(f"{base}/ui/alerts.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     assert browser.find_elements(By.TAG_NAME, "form") == []  # no acknowledge either
@@ -811,4 +811,24 @@ def test_the_reports_page_lists_days_and_shifts_with_links_that_open_with_the_se
     links[0].click()  # a plain link: the session cookie, no token
     report = json.loads(wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "pre")).text)
     assert report["kind"] == "day" and report["total"]["rounds"] == 2
+    assert not csp_violations(browser)
+
+
+def test_a_pit_user_is_not_offered_the_acknowledgement_of_their_own_act(site, browser):
+    base, api = site
+    # bob overrode t1-2: its override alert and its house-way deviation are another pit user's
+    by_bob = {a["alert"]: a["may_acknowledge"] for a in api.get("/api/alerts", "pit").json()}
+    assert by_bob == {"house-way-deviation": False, "override": False}
+    assert {a["may_acknowledge"] for a in api.get("/api/alerts", "surveillance").json()} == {False}
+    with unit_of_work(api.engine) as session:
+        pia = add_user(session, name="pia", role="pit")
+    answer = api.client.get("/api/alerts", headers={"Authorization": f"Bearer {pia}"}).json()
+    assert {a["may_acknowledge"] for a in answer} == {True}
+    sign_in(browser, base, api.tokens["pit"])
+    browser.get(f"{base}/ui/alerts.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row .own-act")) == 2)
+    assert browser.find_elements(By.CSS_SELECTOR, ".alert-row input.note") == []
+    assert browser.find_elements(By.CSS_SELECTOR, ".alert-row button.ack") == []
+    assert "a second pit user acknowledges it" in text(browser, ".alert-row .own-act")
     assert not csp_violations(browser)
