@@ -832,3 +832,20 @@ def test_a_pit_user_is_not_offered_the_acknowledgement_of_their_own_act(site, br
     assert browser.find_elements(By.CSS_SELECTOR, ".alert-row button.ack") == []
     assert "a second pit user acknowledges it" in text(browser, ".alert-row .own-act")
     assert not csp_violations(browser)
+
+
+def test_the_today_line_counts_every_round_and_those_without_a_theoretical_win(site, browser):
+    base, api = site
+    today = api.get("/api/analysis/today").json()
+    # t1-1 and t1-2 were opened and settled today; no analysis worker runs here, so neither
+    # carries a theoretical win: the band covers no round, the count says all of them
+    assert (today["rounds_opened"], today["rounds_settled"], today["rounds"]) == (2, 2, 0)
+    assert today["rounds_without_theoretical"] == 2
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201  # a third, in progress
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: text(d, "#today-band").startswith("3 rounds today"))
+    assert text(browser, "#today-band") == (
+        "3 rounds today, 2 settled; 2 settled without a theoretical win yet."
+        " No round with a theoretical win yet."
+    )
+    assert not csp_violations(browser)
