@@ -210,6 +210,11 @@ class HttpSettings(BaseModel):
     bad_tokens_free: int = Field(default=10, ge=1, le=1_000_000)  # bad tokens a client may present per window
     bad_token_window: float = Field(default=60.0, gt=0, le=3_600)  # seconds a bad token is remembered
     bad_token_max_delay: float = Field(default=60.0, ge=1, le=3_600)  # longest 429 Retry-After, seconds
+    # browser sessions (api/sessions.py): the key their cookies are signed with, kept in this file
+    # (made on first start, mode 0600) so a restart, or another table of the floor given the same
+    # file, keeps browsers signed in; without it each start draws a new key and signs them out
+    session_secret_file: Path | None = None
+    session_hours: float = Field(default=12.0, gt=0, le=24 * 7)  # a browser session's longest life
 
     @model_validator(mode="after")
     def _tls_pair(self) -> HttpSettings:

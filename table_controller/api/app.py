@@ -52,10 +52,12 @@ from .routers import (
     reports,
     round,
     rounds,
+    session,
     stream,
     table,
 )
 from .security_headers import SecurityHeaders
+from .sessions import Sessions
 from .stream import EventHub
 from .tokens import DEFAULT_TTL_SECONDS, TokenCache
 
@@ -66,7 +68,9 @@ DESCRIPTION = """\
 The pit and surveillance terminals of one Pai Gow Poker table.
 
 Every request carries `Authorization: Bearer <token>` (a person's token, from
-`table-controller users add NAME --role ROLE`). Roles: **dealer** (opens rounds, submits the
+`table-controller users add NAME --role ROLE`), or a browser's session cookie from
+`POST /api/session` (a change made with the cookie also carries `X-Requested-With:
+table-controller`). Roles: **dealer** (opens rounds, submits the
 players' and the dealer's settings), **pit** (the dealer's commands plus void, override a
 house-way deviation, acknowledge alerts, confirm another pit user's request, open and close the
 table), **surveillance** (reads everything, raw device events included, changes nothing),
@@ -95,6 +99,7 @@ ROUTERS = (
     approvals.router,
     admin.router,
     me.router,
+    session.router,
     analysis.router,
     audit.router,
     accounting.router,
@@ -182,6 +187,7 @@ def install_edge(app: FastAPI, http: HttpSettings) -> None:
     the floor's alike (floor/app.py); ``app.state`` must hold ``store`` and ``tokens``, which
     authentication reads."""
     app.state.bad_tokens = BadTokens.from_settings(http)
+    app.state.sessions = Sessions.from_settings(http)  # browser sessions (sessions.py)
     app.add_middleware(Authentication, bad_tokens=app.state.bad_tokens)
     app.add_middleware(HttpEdge, settings=http)
     app.add_middleware(AccessLog)

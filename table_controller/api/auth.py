@@ -1,7 +1,9 @@
 """Who is asking, decided before anything else is read (docs/api.md, "Who may do what").
 
 ``Authentication`` is pure ASGI in front of every ``/api`` route: it reads only the
-``Authorization`` header, so a request without valid credentials is answered 401 before its
+``Authorization`` header (or, without one, a browser session's cookie: sessions.py, which also
+says how a cookie-borne change is kept from other sites: 403 ``csrf``), so a request without
+valid credentials is answered 401 before its
 body is read or parsed (an anonymous body of invalid UTF-8 or truncated JSON is a 401, not a
 400 or 422), and the person it finds is handed to the endpoints' dependencies
 (``deps.authenticate``) through the request's state.
@@ -37,8 +39,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..floor.scope import may_use_table
 from ..settings import HttpSettings, TableSettings
 from ..storage.errors import StorageError
-from ..storage.users import Role, user_for_token
+from ..storage.users import Role, user_for_session, user_for_token
 from .edge import answer
+from .sessions import Sessions, cookie_value, csrf_refusal
 from .tokens import Principal, TokenCache
 
 log = structlog.get_logger()
@@ -46,6 +49,8 @@ log = structlog.get_logger()
 TOKEN_MAX = 200
 MAX_CLIENTS = 10_000
 UNAUTHORIZED_DETAIL = "missing or invalid credentials: give 'Authorization: Bearer <token>'"
+CSRF = "csrf"
+SESSION_KEY_PREFIX = "session "  # how a session's person is remembered in the token cache
 OUT_OF_SCOPE = "out-of-scope"
 ANY_SCOPE_PATHS = frozenset({"/api/me"})  # a scoped person may ask who they are at any table
 
@@ -65,6 +70,24 @@ def bearer_token(scope: Scope) -> str | None:
 
 def has_credentials(scope: Scope) -> bool:
     return any(name == b"authorization" for name, _ in scope["headers"])
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """What a request presents: a bearer token, or else a browser session's cookie
+    (sessions.py); never both (the header wins)."""
+
+    token: str | None = None
+    cookie: str | None = None
+
+
+def credential(scope: Scope) -> Credential | None:
+    """The request's bearer token, or else its session cookie, or None."""
+    token = bearer_token(scope)
+    if token is not None or has_credentials(scope):
+        return None if token is None else Credential(token=token)
+    cookie = cookie_value(scope)
+    return None if cookie is None else Credential(cookie=cookie)
 
 
 @dataclass
@@ -139,6 +162,53 @@ async def lookup(app_state: object, token: str) -> Principal | None:
     return principal
 
 
+def _session_person(session: Session, name: str) -> tuple[Principal, str] | None:
+    found = user_for_session(session, name=name)
+    if found is None:
+        return None
+    user, token_hash = found
+    person = Principal(
+        name=user.name, role=user.role, confirmed=user.confirmed, pit=user.pit, table_id=user.table_id
+    )
+    return person, token_hash
+
+
+async def lookup_session(app_state: object, value: str) -> Principal | None:
+    """The person a session cookie was issued to, while it is theirs (sessions.py), or None.
+    Expiry and sign-out are checked on every use; the person, as for a token, is remembered
+    for a few seconds."""
+    sessions: Sessions = app_state.sessions  # type: ignore[attr-defined]
+    cookie = sessions.parse(value)
+    if cookie is None:
+        return None
+    tokens: TokenCache = app_state.tokens  # type: ignore[attr-defined]
+    key = SESSION_KEY_PREFIX + value
+    principal = tokens.get(key)
+    if principal is None:
+        found = await app_state.store.read_current(_session_person, cookie.name)  # type: ignore[attr-defined]
+        if found is None or not sessions.valid(cookie, found[1]):
+            return None
+        principal = found[0]
+        tokens.put(key, principal)
+    return principal
+
+
+async def lookup_credential(app_state: object, given: Credential) -> Principal | None:
+    """The person behind a token or a session cookie, or None."""
+    if given.token is not None:
+        return await lookup(app_state, given.token)
+    return None if given.cookie is None else await lookup_session(app_state, given.cookie)
+
+
+def forget_credential(app_state: object, given: Credential) -> None:
+    """Drop a remembered person, so the next lookup reads the store."""
+    tokens: TokenCache = app_state.tokens  # type: ignore[attr-defined]
+    if given.token is not None:
+        tokens.forget(given.token)
+    elif given.cookie is not None:
+        tokens.forget(SESSION_KEY_PREFIX + given.cookie)
+
+
 def _under_api(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
@@ -190,9 +260,9 @@ class Authentication:
                 {"Retry-After": str(seconds)},
             )
             return
-        token = bearer_token(scope)
+        given = credential(scope)
         try:
-            principal = None if token is None else await lookup(scope["app"].state, token)
+            principal = None if given is None else await lookup_credential(scope["app"].state, given)
         except (StorageError, OperationalError) as error:  # as errors.py answers a store away: 503
             log.error("api.store_unavailable", error=str(error), path=scope["path"])
             await answer(send, 503, "store-unavailable", f"the store could not answer: {error}")
@@ -217,17 +287,32 @@ class Authentication:
                 )
                 await answer(send, 403, OUT_OF_SCOPE, refused)
                 return
+        if given is not None and given.cookie is not None:
+            refused = csrf_refusal(scope)
+            if refused is not None:
+                log.warning(
+                    "api.csrf_refused", user=principal.name, path=scope["path"], method=scope["method"]
+                )
+                await answer(send, 403, CSRF, refused)
+                return
         scope.setdefault("state", {})["principal"] = principal
+        scope["state"]["credential"] = given
         await self.app(scope, receive, send)
 
 
 __all__ = [
     "ANY_SCOPE_PATHS",
+    "CSRF",
     "OUT_OF_SCOPE",
     "Authentication",
     "BadTokens",
+    "Credential",
     "bearer_token",
+    "credential",
+    "forget_credential",
     "lookup",
+    "lookup_credential",
+    "lookup_session",
     "out_of_scope",
     "this_table",
 ]

@@ -32,9 +32,10 @@ from ..storage.approvals import TwoPersonRefusedError
 from ..storage.errors import StorageError, StoredValueError, is_outage
 from ..storage.forged import forged_values
 from ..storage.session import read_snapshot, unit_of_work
-from .auth import bearer_token, lookup
+from .auth import CSRF, credential, lookup_credential
 from .errors import ApiError, unauthorized
 from .roles import CHANGES_STATE, Permission, allowed, roles_for
+from .sessions import csrf_refusal
 from .tokens import Principal, TokenCache
 
 T = TypeVar("T")
@@ -135,16 +136,21 @@ TokensDep = Annotated[TokenCache, Depends(get_tokens)]
 
 
 async def authenticate(request: Request, _: Credentials) -> Principal:
-    """The person holding the bearer token, as ``auth.Authentication`` found them before the
-    body was read; 401 for none, an unknown token or a disabled user. (``_bearer`` documents the
+    """The person holding the bearer token (or the browser session, sessions.py), as
+    ``auth.Authentication`` found them before the body was read; 401 for none, an unknown
+    token or a disabled user. (``_bearer`` documents the
     scheme in the OpenAPI document.)"""
     principal: Principal | None = getattr(request.state, "principal", None)
     if principal is None:  # a route outside /api that asks for a person: look the token up here
-        token = bearer_token(request.scope)
-        principal = None if token is None else await lookup(request.app.state, token)
+        given = credential(request.scope)
+        principal = None if given is None else await lookup_credential(request.app.state, given)
         if principal is None:
             raise unauthorized()
+        refused = None if given is None or given.cookie is None else csrf_refusal(request.scope)
+        if refused is not None:  # a browser session's change from another site (sessions.py)
+            raise ApiError(403, refused, error=CSRF)
         request.state.principal = principal
+        request.state.credential = given
     return principal
 
 

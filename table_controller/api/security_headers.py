@@ -38,7 +38,7 @@ CONTENT_SECURITY_POLICY = "; ".join(
 
 # /docs and /redoc (api_docs.py): the same, but styles may be inline and ReDoc may start its
 # search worker from a blob: both renderers write style elements at run time. Scripts stay
-# 'self' only. (ReDoc's "API docs by Redocly" logo, an image on a CDN, stays blocked.)
+# 'self' only. (ReDoc's "API docs by Redocly" logo, on a CDN, is not asked for: api_docs.py.)
 DOCS_CONTENT_SECURITY_POLICY = "; ".join(
     (
         CONTENT_SECURITY_POLICY.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'").replace(

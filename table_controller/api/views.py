@@ -49,7 +49,7 @@ _shown_rounds: weakref.WeakKeyDictionary[TableService, tuple[RoundState, RoundSt
 )
 
 
-def alert_view(alert: Alert) -> AlertPublic:
+def alert_view(alert: Alert, *, may_acknowledge: bool | None = None) -> AlertPublic:
     data = dict(alert.payload)
     kind = str(data.pop("alert", ""))
     detail = str(data.pop("detail", ""))
@@ -66,6 +66,7 @@ def alert_view(alert: Alert) -> AlertPublic:
         acknowledged_at=None if ack is None else ack.created_at,
         note=None if ack is None else ack.note,
         acknowledgement_seq=None if ack is None else ack.seq,
+        may_acknowledge=may_acknowledge,
     )
 
 

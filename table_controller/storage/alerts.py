@@ -140,22 +140,39 @@ def alert_actors(session: Session, *, table_id: str, round_id: str, alert: str) 
     return {row.actor for row in rows if json.loads(row.payload).get("alert") == alert}
 
 
-def _involved(row: Event, data: dict[str, Any]) -> set[str]:
+def _involved(row: Event | EventPublic, data: dict[str, Any]) -> set[str]:
     return {row.actor, *([data["confirmed_by"]] if data.get("confirmed_by") else [])}
 
 
+def may_acknowledge(session: Session, *, alert: Alert, actor: str) -> bool:
+    """Whether ``actor`` (a pit user) may acknowledge ``alert`` now: it is still open and not
+    about their own act (the refusals of :func:`acknowledge_alert`), so a page offers the
+    acknowledgement only to those it would not refuse."""
+    if alert.acknowledged is not None:
+        return False
+    return _own_act(session, alert.event, alert.kind, alert.payload, actor) is None
+
+
 def _check_not_own_act(
-    session: Session, raised: Event, alert_kind: str, data: dict[str, Any], actor: str
+    session: Session, raised: Event | EventPublic, alert_kind: str, data: dict[str, Any], actor: str
 ) -> None:
     """Refuse ``actor`` acknowledging the alert of their own void or override, or the
     deviation alert of a round they overrode (:class:`TwoPersonRefusedError`)."""
+    refused = _own_act(session, raised, alert_kind, data, actor)
+    if refused is not None:
+        raise refused
+
+
+def _own_act(
+    session: Session, raised: Event | EventPublic, alert_kind: str, data: dict[str, Any], actor: str
+) -> TwoPersonRefusedError | None:
     if alert_kind in OWN_ACTS and actor in _involved(raised, data):
-        raise TwoPersonRefusedError(
+        return TwoPersonRefusedError(
             f"{actor} took part in the {alert_kind} of alert {raised.seq}: a second pit user acknowledges it",
             rule="own-act",
         )
     if alert_kind == "house-way-deviation" and actor == raised.actor:
-        raise TwoPersonRefusedError(
+        return TwoPersonRefusedError(
             f"{actor} made the setting refused in alert {raised.seq}: a second pit user acknowledges "
             "its house-way deviation",
             rule="own-act",
@@ -172,11 +189,12 @@ def _check_not_own_act(
             override = json.loads(row.payload)
             is_override = override.get("alert") == "override" or override.get("action") == "override"
             if is_override and actor in _involved(row, override):
-                raise TwoPersonRefusedError(
+                return TwoPersonRefusedError(
                     f"{actor} overrode the dealer's setting in round {raised.round_id}: a second pit"
                     f" user acknowledges its house-way deviation (alert {raised.seq})",
                     rule="own-act",
                 )
+    return None
 
 
 __all__ = [
@@ -191,4 +209,5 @@ __all__ = [
     "acknowledgements",
     "alert_actors",
     "list_alerts",
+    "may_acknowledge",
 ]

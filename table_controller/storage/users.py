@@ -231,6 +231,16 @@ def user_for_token(session: Session, *, token: str) -> UserPublic | None:
     return _public(row)
 
 
+def user_for_session(session: Session, *, name: str) -> tuple[UserPublic, str] | None:
+    """The enabled person named ``name`` and the hash of their current token, or None: what a
+    browser session is checked against (api/sessions.py), so a new token or a disabled person
+    ends every session made with the old one."""
+    row = session.exec(select(User).where(User.name == name)).first()
+    if row is None or row.disabled:
+        return None
+    return _public(row), row.token_hash
+
+
 def list_users(session: Session) -> list[UserPublic]:
     """Everyone, by name."""
     return [_public(row) for row in session.exec(select(User).order_by(col(User.name)))]
@@ -385,5 +395,6 @@ __all__ = [
     "new_token",
     "rotate_token",
     "set_scope",
+    "user_for_session",
     "user_for_token",
 ]

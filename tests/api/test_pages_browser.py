@@ -406,7 +406,15 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
     sign_in(browser, base, api.tokens["surveillance"])
     wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
     assert command_forms(browser) == {} and browser.find_elements(By.TAG_NAME, "form") == []
-    assert nav_links(browser) == ["Table", "History", "Alerts", "Analysis", "Accounting", "Ratings"]
+    assert nav_links(browser) == [
+        "Table",
+        "History",
+        "Alerts",
+        "Analysis",
+        "Accounting",
+        "Ratings",
+        "Reports",
+    ]
     browser.get(f"{base}/ui/alerts.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
     assert browser.find_elements(By.TAG_NAME, "form") == []  # no acknowledge either
@@ -516,14 +524,19 @@ class Controller:
     stopped and started again on the same port as a daemon is; the test sets the table up
     through the fixture's own server meanwhile."""
 
-    def __init__(self, api: Api) -> None:
+    def __init__(self, api: Api, secret_file: Path) -> None:
         self.api = api
+        # as a daemon configured with http.session_secret_file: a restart keeps browsers signed in
+        settings = api.service.settings
+        self.settings = settings.model_copy(
+            update={"http": settings.http.model_copy(update={"session_secret_file": secret_file})}
+        )
         self.port = 0
         self.base = ""
         self._running: ExitStack | None = None
 
     def start(self) -> str:
-        app = create_app(self.api.service.settings, self.api.service, self.api.engine, poll_interval=0.05)
+        app = create_app(self.settings, self.api.service, self.api.engine, poll_interval=0.05)
         self._running = ExitStack()
         self.base = self._running.enter_context(serving(app, port=self.port))
         self.port = int(self.base.rsplit(":", 1)[1])
@@ -536,8 +549,8 @@ class Controller:
 
 
 @pytest.fixture
-def controller(site) -> Iterator[Controller]:
-    running = Controller(site[1])
+def controller(site, tmp_path) -> Iterator[Controller]:
+    running = Controller(site[1], tmp_path / "session.key")
     running.start()
     try:
         yield running
@@ -767,3 +780,81 @@ def test_the_admin_page_shows_a_key_waiting_and_a_second_admin_confirms_it(site,
     browser.find_element(By.CSS_SELECTOR, f"{row} .confirm button").click()
     wait_for(browser, lambda d: text(d, f"{row} .key") == "confirmed by eli")
     assert browser.find_elements(By.CSS_SELECTOR, f"{row} .confirm") == []
+
+
+def test_signed_in_once_a_report_and_the_table_open_from_plain_links(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    cookies = {c["name"]: c for c in browser.get_cookies()}
+    assert cookies["tc-session"]["httpOnly"] and cookies["tc-session"]["sameSite"] == "Strict"
+    assert browser.execute_script("return sessionStorage.length") == 0  # no token kept by the page
+    assert browser.execute_script("return document.cookie") == ""  # and none a script can read
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    browser.get(f"{base}/api/reports/day?date={today}")  # a plain link: no token pasted
+    report = json.loads(browser.find_element(By.TAG_NAME, "pre").text)
+    assert report["kind"] == "day" and report["total"]["rounds"] == 2
+    browser.get(f"{base}/ui/table.html")
+    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
+    browser.find_element(By.ID, "sign-out").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html"))
+    browser.get(f"{base}/api/reports/day?date={today}")
+    assert json.loads(browser.find_element(By.TAG_NAME, "pre").text)["error"] == "unauthorized"
+    assert not csp_violations(browser)
+
+
+def test_the_reports_page_lists_days_and_shifts_with_links_that_open_with_the_session(site, browser):
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    browser.get(f"{base}/ui/reports.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#days .report-row")) == 7)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#shifts .report-row")) == 3)
+    today = time.strftime("%Y-%m-%d", time.gmtime())  # the table's time zone: UTC by default
+    day = browser.find_element(By.CSS_SELECTOR, f'#days .report-row[data-key="{today}"]')
+    assert "2 rounds" in day.text  # t1-1 settled, t1-2 settled by override
+    rows = browser.find_elements(By.CSS_SELECTOR, "#shifts .report-row")
+    shifts = [fresh(lambda r=r: r.text) for r in rows]
+    assert sum(int(re.search(r"(\d+) rounds?", s).group(1)) for s in shifts) == 2, shifts
+    links = day.find_elements(By.CSS_SELECTOR, "a.report-link")
+    assert [a.text for a in links] == ["report", "CSV"]
+    assert links[1].get_attribute("href").startswith(f"{base}/api/reports/day.csv?date={today}")
+    links[0].click()  # a plain link: the session cookie, no token
+    report = json.loads(wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "pre")).text)
+    assert report["kind"] == "day" and report["total"]["rounds"] == 2
+    assert not csp_violations(browser)
+
+
+def test_a_pit_user_is_not_offered_the_acknowledgement_of_their_own_act(site, browser):
+    base, api = site
+    # bob overrode t1-2: its override alert and its house-way deviation are another pit user's
+    by_bob = {a["alert"]: a["may_acknowledge"] for a in api.get("/api/alerts", "pit").json()}
+    assert by_bob == {"house-way-deviation": False, "override": False}
+    assert {a["may_acknowledge"] for a in api.get("/api/alerts", "surveillance").json()} == {False}
+    with unit_of_work(api.engine) as session:
+        pia = add_user(session, name="pia", role="pit")
+    answer = api.client.get("/api/alerts", headers={"Authorization": f"Bearer {pia}"}).json()
+    assert {a["may_acknowledge"] for a in answer} == {True}
+    sign_in(browser, base, api.tokens["pit"])
+    browser.get(f"{base}/ui/alerts.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row")) == 2)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".alert-row .own-act")) == 2)
+    assert browser.find_elements(By.CSS_SELECTOR, ".alert-row input.note") == []
+    assert browser.find_elements(By.CSS_SELECTOR, ".alert-row button.ack") == []
+    assert "a second pit user acknowledges it" in text(browser, ".alert-row .own-act")
+    assert not csp_violations(browser)
+
+
+def test_the_today_line_counts_every_round_and_those_without_a_theoretical_win(site, browser):
+    base, api = site
+    today = api.get("/api/analysis/today").json()
+    # t1-1 and t1-2 were opened and settled today; no analysis worker runs here, so neither
+    # carries a theoretical win: the band covers no round, the count says all of them
+    assert (today["rounds_opened"], today["rounds_settled"], today["rounds"]) == (2, 2, 0)
+    assert today["rounds_without_theoretical"] == 2
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201  # a third, in progress
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: text(d, "#today-band").startswith("3 rounds today"))
+    assert text(browser, "#today-band") == (
+        "3 rounds today, 2 settled; 2 settled without a theoretical win yet."
+        " No round with a theoretical win yet."
+    )
+    assert not csp_violations(browser)

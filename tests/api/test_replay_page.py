@@ -281,3 +281,26 @@ def test_a_round_whose_stored_cards_were_forged_is_flagged_above_everything(site
     wait_for(browser, lambda d: "disagrees with its chained record" in text(d, "#record-findings"))
     said = text(browser, "#record-findings")
     assert f"round t1-1 position 3: cards: chained '{chained}', stored 'Zz " in said
+
+
+def test_the_replay_folds_a_devices_run_of_lines_into_one(tmp_path, browser):
+    with served_api(tmp_path) as (_, base, api):
+        assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+        for pile in range(1, 8):  # the shuffler reports each pile it dealt (conductor/journal.py)
+            api.service.journal("shuffler", "pile-dealt", {"pile": pile, "cards": []})
+        deal_round(api)
+        sign_in(browser, base, api.tokens["surveillance"])
+        browser.get(f"{base}/ui/round.html?id=t1-1")
+        wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#steps .step")) >= 4)
+        found = steps(browser)
+        device = [(kind, words) for kind, words in found if kind.startswith("device.")]
+        assert len(device) == 1, found
+        assert device[0][0] == "device.shuffler.pile-dealt" and device[0][1].endswith("7 piles dealt")
+        assert [kind for kind, _ in found] == [
+            "round.opened",
+            "device.shuffler.pile-dealt",
+            "dice.rolled",
+            "piles.dealt",
+        ]
+        # the record below still lists each of the seven
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#events .event-row")) == 10

@@ -69,6 +69,8 @@ MATRIX = {
     ("POST", "/api/approvals/{seq}/cancel"): ({P}, {"json": {"note": "not needed"}}),
     ("GET", "/api/config"): ({A}, {}),
     ("GET", "/api/me"): ({D, P, S, A}, {}),
+    ("POST", "/api/session"): ({D, P, S, A}, {}),  # signing a browser in (api/sessions.py)
+    ("DELETE", "/api/session"): ({D, P, S, A}, {}),
     ("GET", "/api/analysis/par-sheet"): (AUDIT, {}),
     ("GET", "/api/analysis/house-edge"): (AUDIT, {"params": {"rounds": 10_000}}),
     ("GET", "/api/analysis/today"): (AUDIT, {"params": {"tz": "America/Los_Angeles"}}),
@@ -112,6 +114,9 @@ MATRIX = {
 }
 # Operations every authenticated person may call: never a 403, and (no parameters) never a 422.
 ANY_ROLE = {("GET", "/api/me")}
+# Signing a browser in and out: any person, no parameters; a 403 only for a session cookie sent
+# from another site or a person of another table (api/sessions.py). Not a change to the table.
+SESSION = {("POST", "/api/session"), ("DELETE", "/api/session")}
 PATH_VALUES = {
     "position": "3",
     "round_id": "t1-1",
@@ -152,7 +157,11 @@ def test_every_endpoint_of_the_app_is_in_the_matrix(api):
 
 
 def test_surveillance_never_changes_anything_and_a_dealer_never_voids_or_overrides():
-    assert not any(S in roles for (method, _), (roles, _) in MATRIX.items() if method in CHANGES)
+    assert not any(
+        S in roles
+        for (method, path), (roles, _) in MATRIX.items()
+        if method in CHANGES and (method, path) not in SESSION
+    )
     assert D not in MATRIX[("POST", "/api/round/void")][0]
     assert D not in MATRIX[("POST", "/api/round/dealer/override")][0]
 
@@ -193,5 +202,8 @@ def test_the_openapi_document_names_the_roles_of_each_operation(api):
         assert set(operation["x-roles"]) == allowed, (method, path)
         if (method, path) in ANY_ROLE:
             assert set(operation["responses"]) == {"200", "401", "503"}, (method, path)
+        elif (method, path) in SESSION:
+            assert {"401", "403", "503"} <= set(operation["responses"]), (method, path)
+            assert "422" not in operation["responses"], (method, path)
         else:
             assert {"401", "403", "422"} <= set(operation["responses"]), (method, path)

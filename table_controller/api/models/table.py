@@ -222,6 +222,11 @@ class AlertPublic(BaseModel):
     acknowledged_at: datetime | None = None
     note: str | None = None
     acknowledgement_seq: int | None = None
+    may_acknowledge: bool | None = Field(
+        None,
+        description="in GET /api/alerts: whether the person asking may acknowledge it now (their role"
+        " may, it is open, and it is not about their own act: the two-person rule); null where not said",
+    )
 
 
 class DeckCheckPublic(BaseModel):

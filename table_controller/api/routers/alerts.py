@@ -16,13 +16,14 @@ from sqlmodel import Session
 
 from ...approvals import refuse
 from ...record_watch import CODE_CHANGED, code_override
-from ...storage.alerts import Alert, acknowledge_alert, list_alerts
+from ...storage.alerts import Alert, acknowledge_alert, list_alerts, may_acknowledge
 from ...storage.approvals import TwoPersonRefusedError
 from ...storage.session import read_snapshot, unit_of_work
 from ..deps import AcknowledgeDep, AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.commands import AcknowledgeCreate
 from ..models.table import AlertPublic
+from ..roles import Permission, allowed
 from ..views import alert_view
 
 router = APIRouter(prefix="/api/alerts", tags=["alerts"])
@@ -31,20 +32,26 @@ MAX_ALERTS = 500
 
 @router.get("", response_model=list[AlertPublic], responses=responses())
 async def get_alerts(
-    _: AuditDep,
+    who: AuditDep,
     service: ServiceDep,
     store: StoreDep,
     open_only: Annotated[bool, Query(alias="open", description="only alerts not yet acknowledged")] = False,
     after: Annotated[int, Query(ge=0, le=10**15, description="alerts after this chain seq")] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_ALERTS)] = 100,
 ) -> list[AlertPublic]:
-    """The table's alerts in chain order, each with its acknowledgement once the pit has seen it."""
+    """The table's alerts in chain order, each with its acknowledgement once the pit has seen it,
+    and whether the person asking may acknowledge it (``may_acknowledge``: a page offers only
+    what would not be refused)."""
+    may = allowed(who.role, Permission.ACKNOWLEDGE)
 
     def alerts(session: Session) -> list[AlertPublic]:
         found = list_alerts(
             session, table_id=service.table_id, open_only=open_only, after_seq=after, limit=limit
         )
-        return [alert_view(alert) for alert in found]
+        return [
+            alert_view(alert, may_acknowledge=may and may_acknowledge(session, alert=alert, actor=who.name))
+            for alert in found
+        ]
 
     return await store.read(alerts)
 

@@ -14,6 +14,7 @@ derived data keyed by content hashes, shared by every table on the machine).
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Annotated, Any
 from zoneinfo import ZoneInfo
 
@@ -28,11 +29,11 @@ from ...analysis.simulate import sim_params, simulate
 from ...analysis.theoretical import table_provenance
 from ...game.house_way import load_house_way
 from ...settings import TableSettings
-from ...storage.reports import band_check
+from ...storage.reports import band_check, today_bounds
 from ..analysis_jobs import AnalysisJobs, Cancelled, Job, JobState, Progress, TooManyJobs
 from ..deps import AuditDep, ServiceDep, SettingsDep, StoreDep
 from ..errors import ApiError, responses
-from ..reports import percent
+from ..reports import percent, report
 from ..times import UTC_ZONE, ZoneQuery, zone_of
 
 router = APIRouter(prefix="/api/analysis", tags=["analysis"])
@@ -147,10 +148,25 @@ async def analysis_job(_: AuditDep, request: Request, job_id: str) -> JobBody:
     return JobBody(**job.status())
 
 
+def _count_today(session: Session, table_id: str, zone: ZoneInfo, now: datetime) -> dict[str, int]:
+    """Every round of the day, not only those with a theoretical win: opened, settled, and the
+    settled ones that carry no theoretical win yet (its computation comes after settlement)."""
+    start, end = today_bounds(zone, now)
+    total = report(session, table_id=table_id, kind="day", start=start, end=end, time_zone=str(zone)).total
+    return {
+        "rounds_opened": total.rounds,
+        "rounds_settled": total.settled,
+        "rounds_without_theoretical": total.settled - (total.theoretical_rounds or 0),
+    }
+
+
 def _today(session: Session, table_id: str, zone: ZoneInfo) -> dict[str, Any]:
-    found = band_check(session, table_id=table_id, zone=zone)
+    now = datetime.now(UTC)  # one "today" for the band and the counts
+    found = band_check(session, table_id=table_id, zone=zone, now=now)
+    counts = _count_today(session, table_id, zone, now)
     if found is None:
         return {
+            **counts,
             "rounds": 0,
             "actual_cents": None,
             "theoretical_cents": None,
@@ -160,6 +176,7 @@ def _today(session: Session, table_id: str, zone: ZoneInfo) -> dict[str, Any]:
             "theoretical_variance": None,
         }
     return {
+        **counts,
         "rounds": found.rounds,
         "actual_cents": found.actual_cents,
         "theoretical_cents": found.theoretical_cents,
@@ -178,6 +195,8 @@ async def today(
     """Today so far (in ``tz``), over the settled rounds that carry a theoretical win: the actual
     result, the theoretical win, its 95% band and whether the actual lies outside it; nulls
     when no round carries one yet (missing, never 0). ``position_percent``: where the actual
-    sits in the band, 0 = its low end, 100 = its high end."""
+    sits in the band, 0 = its low end, 100 = its high end. ``rounds`` counts the rounds with a
+    theoretical win; ``rounds_opened`` and ``rounds_settled`` every round of the day, and
+    ``rounds_without_theoretical`` the settled ones that carry none yet."""
     answer: dict[str, Any] = await store.read(_today, service.table_id, zone_of(tz))
     return {"time_zone": str(tz), **answer}

@@ -28,12 +28,12 @@ from fastapi.responses import StreamingResponse
 
 from ...storage.models import EventPublic
 from ...storage.users import Role
-from ..auth import bearer_token, lookup
+from ..auth import Credential, credential, forget_credential, lookup_credential
 from ..deps import AuditDep
 from ..errors import ApiError, responses
 from ..models.events import event_view
 from ..stream import EventHub
-from ..tokens import Principal, TokenCache
+from ..tokens import Principal
 
 router = APIRouter(prefix="/api", tags=["stream"])
 log = structlog.get_logger()
@@ -122,17 +122,16 @@ async def _events(
 
 
 def token_check(request: Request, who: Principal) -> Valid:
-    """Whether the stream's token still names ``who``: from the token cache, or (``from_store``,
-    or when the cache has forgotten it) from the store."""
-    token = bearer_token(request.scope) or ""
-    tokens: TokenCache = request.app.state.tokens
+    """Whether the stream's token (or browser session, sessions.py) still names ``who``: from
+    the token cache, or (``from_store``, or when the cache has forgotten it) from the store."""
+    given: Credential | None = getattr(request.state, "credential", None) or credential(request.scope)
     state = request.app.state
 
     async def still_valid(from_store: bool) -> bool:
-        if from_store:
-            tokens.forget(token)
+        if from_store and given is not None:
+            forget_credential(state, given)
         try:
-            now = await lookup(state, token) if token else None
+            now = await lookup_credential(state, given) if given is not None else None
         except Exception as error:  # the store is away: nobody can change people meanwhile either
             log.warning("stream.token_check_failed", user=who.name, error=str(error))
             return True

@@ -3,7 +3,7 @@
 // lines. The pit also enters them here; the second signatures are given from the table's own
 // terminal by the dealer (sign) or by a second pit user (void confirm). Money is typed in dollars
 // and sent as integer cents (parseCents: digits only, never a float).
-import { api, can, command, el, me, money, nav, parseCents, requireToken, showError, token, when } from "./app.js";
+import { api, authHeaders, can, command, el, me, money, nav, parseCents, requireToken, showError, when } from "./app.js";
 requireToken();
 const who = await me();
 document.getElementById("nav").replaceWith(nav("accounting.html", who));
@@ -44,7 +44,7 @@ async function load() {
     const query = new URLSearchParams(params()).toString();
     document.getElementById("csv").onclick = async (event) => {
       event.preventDefault();
-      const answer = await fetch(`/api/accounting/day.csv?${query}`, { headers: { Authorization: `Bearer ${token()}` } });
+      const answer = await fetch(`/api/accounting/day.csv?${query}`, { headers: authHeaders() });
       const link = el("a", { href: URL.createObjectURL(await answer.blob()), download: `accounting-${day.gaming_day}.csv` });
       link.click();
     };

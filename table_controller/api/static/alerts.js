@@ -1,4 +1,5 @@
-// Alerts; the pit acknowledges one with a note (other roles see no acknowledge form). A role
+// Alerts; the pit acknowledges one with a note (other roles see no acknowledge form, nor does a
+// pit user for an alert of their own act: the API says so, may_acknowledge, two-person rule). A role
 // without the audit permission (the dealer) is told so once; nothing is asked of the API, which
 // would refuse it (403) on every try.
 import { api, can, command, el, follow, me, nav, onConnection, requireToken, showError, when } from "./app.js";
@@ -23,7 +24,8 @@ function acknowledgeForm(a) {
 function row(a) {
   const action = a.acknowledged_by
     ? `acknowledged by ${a.acknowledged_by} at ${when(a.acknowledged_at)}: ${a.note}`
-    : can(who, "acknowledge") ? acknowledgeForm(a) : "";
+    : can(who, "acknowledge") && a.may_acknowledge ? acknowledgeForm(a)
+      : can(who, "acknowledge") ? el("span", { class: "own-act" }, "your own act: a second pit user acknowledges it") : "";
   return el("tr", { class: "alert-row", "data-seq": String(a.seq) }, el("td", {}, String(a.seq)), el("td", {}, when(a.raised_at)),
     el("td", {}, a.alert), el("td", {}, a.round_id ? el("a", { href: `round.html?id=${encodeURIComponent(a.round_id)}` }, a.round_id) : ""),
     el("td", {}, a.detail), el("td", {}, a.actor), el("td", {}, action));

@@ -1,7 +1,13 @@
-// Shared code of the terminal pages: the token, calls to the API, cards, the live stream.
-// Plain JavaScript, no build step. The token stays in this tab's sessionStorage only.
+// Shared code of the terminal pages: who is signed in, calls to the API, cards, the live stream.
+// Plain JavaScript, no build step. A table's pages sign in once (signInOnce): the token is posted
+// to /api/session and the browser keeps an HttpOnly session cookie (api/sessions.py), so a report
+// or a page opened from a plain link needs no token. A page that keeps a token in this tab's
+// sessionStorage instead (signIn, the floor's sign-in) sends it as a bearer token.
 
 const TOKEN_KEY = "table-controller-token";
+// A change sent with the session cookie carries this header: no other site's page can
+// (docs/api.md, "Browser sessions").
+const CSRF_HEADERS = { "X-Requested-With": "table-controller" };
 
 export function token() {
   return sessionStorage.getItem(TOKEN_KEY);
@@ -15,16 +21,41 @@ export function forgetToken() {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
-export function signOut() {
+// The headers that say who is asking: the tab's token when it keeps one, else the session cookie
+// (which the browser adds itself) with the header that marks a request of these pages.
+export function authHeaders() {
+  const kept = token();
+  return kept ? { ...CSRF_HEADERS, Authorization: `Bearer ${kept}` } : { ...CSRF_HEADERS };
+}
+
+// Sign this browser in with ``value`` (a token), once: who it is, or an ApiError (401).
+export async function signInOnce(value) {
+  forgetToken();
+  const answer = await fetch("/api/session", { method: "POST",
+    headers: { ...CSRF_HEADERS, Authorization: `Bearer ${value.trim()}` } });
+  const data = await answer.json().catch(() => ({}));
+  if (!answer.ok) throw new ApiError(answer.status, data);
+  return data;
+}
+
+export async function signOut() {
+  if (!token()) {
+    try {
+      await fetch("/api/session", { method: "DELETE", headers: CSRF_HEADERS });
+    } catch {
+      // the controller is not answering: the cookie ends with its token, its time or a restart
+    }
+  }
   forgetToken();
   location.href = "index.html";
 }
 
+// A page that shows what only a signed-in person may see: with a token kept in this tab it is
+// checked here; with a session cookie (unreadable by scripts) the first refused request (401)
+// goes back to the sign-in page.
+const page = { needsSession: false };
 export function requireToken() {
-  if (!token()) {
-    location.href = "index.html";
-    throw new Error("not signed in");
-  }
+  page.needsSession = true;
 }
 
 // A refusal of the API. A malformed request's (422) message is one sentence per problem, naming
@@ -199,7 +230,7 @@ function isNoAnswer(error) {
 // that a dropped controller is noticed, and its return too.
 setInterval(async () => {
   const quiet = connection.streams ? STREAM_QUIET_MS : QUIET_MS;
-  if (connection.checking || !token() || (!connection.down && Date.now() - connection.lastHeard < quiet)) return;
+  if (connection.checking || !page.needsSession || (!connection.down && Date.now() - connection.lastHeard < quiet)) return;
   connection.checking = true;
   try {
     await api("/api/me");
@@ -215,7 +246,7 @@ export async function api(path, { method = "GET", body, params, signOutOn401 = t
   for (const [key, value] of Object.entries(params || {})) {
     if (value !== "" && value !== null && value !== undefined) url.searchParams.set(key, value);
   }
-  const headers = { Authorization: `Bearer ${token()}` };
+  const headers = authHeaders();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let answer;
   let data;
@@ -288,7 +319,7 @@ export function showError(error) {
 }
 
 // Follow /api/stream (or the floor's, ``path``): each event goes to onEvent; on a drop, reconnect with Last-Event-ID so
-// that nothing is missed and nothing comes twice. fetch() is used (not EventSource) so the
+// that nothing is missed and nothing comes twice. fetch() is used (not EventSource) so a kept
 // token travels in the Authorization header, never in the URL. onOpen() is called each time the
 // stream is connected. A 403 (the role may not read the stream) will not change by retrying:
 // it is said once and the stream is not asked again.
@@ -326,7 +357,7 @@ export function follow(onEvent, { after, onOpen, path = "/api/stream" } = {}) {
   (async function loop() {
     while (!stopped) {
       try {
-        const headers = { Authorization: `Bearer ${token()}` };
+        const headers = authHeaders();
         if (lastId !== null) headers["Last-Event-ID"] = lastId;
         let answer;
         try {
@@ -389,13 +420,14 @@ export function can(who, permission) {
 }
 
 // The links this role can use: the admin has the users page, the others the table, and
-// history, alerts and the table's math when their role may audit.
+// history, alerts, the table's math, accounting and reports when their role may audit.
 export function nav(active, who) {
   if (floorTable) return floorNav(active, who);
   const links = who && who.role === "admin" ? [["admin.html", "Users"]]
     : [["table.html", "Table"], ...(!who || can(who, "audit")
       ? [["history.html", "History"], ["alerts.html", "Alerts"], ["analysis.html", "Analysis"],
-        ["accounting.html", "Accounting"], ["ratings.html", "Ratings"]] : [])];
+        ["accounting.html", "Accounting"], ["ratings.html", "Ratings"],
+        ...(floorTable ? [] : [["reports.html", "Reports"]])] : [])];
   return el("nav", {},
     links.map(([href, label]) => el("a", { href: pageLink(href), class: href === active ? "active" : "" }, label)),
     who ? el("span", { class: "who", id: "who" }, `${who.name} (${who.role})`) : null,

@@ -190,17 +190,38 @@ function stepWords(e, state, r) {
   }
 }
 
+// A device's own lines (device.<device>.<what>: a shuffler's pile-dealt, one per pile) said
+// once for a run of the same kind: "7 piles dealt", not seven lines (the record below keeps each).
+const DEVICE_WORDS = { "pile-dealt": (n) => `${n} pile${n === 1 ? "" : "s"} dealt` };
+
+function deviceWords(kind, count) {
+  const what = kind.split(".").slice(2).join(".");
+  const said = DEVICE_WORDS[what];
+  return said ? said(count) : `${words(what.replace(/[.-]/g, " "))}${count > 1 ? ` (${count} times)` : ""}`;
+}
+
+// The round's events, a run of one device kind folded into its first: [event, count].
+function folded(events) {
+  const runs = [];
+  for (const e of events) {
+    const last = runs[runs.length - 1];
+    if (e.kind.startsWith("device.") && last && last[0].kind === e.kind) last[1] += 1;
+    else runs.push([e, 1]);
+  }
+  return runs;
+}
+
 function steps(r, replay) {
   const after = new Map(replay.map((step) => [step.seq, step.state]));
   let phase = null;
-  fill("steps", ...r.events.map((e) => {
+  fill("steps", ...folded(r.events).map(([e, count]) => {
     const state = after.get(e.seq);
     const moved = state && state.phase !== phase;
     if (state) phase = state.phase;
-    return el("li", { class: "step", "data-seq": String(e.seq), "data-kind": e.kind },
+    return el("li", { class: "step", "data-seq": String(e.seq), "data-kind": e.kind, "data-count": String(count) },
       el("span", { class: "step-time" }, when(e.created_at)), " ",
       el("span", { class: "step-actor" }, e.actor), " ",
-      el("span", { class: "step-words" }, stepWords(e, state, r)),
+      el("span", { class: "step-words" }, e.kind.startsWith("device.") ? deviceWords(e.kind, count) : stepWords(e, state, r)),
       moved ? el("span", { class: "step-phase", "data-phase": state.phase }, ` → ${phaseWords(state)}`) : "");
   }));
 }

@@ -166,9 +166,12 @@ async function renderToday() {
   try {
     const t = await api("/api/analysis/today");
     document.getElementById("today").hidden = false;
-    fill("today-band", t.theoretical_cents === null ? "No round with a theoretical win yet today."
+    const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    const count = `${plural(t.rounds_opened, "round")} today, ${t.rounds_settled} settled` +
+      (t.rounds_without_theoretical ? `; ${t.rounds_without_theoretical} settled without a theoretical win yet.` : ".");
+    fill("today-band", count, " ", t.theoretical_cents === null ? "No round with a theoretical win yet."
       : `Actual ${money(t.actual_cents)} against theoretical ${money(t.theoretical_cents)}; 95% band ` +
-        `${money(t.band_low_cents)} .. ${money(t.band_high_cents)} (${t.rounds} rounds): ` +
+        `${money(t.band_low_cents)} .. ${money(t.band_high_cents)} (over the ${plural(t.rounds, "round")} with one): ` +
         (t.outside_band ? "OUTSIDE the band" : `inside, at ${t.position_percent}% of it`));
   } catch (error) {
     showError(error);
