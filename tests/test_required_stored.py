@@ -73,9 +73,15 @@ def test_the_required_setting_is_kept_when_the_piles_are_dealt_and_the_detail_re
         "setting": {"high": REQUIRED["high"], "low": REQUIRED["low"]}
     }
     assert _detail_house_way(engine, round_id) == expected
-    # the detail reads the row: a (harmless) change of the kept words shows there
+    # the detail re-derives the round from its chain: an edited row is named, never shown as
+    # the house way (docs/api.md, "A forged stored value")
     _set_stored(engine, round_id, json.dumps({**REQUIRED, "rule_words": "kept"}))
-    assert _detail_house_way(engine, round_id)["rule_words"] == "kept"
+    with read_snapshot(engine) as session:
+        edited = round_detail(session, "t1", round_id)
+    assert edited.house_way is None
+    assert [line.split(": chained")[0] for line in edited.record_findings] == [
+        f"round {round_id}: house_way_required.rule_words"
+    ]
     # a round recorded before 0007 kept nothing: its pinned house way sets the hand as it did
     _set_stored(engine, round_id, None)
     assert _detail_house_way(engine, round_id) == expected
