@@ -42,7 +42,14 @@ def test_a_whole_round_through_the_api_names_each_actor(api):
     assert state["piles"][0]["cards"] == ["As", "Ah", "Kd", "Kh", "9c", "8c", "2c"]
     assert len(state["unused"]) == 4
     assert state["house_way"]["rule_id"] == "high-card.second-and-fourth"
-    assert state["house_way"]["setting"] == {"high": HOUSE_WAY_HIGH, "low": HOUSE_WAY_LOW}
+    assert state["house_way"]["setting"] == {
+        "high": HOUSE_WAY_HIGH,
+        "low": HOUSE_WAY_LOW,
+        "high_sorted": HOUSE_WAY_HIGH,  # A-9-5-3-2 is already in reading order
+        "high_name": "ace high",
+        "low_sorted": HOUSE_WAY_LOW,
+        "low_name": "queen-seven",
+    }
 
     assert (
         api.post(
