@@ -111,6 +111,9 @@ def test_a_deviation_answers_409_with_the_required_setting_and_rule(api):
     assert body["rule_id"] == "high-card.second-and-fourth"
     assert body["required"] == {"high": HOUSE_WAY_HIGH, "low": HOUSE_WAY_LOW}
     assert body["phase"] == "dealer-setting"
+    # the row as recorded keeps its empty third cell; the wording people read drops it
+    assert " |  | " in body["rule_words"]
+    assert body["rule_wording"] == body["rule_words"].replace(" |  | ", " | ")
     # a dealer can never override; the pit can, with a reason
     assert (
         api.post("/api/round/dealer/override", "dealer", json={**mis_set, "reason": "misread"}).status_code

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, computed_field
-
-from ...game.house_way.wording import rule_wording
+from pydantic import BaseModel, Field
 
 
 class ErrorBody(BaseModel):
@@ -51,11 +49,9 @@ class RefusalBody(ErrorBody):
     required: SettingPublic | None = None
     rule_id: str | None = None
     rule_words: str | None = None
-
-    @computed_field(description="rule_words as the pages show them: no empty cells (house_way/wording.py)")  # type: ignore[prop-decorator]
-    @property
-    def rule_wording(self) -> str | None:
-        return None if self.rule_words is None else rule_wording(self.rule_words)
+    rule_wording: str | None = Field(
+        default=None, description="rule_words as the pages show them: no empty cells (house_way/wording.py)"
+    )
 
 
 class UnreadableBody(ErrorBody):
