@@ -28,6 +28,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..game.cards import CardError
+from ..game.house_way.wording import rule_wording
 from ..round.machine import HouseWayDeviation, TransitionRefused
 from ..service import TableRefused
 from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
@@ -125,6 +126,7 @@ def refusal(error: Exception) -> RefusalBody:
             ),
             rule_id=required.rule_id,
             rule_words=required.rule_words,
+            rule_wording=rule_wording(required.rule_words),
         )
     if isinstance(error, TransitionRefused):
         return RefusalBody(error="round-refused", detail=str(error), phase=error.phase.value)

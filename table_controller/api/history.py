@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from ..game.cards import parse_cards
 from ..game.deal import BANKER_POSITION, pile_positions
+from ..game.evaluator import RankingRules
 from ..game.house_way.errors import HouseWayFileError
 from ..pinned_rules import PinnedRules
 from ..round.events import ROUND_EVENT_KINDS, RoundOpened, event_from_payload
@@ -26,6 +27,7 @@ from ..storage.history import (
     summary_data,
 )
 from .errors import ApiError
+from .hand_view import round_ranking, setting_words
 from .models.rounds import ReplayPublic, ReplayStepPublic, RoundDetailPublic, RoundSummaryPublic
 from .models.table import round_state_view
 
@@ -78,13 +80,20 @@ def _not_trusted(round_id: str, error: Exception) -> ApiError:
 
 
 def _house_way(
-    session: Session, stored: str | None, opened: dict[str, Any] | None, banker_cards: list[str] | None
+    session: Session,
+    stored: str | None,
+    opened: dict[str, Any] | None,
+    banker_cards: list[str] | None,
+    rules: RankingRules | None,
 ) -> dict[str, Any] | None:
     """How the house way the round was opened under sets the banker's seven cards (002): as
-    the recorder kept it when the piles were dealt (``recorder.required_projection``)."""
+    the recorder kept it when the piles were dealt (``recorder.required_projection``), the
+    setting read as a dealer reads it under ``rules``."""
     if stored is not None:
         kept = parse_json(stored)
         setting = {"high": kept["high"], "low": kept["low"]}
+        if rules is not None:
+            setting.update(setting_words(setting["high"], setting["low"], rules))
         return {
             "way": kept["way"],
             "rule_id": kept["rule_id"],
@@ -98,16 +107,14 @@ def _house_way(
     # what the recorder would have kept, since the pinned rules cannot have changed.
     event = event_from_payload(opened)
     assert isinstance(event, RoundOpened)
-    rules = _pinned(session, event)
-    required = rules.required_setting(parse_cards(banker_cards))
+    pinned = _pinned(session, event)
+    required = pinned.required_setting(parse_cards(banker_cards))
+    high, low = [c.code for c in required.setting.high], [c.code for c in required.setting.low]
     return {
         "way": required.way,
         "rule_id": required.rule_id,
         "rule_words": required.rule_words,
-        "setting": {
-            "high": [c.code for c in required.setting.high],
-            "low": [c.code for c in required.setting.low],
-        },
+        "setting": {"high": high, "low": low} | setting_words(high, low, pinned.table.ranking),
     }
 
 
@@ -145,6 +152,11 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         if e["kind"] in ("round.opened", "dice.rolled", "piles.dealt", "round.settled")
     }
     _house_hand_setting(positions, payloads.get("round.settled"))
+    opened = payloads.get("round.opened")
+    rules = None if opened is None else round_ranking(opened["rules"]["table"])
+    if rules is not None:  # each setting as a dealer reads it, under the round's own rules
+        for position in positions:
+            position.update(setting_words(position["high"], position["low"], rules))
     dealt, rolled = payloads.get("piles.dealt"), payloads.get("dice.rolled")
     start = detail["start_position"]
     owners = (
@@ -165,7 +177,7 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         unused=[] if dealt is None else dealt["unused"],
         house_way=None
         if detail["misdeal"] or banker is None or findings
-        else _house_way(session, stored_required, payloads.get("round.opened"), banker["cards"]),
+        else _house_way(session, stored_required, opened, banker["cards"], rules),
         positions=positions,
         events=events,
         rules_version=_trusted(session, round_id, payloads.get("round.opened")),

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import weakref
-from functools import lru_cache
 from typing import Any
 
 from sqlmodel import Session
@@ -13,9 +11,7 @@ from ..device_health import DeviceHealth
 from ..game.banking import BankingError, check_banking_allowed
 from ..game.cards import CardError, parse_cards
 from ..game.deal import BANKER_POSITION
-from ..game.evaluator import RankingRules
 from ..game.setting import Setting, is_legal
-from ..game.table_rules import TableRules
 from ..round.machine import RoundState
 from ..round.phases import Phase
 from ..service import TableService
@@ -23,6 +19,7 @@ from ..storage.alerts import Alert
 from ..storage.users import Role
 from ..table_state import OpenFault, TableHold
 from ..table_stops import Stop, why_not_dealing
+from .hand_view import round_ranking
 from .models.table import (
     AlertPublic,
     BankingPublic,
@@ -110,19 +107,13 @@ def device_health_view(health: DeviceHealth, faults: list[OpenFault]) -> DeviceH
     )
 
 
-@lru_cache(maxsize=8)
-def _ranking(table_rules: str) -> RankingRules:
-    """The ranking rules of a round's stored table rules (JSON): parsed once per rule set."""
-    return TableRules.model_validate_json(table_rules).ranking
-
-
 def live_round_view(state: RoundState) -> RoundStatePublic:
     """The round as the table page shows it: each player's setting judged foul or not by the
     rules the round was opened under (``game.setting.is_legal``; 001, 004), so the page need
     not rank hands itself."""
     view = round_state_view(state)
     if view.player_settings:
-        ranking = _ranking(json.dumps(state.opened.rules["table"], sort_keys=True))
+        ranking = round_ranking(state.opened.rules["table"])
         for made in view.player_settings:
             try:
                 setting = Setting(high=parse_cards(made.high), low=parse_cards(made.low))

@@ -42,7 +42,14 @@ def test_a_whole_round_through_the_api_names_each_actor(api):
     assert state["piles"][0]["cards"] == ["As", "Ah", "Kd", "Kh", "9c", "8c", "2c"]
     assert len(state["unused"]) == 4
     assert state["house_way"]["rule_id"] == "high-card.second-and-fourth"
-    assert state["house_way"]["setting"] == {"high": HOUSE_WAY_HIGH, "low": HOUSE_WAY_LOW}
+    assert state["house_way"]["setting"] == {
+        "high": HOUSE_WAY_HIGH,
+        "low": HOUSE_WAY_LOW,
+        "high_sorted": HOUSE_WAY_HIGH,  # A-9-5-3-2 is already in reading order
+        "high_name": "ace high",
+        "low_sorted": HOUSE_WAY_LOW,
+        "low_name": "queen-seven",
+    }
 
     assert (
         api.post(
@@ -104,6 +111,9 @@ def test_a_deviation_answers_409_with_the_required_setting_and_rule(api):
     assert body["rule_id"] == "high-card.second-and-fourth"
     assert body["required"] == {"high": HOUSE_WAY_HIGH, "low": HOUSE_WAY_LOW}
     assert body["phase"] == "dealer-setting"
+    # the row as recorded keeps its empty third cell; the wording people read drops it
+    assert " |  | " in body["rule_words"]
+    assert body["rule_wording"] == body["rule_words"].replace(" |  | ", " | ")
     # a dealer can never override; the pit can, with a reason
     assert (
         api.post("/api/round/dealer/override", "dealer", json={**mis_set, "reason": "misread"}).status_code

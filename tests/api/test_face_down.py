@@ -97,7 +97,8 @@ def test_double_joker_exposes_the_dealers_hand_first(engine):
         dealer = api.get("/api/table", "dealer").json()
         assert dealer["round"]["phase"] == "dealer-setting" and dealer["round"]["face_down"] == []
         way = dealer["round"]["house_way"]["setting"]
-        assert api.post("/api/round/dealer/setting", "dealer", json=way).status_code == 200
+        proposed = {"high": way["high"], "low": way["low"]}  # a command takes the cards, not their reading
+        assert api.post("/api/round/dealer/setting", "dealer", json=proposed).status_code == 200
         dealer = api.get("/api/table", "dealer").json()
         assert dealer["round"]["phase"] == "players-setting" and dealer["round"]["face_down"] == []
         hand, _, _ = _banker_seen(dealer)

@@ -117,7 +117,14 @@ def test_one_round_in_full(four_rounds):
     assert detail["piles"][5]["cards"] == ["Ac", "Qd", "9h", "7s", "5c", "3d", "2h"]  # the banker's pile
     assert len(detail["unused"]) == 4
     assert detail["house_way"]["rule_id"] == "high-card.second-and-fourth"
-    assert detail["house_way"]["setting"] == {"high": ["Ac", "9h", "5c", "3d", "2h"], "low": ["Qd", "7s"]}
+    assert detail["house_way"]["setting"] == {
+        "high": ["Ac", "9h", "5c", "3d", "2h"],
+        "low": ["Qd", "7s"],
+        "high_sorted": ["Ac", "9h", "5c", "3d", "2h"],
+        "high_name": "ace high",
+        "low_sorted": ["Qd", "7s"],
+        "low_name": "queen-seven",
+    }
     assert detail["house_way_rule_id"] == "high-card.second-and-fourth"
     positions = {p["position"]: p for p in detail["positions"]}
     assert sorted(positions) == [1, 3, 5]

@@ -706,6 +706,33 @@ def test_the_table_page_marks_a_fouled_hand(site, browser):
     screenshot(browser, "table-foul.png")
 
 
+def test_the_table_page_shows_each_setting_sorted_as_a_dealer_reads_it_and_named(site, browser):
+    """Position 3 hands its cards in out of order; the page reads them as a dealer would: the pair
+    first, then the kickers high to low, each hand named (002), never the category's word."""
+    base, api = site
+    sign_in(browser, base, api.tokens["pit"])
+    wait_for(browser, lambda d: text(d, "#round-id") == "t1-2")
+    assert api.post("/api/round", "dealer", json=WAGERS).status_code == 201
+    api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker", actor="device:dice-shaker"))
+    piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
+    api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
+    shuffled = {"high": ["9c", "As", "2c", "Ah", "8c"], "low": ["Kh", "Kd"]}
+    assert api.post("/api/round/players/3/setting", "dealer", json=shuffled).status_code == 200
+    row = 'tr[data-position="3"] td:nth-child(4)'
+    wait_for(browser, lambda d: len(codes(d, row)) == 7)
+    assert codes(browser, row) == ["As", "Ah", "9c", "8c", "2c", "Kh", "Kd"]
+    names = [n.text for n in browser.find_elements(By.CSS_SELECTOR, f"{row} .hand-name")]
+    assert names == ["pair of aces", "pair of kings"]
+    # the house way's setting of the banker's hand, named too (A-9-5-3-2 | Q-7: 002, High Card)
+    assert [n.text for n in browser.find_elements(By.CSS_SELECTOR, "#house-way-setting .hand-name")] == [
+        "ace high",
+        "queen-seven",
+    ]
+    # the rule's words without the row's empty cell (game/house_way/wording.py)
+    assert "| |" not in text(browser, "#house-way")
+    assert text(browser, "#house-way").startswith("Rule high-card.second-and-fourth: High Card | 1st highest")
+
+
 def test_the_table_page_shows_a_hold_and_the_pit_clears_it_after_a_clean_deck_check(site, browser):
     """Two misdeals in a row hold the table: the page says why and what the deck check found; the
     clear is offered to the pit only once the last check was clean (docs/round-lifecycle.md)."""

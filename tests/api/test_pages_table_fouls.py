@@ -24,7 +24,17 @@ def test_each_setting_made_is_judged_foul_or_not_on_the_table(api):
     # aces in front, kings behind: the low hand outranks the high hand
     fouled = {"high": ["Kd", "Kh", "9c", "8c", "2c"], "low": ["As", "Ah"]}
     assert api.post("/api/round/players/3/setting", "dealer", json=fouled).status_code == 200
-    assert settings_made(api)[3] == {**fouled, "position": 3, "actor": "ann", "fouled": True}
+    assert settings_made(api)[3] == {
+        **fouled,
+        "position": 3,
+        "actor": "ann",
+        "fouled": True,
+        # each hand read as it is, foul or not: kings behind, aces in front
+        "high_sorted": ["Kd", "Kh", "9c", "8c", "2c"],
+        "high_name": "pair of kings",
+        "low_sorted": ["As", "Ah"],
+        "low_name": "pair of aces",
+    }
 
     legal = {"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]}  # king high behind Q-J: legal
     assert api.post("/api/round/players/5/setting", "dealer", json=legal).status_code == 200

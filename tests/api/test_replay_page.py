@@ -81,6 +81,11 @@ def test_the_replay_draws_the_cards_and_the_steps_with_the_rule_of_each_house_wa
 
     # the banker's hand: what the house way requires, by which rule, and what the dealer set
     assert text(browser, "#rule-id") == RULE
+    # the row's words without its empty cell (game/house_way/wording.py)
+    assert text(browser, "#rule-words") == (
+        ": High Card | 1st highest [Joker|A]; 2nd highest [K|Q]; 3rd highest [8|9|10]; 4th highest [7|8]"
+        " | The two cards will be 2nd & 4th highest"
+    )
     assert codes(browser, "#required") == HOUSE_WAY["high"] + HOUSE_WAY["low"]
     assert codes(browser, "#banker-setting") == MIS_SET["high"] + MIS_SET["low"]
     assert text(browser, "#banker-setting").endswith("a deviation the pit let stand (override)")
@@ -91,7 +96,21 @@ def test_the_replay_draws_the_cards_and_the_steps_with_the_rule_of_each_house_wa
     assert set(rows) == {"1", "3", "5"}
     assert [rows["3"][i].text for i in (4, 5, 6, 8)] == ["win", "$25.00", "$1.25", "+$23.75"]
     assert [rows["5"][i].text for i in (4, 5, 8)] == ["push", "$10.00", "$0.00"]
-    assert rows["3"][2].text.endswith("one pair") and rows["3"][3].text.endswith("pair")
+    # each hand in the order a dealer reads it, named (002), not the category's word
+    assert (rows["3"][2].text.endswith(" pair of aces"), rows["3"][3].text.endswith(" pair of kings")) == (
+        True,
+        True,
+    )
+    assert (rows["5"][2].text.endswith(" king high"), rows["5"][3].text.endswith(" queen-jack")) == (
+        True,
+        True,
+    )
+    assert "one pair" not in rows["3"][2].text
+    named = [
+        n.text
+        for n in browser.find_elements(By.CSS_SELECTOR, "#required .hand-name, #banker-setting .hand-name")
+    ]
+    assert named == ["ace high", "queen-seven", "ace high", "queen-nine"]  # A-9-5-3-2 | Q-7; A-7-5-3-2 | Q-9
 
     # every step in order, in words, the rule id with each house-way decision
     found = steps(browser)

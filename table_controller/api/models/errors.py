@@ -49,6 +49,9 @@ class RefusalBody(ErrorBody):
     required: SettingPublic | None = None
     rule_id: str | None = None
     rule_words: str | None = None
+    rule_wording: str | None = Field(
+        default=None, description="rule_words as the pages show them: no empty cells (house_way/wording.py)"
+    )
 
 
 class UnreadableBody(ErrorBody):

@@ -71,6 +71,12 @@ class PositionPublic(BaseModel):
     low: list[str] | None
     high_category: str | None
     low_category: str | None
+    high_sorted: list[str] | None = Field(
+        None, description="the high hand as a dealer reads it (as NamedSettingPublic's); null when not set"
+    )
+    high_name: str | None = Field(None, description="the high hand named: pair of kings")
+    low_sorted: list[str] | None = Field(None, description="the low hand, the higher card first")
+    low_name: str | None = Field(None, description="the low hand named: pair of nines, king-jack")
     seven_card_category: str | None
     house_way_rule_id: str | None
     fouled: bool

@@ -13,10 +13,12 @@ from pydantic import BaseModel, Field, computed_field
 
 from ...game.banking import main_exposure
 from ...game.deal import BANKER_POSITION, PLAYER_POSITIONS, pile_positions
+from ...game.house_way.wording import rule_wording
 from ...game.table_rules import TableRules
 from ...round.events import PlayerPosition
 from ...round.machine import RoundState
 from ...round.phase_words import phase_words
+from ..hand_view import round_ranking, setting_words, with_words
 from .errors import SettingPublic
 
 
@@ -46,16 +48,32 @@ class HandPublic(BaseModel):
     cards: list[str]
 
 
+class NamedSettingPublic(SettingPublic):
+    """A setting with each hand as a dealer reads it (game/hand_words.py, under the round's own
+    ranking rules): the made part first, then the kickers high to low, the joker where it plays,
+    and the hand named. Null where a side is not a hand (a split other than five and two)."""
+
+    high_sorted: list[str] | None = Field(None, examples=[["Ac", "9h", "5c", "3d", "2h"]])
+    high_name: str | None = Field(None, examples=["ace high"], description="pair of kings, ace high...")
+    low_sorted: list[str] | None = Field(None, examples=[["Qd", "7s"]], description="the higher card first")
+    low_name: str | None = Field(None, examples=["queen-seven"], description="pair of nines, king-jack...")
+
+
 class HouseWayPublic(BaseModel):
     """How the house way sets the banker's hand, and the rule that fired (002)."""
 
     way: str
     rule_id: str
-    rule_words: str
-    setting: SettingPublic
+    rule_words: str = Field(description="the row as the table writes it and the round's record keeps it")
+    setting: NamedSettingPublic
+
+    @computed_field(description="rule_words as the pages show them: no empty cells (house_way/wording.py)")  # type: ignore[prop-decorator]
+    @property
+    def rule_wording(self) -> str:
+        return rule_wording(self.rule_words)
 
 
-class PlayerSettingPublic(SettingPublic):
+class PlayerSettingPublic(NamedSettingPublic):
     position: int
     actor: str
     fouled: bool | None = Field(
@@ -65,7 +83,7 @@ class PlayerSettingPublic(SettingPublic):
     )
 
 
-class OverridePublic(SettingPublic):
+class OverridePublic(NamedSettingPublic):
     actor: str
     reason: str
 
@@ -94,7 +112,7 @@ class PositionResultPublic(BaseModel):
     rule: str
     foul: str | None
     house_way_reset: bool
-    setting: SettingPublic | None
+    setting: NamedSettingPublic | None
     wager: int
     win: int
     commission: int
@@ -144,7 +162,7 @@ class RoundStatePublic(BaseModel):
     )
     house_way: HouseWayPublic | None = None
     player_settings: list[PlayerSettingPublic] = Field(default_factory=list)
-    dealer_setting: SettingPublic | None = None
+    dealer_setting: NamedSettingPublic | None = None
     override: OverridePublic | None = None
     misdeal: list[DiscrepancyPublic] = Field(default_factory=list)
     settlement: SettlementPublic | None = None
@@ -446,10 +464,10 @@ class TableStatePublic(PositionsPublic):
     )
 
 
-def _setting(setting: Any) -> SettingPublic | None:
+def _setting(setting: Any) -> NamedSettingPublic | None:
     if setting is None:
         return None
-    return SettingPublic(high=[c.code for c in setting.high], low=[c.code for c in setting.low])
+    return NamedSettingPublic(high=[c.code for c in setting.high], low=[c.code for c in setting.low])
 
 
 def _bank_view(state: RoundState) -> BankPublic | None:
@@ -473,7 +491,24 @@ def _bank_view(state: RoundState) -> BankPublic | None:
 
 
 def round_state_view(state: RoundState) -> RoundStatePublic:
-    """A RoundState as the terminals show it."""
+    """A RoundState as the terminals show it; every setting read as a dealer reads it, under the
+    ranking rules the round was opened with (api/hand_view.py)."""
+    view = _round_state_view(state)
+    rules = round_ranking(state.opened.rules["table"])
+    settings = [view.house_way.setting if view.house_way else None, view.dealer_setting, view.override]
+    settings += view.player_settings
+    settings += [p.setting for p in view.settlement.positions] if view.settlement else []
+    for setting in settings:
+        with_words(setting, rules)
+    # the house's own hand against a player's bank, set at settlement (docs/settlement.md, 8)
+    house = ((view.settlement.bank or {}).get("house_hand") or {}) if view.settlement else {}
+    if house.get("setting"):
+        made = house["setting"]
+        house["setting"] = {**made, **setting_words(made["high"], made["low"], rules)}
+    return view
+
+
+def _round_state_view(state: RoundState) -> RoundStatePublic:
     positions = pile_positions(state.start) if state.start is not None and not state.misdeal else None
     required = state.required
     return RoundStatePublic(

@@ -300,6 +300,19 @@ export function cards(codes) {
   return el("span", { class: "cards" }, (codes || []).map(card));
 }
 
+// A hand as a dealer reads it: its cards in reading order and its name ("pair of kings"), as the
+// API reads it (``high_sorted``/``high_name`` ...: game/hand_words.py); the cards as given where
+// the answer names no hand (a split that is not five and two).
+export function readHand(codes, sorted, name) {
+  return el("span", { class: "hand" }, cards(sorted || codes), name ? el("span", { class: "category hand-name" }, ` ${name}`) : "");
+}
+
+// A setting (high | low), each hand read as a dealer reads it.
+export function readSetting(setting) {
+  return [readHand(setting.high, setting.high_sorted, setting.high_name), " | ",
+    readHand(setting.low, setting.low_sorted, setting.low_name)];
+}
+
 export function money(cents) {
   const sign = cents < 0 ? "-" : "";
   const abs = Math.abs(cents);

@@ -59,8 +59,8 @@ function deviationOf(round, alerts, refused) {
   const raised = alerts.filter((a) => a.alert === "house-way-deviation" && a.round_id === round.round_id && a.data.required)
     .sort((a, b) => a.seq - b.seq).pop();
   if (raised) {
-    const words = round.house_way && round.house_way.rule_id === raised.data.rule ? round.house_way.rule_words : "";
-    return { proposed: raised.data.proposed, required: raised.data.required, rule_id: raised.data.rule, rule_words: words };
+    const words = round.house_way && round.house_way.rule_id === raised.data.rule ? round.house_way.rule_wording : "";
+    return { proposed: raised.data.proposed, required: raised.data.required, rule_id: raised.data.rule, rule_wording: words };
   }
   return refused && refused.round_id === round.round_id ? refused : null;
 }
@@ -95,8 +95,8 @@ export function commands(who, refresh) {
       await api("/api/round/dealer/setting", { method: "POST", body: proposed });
     } catch (error) {
       if (error instanceof ApiError && error.body && error.body.error === "house-way-deviation") {
-        const { required, rule_id, rule_words } = error.body;
-        refused = { round_id: state.round.round_id, proposed, required, rule_id, rule_words };
+        const { required, rule_id, rule_wording } = error.body;
+        refused = { round_id: state.round.round_id, proposed, required, rule_id, rule_wording };
         showDeviation(refused);
       }
       throw error;
@@ -153,7 +153,7 @@ export function commands(who, refresh) {
     fill("deviation-high", cards(deviation.required.high));
     fill("deviation-low", cards(deviation.required.low));
     fill("deviation-rule", deviation.rule_id);
-    fill("deviation-words", deviation.rule_words ? `: ${deviation.rule_words}` : "");
+    fill("deviation-words", deviation.rule_wording ? `: ${deviation.rule_wording}` : "");
     const override = byId("override");
     const key = JSON.stringify(deviation.proposed);
     if (override && prefilled !== key) {  // offer the proposed setting; the pit may change it

@@ -7,8 +7,8 @@
 //
 // With ?table=ID (the floor serving this page) the round is read from the floor's
 // /api/floor/tables/ID/rounds/{id}, the same answers (app.js roundsPath).
-import { api, cards, el, floorTable, money, nav, me, onConnection, pageLink, phaseWords, requireToken, roundsPath,
-  showError, when } from "./app.js";
+import { api, cards, el, floorTable, money, nav, me, onConnection, pageLink, phaseWords, readHand, readSetting, requireToken,
+  roundsPath, showError, when } from "./app.js";
 requireToken();
 document.getElementById("nav").replaceWith(nav("", await me()));
 const id = new URLSearchParams(location.search).get("id");
@@ -97,12 +97,12 @@ function houseWay(r) {
     return;
   }
   const free = r.banker_seat && !r.house_share_bp;  // a player-banker not co-banking sets freely (004)
-  const made = banker.high ? [el("div", { id: "banker-setting" }, "Set as ", setting(banker.high, banker.low),
+  const made = banker.high ? [el("div", { id: "banker-setting" }, "Set as ", el("span", { class: "setting" }, readSetting(banker)),
     r.override ? " — a deviation the pit let stand (override)" : free ? " — set freely by the player-banker" : " — as the house way requires")] : [];
   fill("house-way",
     el("div", {}, "The banker's seven cards: ", cards(banker.cards)),
-    el("div", { id: "required" }, `The house way (${way.way}) requires `, setting(way.setting.high, way.setting.low)),
-    el("div", {}, "by rule ", el("code", { id: "rule-id", class: "rule-id" }, way.rule_id), el("span", { id: "rule-words" }, `: ${way.rule_words}`)),
+    el("div", { id: "required" }, `The house way (${way.way}) requires `, el("span", { class: "setting" }, readSetting(way.setting))),
+    el("div", {}, "by rule ", el("code", { id: "rule-id", class: "rule-id" }, way.rule_id), el("span", { id: "rule-words" }, `: ${way.rule_wording}`)),
     ...made);
 }
 
@@ -111,8 +111,10 @@ function positionLabel(p, r) {
   return p.house_hand ? `${p.position} (the house's hand)` : String(p.position);
 }
 
-function hand(codes, category) {
-  return codes ? [cards(codes), category ? el("span", { class: "category" }, ` ${words(category)}`) : ""] : "";
+// A position's hand as a dealer reads it, named ("pair of kings"); the category word only where
+// the answer names no hand.
+function hand(codes, sorted, name, category) {
+  return codes ? readHand(codes, sorted, name || words(category)) : "";
 }
 
 function positions(r) {
@@ -120,7 +122,8 @@ function positions(r) {
   fill("positions", el("tr", {}, heads.map((h) => el("th", {}, h))),
     ...r.positions.map((p) => el("tr", { class: `position-row${p.fouled ? " fouled" : ""}`, "data-position": String(p.position) },
       el("td", {}, positionLabel(p, r)), el("td", {}, cards(p.cards)),
-      el("td", {}, hand(p.high, p.high_category)), el("td", {}, hand(p.low, p.low_category)),
+      el("td", {}, hand(p.high, p.high_sorted, p.high_name, p.high_category)),
+      el("td", {}, hand(p.low, p.low_sorted, p.low_name, p.low_category)),
       el("td", { class: "outcome" }, p.position === r.banker_position ? "" : [p.outcome || "", p.fouled ? el("span", { class: "foul-mark" }, " FOUL") : ""]),
       el("td", { class: "money" }, p.position === r.banker_position ? "" : money(p.wager_cents)),
       el("td", { class: "money" }, money(p.commission_cents)), el("td", { class: "money" }, money(p.bonus_paid_cents)),

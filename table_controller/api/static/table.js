@@ -1,7 +1,7 @@
 // The live table: the round now with its cards drawn, the house way, alerts and devices,
 // following the live stream; and the command forms the signed-in role may use (commands.js).
 import { api, can, cards, clock, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, phaseWords,
-  requireToken, showError, when } from "./app.js";
+  readSetting, requireToken, showError, when } from "./app.js";
 import { commands } from "./commands.js";
 
 requireToken();
@@ -48,7 +48,7 @@ function render(state) {
     const faceDown = new Set(round.face_down || []);
     const FACE_DOWN = () => el("span", { class: "face-down" }, "face down until the players have set");
     rows.push(el("tr", { "data-position": String(bankerPosition) }, el("td", {}, bankerLabel), el("td", {}, ""),
-      el("td", {}, faceDown.has(bankerPosition) ? FACE_DOWN() : cards(hands[bankerPosition])), el("td", {}, banker ? [cards(banker.high), " | ", cards(banker.low)] : ""),
+      el("td", {}, faceDown.has(bankerPosition) ? FACE_DOWN() : cards(hands[bankerPosition])), el("td", {}, banker ? readSetting(banker) : ""),
       el("td", {}, round.override ? `override by ${round.override.actor}` : ""), el("td", {}, "")));
     for (const wager of round.wagers) {
       const setting = settings[wager.position];
@@ -67,7 +67,7 @@ function render(state) {
     rows.push(el("tr", { "data-position": String(houseHand), class: "house-hand" },
       el("td", {}, `${houseHand} (the house)`), el("td", { class: "money" }, money(round.bank.house_wager)),
       el("td", {}, cards((round.hands.find((h) => h.position === houseHand) || {}).cards)),
-      el("td", {}, hand && hand.setting ? [cards(hand.setting.high), " | ", cards(hand.setting.low)] : ""),
+      el("td", {}, hand && hand.setting ? readSetting(hand.setting) : ""),
       el("td", {}, hand ? hand.outcome : ""), el("td", { class: "money" }, hand ? money(hand.net) : "")));
   }
   fill("positions", ...rows);
@@ -78,8 +78,8 @@ function render(state) {
     hidden.has(pile.position) ? el("span", { class: "face-down" }, "face down") : cards(pile.cards))));
   fill("unused", cards(round ? round.unused : []));
   const way = round && round.house_way;
-  fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_words}`),
-    el("div", {}, cards(way.setting.high), " | ", cards(way.setting.low))) : "");
+  fill("house-way", way ? el("div", {}, el("div", {}, "Rule ", el("code", { id: "rule-id" }, way.rule_id), `: ${way.rule_wording}`),
+    el("div", { id: "house-way-setting" }, readSetting(way.setting))) : "");
   renderHolds(state);
   renderCode(state.code);
   fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
@@ -180,7 +180,7 @@ async function renderToday() {
 
 // A player's setting as made; a foul (the server's judgement: 001, 004) is marked on it.
 function settingCell(setting) {
-  const made = [cards(setting.high), " | ", cards(setting.low)];
+  const made = readSetting(setting);
   return setting.fouled ? [...made, " ", el("span", { class: "foul-mark", title: "the low hand outranks the high hand, or not 5 and 2 cards" }, "FOUL")] : made;
 }
 
