@@ -9,7 +9,6 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..device_health import DeviceHealth
 from ..game.banking import BankingError, check_banking_allowed
 from ..game.cards import CardError, parse_cards
 from ..game.deal import BANKER_POSITION
@@ -18,11 +17,12 @@ from ..game.setting import Setting, is_legal
 from ..game.table_rules import TableRules
 from ..round.machine import RoundState
 from ..round.phases import Phase
-from ..service import TableService
 from ..storage.alerts import Alert
 from ..storage.users import Role
-from ..table_state import OpenFault, TableHold
-from ..table_stops import Stop, why_not_dealing
+from ..table.device_health import DeviceHealth
+from ..table.service import TableService
+from ..table.state import OpenFault, TableHold
+from ..table.stops import Stop, why_not_dealing
 from .models.table import (
     AlertPublic,
     BankingPublic,

@@ -59,13 +59,13 @@ from drivers.shuffler.events import (
     UnusedCards,
 )
 
-from ..recorder import json_payload
+from ..record.recorder import json_payload
 from ..storage import head_of_chain, list_events, read_snapshot
 
 if TYPE_CHECKING:
     from drivers.base import Driver
 
-    from ..service import TableService
+    from ..table.service import TableService
 
 log = structlog.get_logger()
 

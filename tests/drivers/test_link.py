@@ -661,7 +661,7 @@ def test_the_daemon_reaches_the_drivers_only_through_the_registry():
     import sys
 
     code = (
-        "import sys, table_controller.daemon, table_controller.conductor; "
+        "import sys, table_controller.daemon.run, table_controller.conductor; "
         "print(*sorted(m for m in sys.modules if m.startswith('drivers.') and m.endswith('.driver')))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
