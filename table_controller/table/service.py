@@ -41,6 +41,7 @@ from ..game.money import format_cents
 from ..game.progressive import ProgressiveError
 from ..game.side_wagers import SideWagerError
 from ..logs import error_text
+from ..record.device_events import DeviceRecord, recent_device_events, round_device_events
 from ..record.pinned_rules import (
     PinnedRules,
     SideFiles,
@@ -306,18 +307,14 @@ class TableService:
         with self._reading("round.number"), read_snapshot(self.recorder.engine) as session:
             return next_round_number(session, table_id=self.table_id)
 
-    def round_device_events(self, round_id: str) -> list[Any]:
-        """The round's journalled device events and commands (conductor/journal.py)."""
-        from ..conductor.journal import round_device_events
-
+    def round_device_events(self, round_id: str) -> list[DeviceRecord]:
+        """The round's journalled device events and commands (record/device_events.py)."""
         with self._reading("device.events"):
             return round_device_events(self.recorder.engine, self.table_id, round_id)
 
-    def recent_device_events(self) -> list[Any]:
+    def recent_device_events(self) -> list[DeviceRecord]:
         """The device events already stored, so a re-sent one is not stored twice (journal.py).
         Read at start: a stored row that cannot be read is a finding, not a crash (none known)."""
-        from ..conductor.journal import recent_device_events
-
         with self._reading("device.events"):
             return self._start_read(
                 "the recent device events",
