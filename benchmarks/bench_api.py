@@ -68,7 +68,6 @@ from table_controller.api.server import serving
 from table_controller.game.cards import Game, codes
 from table_controller.game.deal import pile_positions, start_position
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import (
     add_user,
@@ -83,6 +82,7 @@ from table_controller.storage.engine import apply_postgres_session_settings
 from table_controller.storage.history import HistoryFilter, history_statement
 from table_controller.storage.models import PositionOutcome
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 TABLE = "t1"
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

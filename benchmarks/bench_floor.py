@@ -21,12 +21,12 @@ What is real and what is simulated
   Commits are durable (``fsync`` and ``synchronous_commit`` as the server's defaults).
 - **Tables**: each is a real ``TableService`` on its own engine with its own table API
   (``create_app``) served by uvicorn over real HTTP, registered on the floor and beating its
-  heartbeat, as the daemon does (daemon.py). The rounds are real: every command goes through
+  heartbeat, as the daemon does (daemon/run.py). The rounds are real: every command goes through
   the service (the round machine, the game core, the audit chain and the projections, one
   durable commit per step, the record check while playing). What is simulated is the devices
   and the people: the dice are drawn at random and the seven piles dealt from a shuffled deck
   in-process (no shuffler or shaker simulator, no device link, no conductor), wagers and the
-  players' settings come from the auto-dealer (autodealer.py), the dealer sets by the house
+  players' settings come from the auto-dealer (table/autodealer.py), the dealer sets by the house
   way. The table's math (theoretical win) is not loaded. Tables are grouped
   ``--tables-per-host`` to a process (a "host"): 50 daemons plus 100 simulator children would
   not fit two cores; the measured table (the probe, ``t01``) has a process of its own, as a
@@ -204,10 +204,10 @@ class DealingTable:
 
     def __init__(self, table_id: str, pit: str, url: str, folder: Path, seed: int) -> None:
         from table_controller.api import create_app
-        from table_controller.autodealer import AutoDealer
-        from table_controller.service import TableService
         from table_controller.settings import AutoDealerSettings, TableSettings
         from table_controller.storage import make_engine
+        from table_controller.table.autodealer import AutoDealer
+        from table_controller.table.service import TableService
 
         self.table_id = table_id
         self.engine = make_engine(url)
@@ -294,7 +294,7 @@ def host_main(
     """A process holding some tables: each with its API served over HTTP; deals on command."""
     _quiet_logs()
     from table_controller.api.server import serving
-    from table_controller.daemon import start_floor_heartbeat
+    from table_controller.daemon.run import start_floor_heartbeat
 
     with ExitStack() as stack:
         dealing: list[DealingTable] = []

@@ -31,13 +31,13 @@ from typing import Any
 
 from table_controller.game.cards import codes
 from table_controller.game.deal import pile_positions
-from table_controller.pinned_rules import PinnedRules
-from table_controller.record_watch import RecordWatch
+from table_controller.record.pinned_rules import PinnedRules
+from table_controller.record.watch import RecordWatch
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import make_engine, read_snapshot, sqlite_url, upgrade_to_head, verify_chain
 from table_controller.storage.checkpoints import generate_key_file
+from table_controller.table.service import TableService
 
 BANKER = ["Ac", "Qd", "9h", "7s", "5c", "3d", "2h"]
 POSITION_3 = ["As", "Ah", "Kd", "Kh", "9c", "8c", "2c"]

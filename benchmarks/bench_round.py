@@ -47,11 +47,9 @@ from drivers.shuffler.driver import ShufflerDriver
 from simulators.device_link import DeviceLinkConfig
 from simulators.dice_shaker import DiceShakerSimulator
 from simulators.shuffler.simulator import ShufflerSimulator
-from table_controller.autodealer import AutoDealer
 from table_controller.conductor import Conductor, ShakerAdapter, ShufflerAdapter
 from table_controller.game.cards import Game
 from table_controller.round.events import Wager
-from table_controller.service import TableService
 from table_controller.settings import AutoDealerSettings, TableSettings
 from table_controller.storage import (
     RoundCreate,
@@ -72,6 +70,8 @@ from table_controller.storage import (
     update_position,
     update_round,
 )
+from table_controller.table.autodealer import AutoDealer
+from table_controller.table.service import TableService
 
 GOAL_RATIO = 2.0
 TABLE = "bench"

@@ -1,5 +1,5 @@
 """``python -m table_controller`` runs the command line."""
 
-from .cli import main
+from .cli.main import main
 
 main()

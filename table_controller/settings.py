@@ -145,7 +145,7 @@ class DiceSettings(BaseModel):
 class AutoDealerSettings(BaseModel):
     """The auto-dealer (``run --simulate``, or ``enabled = true`` with real devices in a demo):
     simulated wagers and player settings, the dealer's setting by the house way
-    (table_controller/autodealer.py). Rates are probabilities per player hand."""
+    (table_controller/table/autodealer.py). Rates are probabilities per player hand."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -240,7 +240,7 @@ class AuditSettings(BaseModel):
     check_every_rounds: int = Field(default=10, ge=0, le=100_000)  # while playing; 0: at start only
     check_rounds: int = Field(default=50, ge=1, le=100_000)  # newest rounds re-derived by that check
     # the signed manifest of the release (table-controller audit release) and the public half of
-    # the key IT signs releases with; at start a mismatch is a code-changed finding (release.py)
+    # the key IT signs releases with; at start a mismatch is a code-changed finding (record/release.py)
     release_manifest: Path | None = None
     release_public_key: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 

@@ -1,5 +1,5 @@
 """The auto-dealer plays player-banked rounds when the table and the setting say so
-(table_controller/autodealer.py; docs/settlement.md, 8): what ``run --simulate`` exercises."""
+(table_controller/table/autodealer.py; docs/settlement.md, 8): what ``run --simulate`` exercises."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from itertools import pairwise
 
 import pytest
 
-from table_controller.autodealer import AutoDealer
 from table_controller.game.banking import position_of_seat
 from table_controller.game.cards import Game, codes
-from table_controller.record_check import check_rounds
+from table_controller.record.check import check_rounds
 from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.round.phases import Phase
-from table_controller.service import TableService
 from table_controller.settings import AutoDealerSettings, Limits, TableSettings
 from table_controller.storage import get_round, verify_chain
 from table_controller.storage.session import read_snapshot
+from table_controller.table.autodealer import AutoDealer
+from table_controller.table.service import TableService
 
 LIMITS = Limits()
 

@@ -15,10 +15,10 @@ from table_controller.game.banking import BankingPolicy
 from table_controller.game.deal import DiceDirection
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.round.machine import HouseWayDeviation, TransitionRefused
-from table_controller.service import BankRefused, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import get_positions, get_round, list_events, verify_chain
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import BankRefused, TableService
 
 from .round.tables import deal
 

@@ -9,9 +9,9 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from table_controller.cli import LAZY_GROUPS, app
+from table_controller.cli.main import LAZY_GROUPS, app
+from table_controller.daemon.startup import collector_paused
 from table_controller.game.cards import CARD_CODE_FORMAT
-from table_controller.startup import collector_paused
 
 runner = CliRunner()
 
@@ -163,7 +163,7 @@ def _words(text: str) -> str:
 def test_the_game_commands_import_the_game_core_only():
     """``rank`` and ``house-way`` are asked at the table: they start without the store, the API
     or the analysis (their imports took seconds when the command line imported every group)."""
-    _, modules = _in_a_new_interpreter("import table_controller.cli")
+    _, modules = _in_a_new_interpreter("import table_controller.cli.main")
     assert [m for m in modules if m.split(".")[0] in HEAVY] == []
 
 
@@ -172,7 +172,7 @@ def test_the_help_lists_every_group_without_importing_it():
     store nor the analysis to do it (it took four times as long when it imported them); a group
     is imported when it is used, and its own help is the line listed."""
     listing, modules = _in_a_new_interpreter(
-        "from table_controller.cli import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+        "from table_controller.cli.main import app\ntry:\n    app(['--help'])\nexcept SystemExit:\n    pass"
     )
     assert [m for m in modules if m.split(".")[0] in HEAVY or m.endswith("_cli")] == []
     for name, group in LAZY_GROUPS.items():
@@ -186,7 +186,7 @@ def test_a_command_imports_the_stack_with_the_collector_paused_and_freezes_it():
     cyclic collector paused, then freeze what the imports made: the collector walked those objects
     again and again while they were made, a fifth of the CPU the import took. It runs again after."""
     printed, _ = _in_a_new_interpreter(
-        "import gc\nfrom table_controller.cli import app\n"
+        "import gc\nfrom table_controller.cli.main import app\n"
         "try:\n    app(['audit', 'verify', '--db-url', 'postgresql://nobody@127.0.0.1:1/none'])\n"
         "except SystemExit:\n    pass\n"
         "print(gc.isenabled(), gc.get_freeze_count())"

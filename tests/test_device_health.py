@@ -1,4 +1,4 @@
-"""The device-health registry (table_controller/device_health.py) on fake clocks: exact times."""
+"""The device-health registry (table_controller/table/device_health.py) on fake clocks: exact times."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from drivers.messages import Hello
-from table_controller.device_health import DeviceHealth, DeviceHealthRegistry, DeviceIdentity, LinkState
+from table_controller.table.device_health import DeviceHealth, DeviceHealthRegistry, DeviceIdentity, LinkState
 
 START = datetime(2025, 3, 1, 20, 0, 0, tzinfo=UTC)
 HELLO = Hello(1, 0, 1000, 0xCAFEF00D, "SHF-7", "A1234", "2.3.1")

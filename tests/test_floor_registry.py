@@ -19,13 +19,13 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from structlog.testing import capture_logs
 
-from table_controller.daemon import start_floor_heartbeat
+from table_controller.daemon.run import start_floor_heartbeat
 from table_controller.game.cards import Game
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events, make_engine, upgrade_to_head, verify_chain
 from table_controller.storage.floor_tables import REGISTERED, FloorTable
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 START = datetime(2026, 11, 25, 21, 0, tzinfo=UTC)
 
@@ -196,7 +196,7 @@ def test_the_first_registration_chains_the_tables_state_so_the_floor_shows_its_d
     faults, no hold), so the floor's device column reads "ok" from the first report instead of
     "not reported yet" until something changes. A second start chains it no more."""
     from table_controller.floor.overview import devices_view
-    from table_controller.recorder import TABLE_STATE
+    from table_controller.record.recorder import TABLE_STATE
     from table_controller.storage.floor import last_payloads
 
     def state() -> dict | None:

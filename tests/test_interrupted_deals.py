@@ -11,10 +11,10 @@ import json
 from table_controller.game.cards import Game
 from table_controller.game.deal import INTERRUPTED, check_deal, counts_toward_hold
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 from .round.tables import BANKER, POSITION_3, deal
 

@@ -1,4 +1,4 @@
-"""The table's stand-alone progressive pool (progressive_pool.py, docs/progressive.md, "The pool
+"""The table's stand-alone progressive pool (table/progressive_pool.py, docs/progressive.md, "The pool
 at the table"): contributions when the wagers lock, hits from the card read when the round
 settles, a held hit paid once by the pit across restarts, two people for an adjustment, the
 meters re-derived from the chain equal to their projection. Every amount is worked out by hand
@@ -14,13 +14,13 @@ import pytest
 from sqlalchemy import text
 
 from table_controller.game.progressive import AdjustmentReason, PaymentError, TwoPersonRuleError
-from table_controller.record_check import check_record
+from table_controller.record.check import check_record
 from table_controller.round.events import Wager
-from table_controller.service import TableRefused, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events
 from table_controller.storage.progressive import pool_chain
 from table_controller.storage.session import read_snapshot, unit_of_work
+from table_controller.table.service import TableRefused, TableService
 
 from .test_side_wagers_round import play
 

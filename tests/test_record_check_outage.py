@@ -1,7 +1,7 @@
 """A database outage during the record check is an outage, never a finding
 (docs/round-lifecycle.md, "When things go wrong"): the check at start, the check while playing
 and the one an opening is due are each retried when the store answers, opening a round while it
-is away is the typed 503, and the table says why it does not deal (``table_stops.py``). On
+is away is the typed 503, and the table says why it does not deal (``table/stops.py``). On
 SQLite and PostgreSQL: the store goes away as the check begins, every statement then failing as
 the driver reports a server that stopped (SQLAlchemy's OperationalError), until it is back."""
 
@@ -15,11 +15,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 
 from table_controller.round.events import Wager
-from table_controller.service import StoreOutage, TableRefused, TableService
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import list_events, verify_chain
 from table_controller.storage.session import read_snapshot
-from table_controller.table_stops import ClearedBy, StopKind, why_not_dealing
+from table_controller.table.service import StoreOutage, TableRefused, TableService
+from table_controller.table.stops import ClearedBy, StopKind, why_not_dealing
 
 from .api.conftest import make_api
 

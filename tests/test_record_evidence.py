@@ -15,17 +15,17 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
-from table_controller.pinned_rules import PinnedRules, current_rules, rules_from_snapshot
-from table_controller.record_check import RecordReport, check_record
-from table_controller.record_watch import RecordWatch
+from table_controller.record.check import RecordReport, check_record
+from table_controller.record.pinned_rules import PinnedRules, current_rules, rules_from_snapshot
+from table_controller.record.watch import RecordWatch
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableRefused, TableService
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import list_events, read_snapshot, unit_of_work
 from table_controller.storage.chain import ChainLink
 from table_controller.storage.checkpoints import CheckpointKeyError, generate_key_file, read_checkpoint_file
 from table_controller.storage.people import people_from_events
 from table_controller.storage.users import Role, add_user, change_role, set_scope
+from table_controller.table.service import TableRefused, TableService
 
 from .round.tables import BANKER, POSITION_3, deal
 from .storage.helpers import tamper
@@ -502,7 +502,7 @@ def test_a_round_recorded_before_the_pins_and_the_chained_settlement_still_verif
     """An opening without ``evidence`` (rules by the way's name) and a settlement stored as
     ``"result": null``, as rounds were recorded before: re-derived and compared with the
     projections, counted, and whole."""
-    from table_controller.recorder import RoundRecorder, _project
+    from table_controller.record.recorder import RoundRecorder, _project
     from table_controller.round.events import DealerSet, PlayerSet, RoundSettled
     from table_controller.round.machine import apply
     from table_controller.storage import append_event

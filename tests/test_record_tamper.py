@@ -18,7 +18,6 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DataError
 
 from table_controller.round.events import Wager
-from table_controller.service import TableRefused, TableService
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import read_snapshot, unit_of_work
 from table_controller.storage.checkpoints import (
@@ -29,6 +28,7 @@ from table_controller.storage.checkpoints import (
     sign_people,
 )
 from table_controller.storage.users import Role, add_user, set_scope
+from table_controller.table.service import TableRefused, TableService
 
 from .storage.helpers import tamper
 from .test_record_evidence import (
@@ -50,7 +50,7 @@ def key(tmp_path: Path) -> tuple[Path, str]:
 
 
 def _start(engine: Engine, tmp_path: Path, key: tuple[Path, str] | None = None) -> TableService:
-    """A fresh daemon start on this store, in run_table's order (daemon.py): the service, the
+    """A fresh daemon start on this store, in run_table's order (daemon/run.py): the service, the
     code's hash chained, the floor, the device events the conductor loads, then the resume."""
     service = TableService(_settings(tmp_path, key), engine)
     service.record_start()
@@ -95,7 +95,7 @@ def _runs_on_after_the_pits_override(
 def _verify(engine: Engine, tmp_path: Path, key: tuple[Path, str] | None = None) -> str:
     """``table-controller audit verify [--checkpoints FILE --public-key HEX]`` on this store, as
     surveillance runs it with its copy of the checkpoint file: it exits 1 (a finding); its text."""
-    from table_controller.record_check import audit_verify_record
+    from table_controller.record.check import audit_verify_record
 
     file = None if key is None else tmp_path / "checkpoints.jsonl"
     code, said = audit_verify_record(
@@ -493,8 +493,8 @@ def _release(tmp_path: Path, edit: str | None = None, signer: Path | None = None
     file had changed since), with IT's key; returns (manifest, IT's public key)."""
     import shutil
 
-    from table_controller.record_watch import PACKAGE_DIR
-    from table_controller.release import write_release
+    from table_controller.record.release import write_release
+    from table_controller.record.watch import PACKAGE_DIR
 
     it_key = tmp_path / "it" / "release.key"
     public = generate_key_file(it_key)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from table_controller.game.cards import Game
-from table_controller.pinned_rules import rules_from_snapshot
-from table_controller.recorder import RoundRecorder
+from table_controller.record.pinned_rules import rules_from_snapshot
+from table_controller.record.recorder import RoundRecorder
 from table_controller.round.events import DealerSet, DiceRolled, PilesDealt, PlayerSet, RoundSettled, Wager
 from table_controller.round.machine import HouseWayDeviation
 from table_controller.round.phases import Phase
@@ -135,7 +135,7 @@ def test_a_failure_inside_the_step_leaves_nothing_half_written(recorder, engine,
     state, rules = recorder.open(
         game=Game.STANDARD, rules=RULES.snapshot(), wagers={3: Wager(main=2500)}, actor="dealer-ann"
     )
-    import table_controller.recorder as module
+    import table_controller.record.recorder as module
 
     def broken_projection(*args, **kwargs):
         raise RuntimeError("disk full")

@@ -27,12 +27,12 @@ from sqlalchemy.exc import OperationalError
 
 from table_controller.api import create_app
 from table_controller.api.read_lag import READ_BEHIND, READ_FROM, READ_LAG_SECONDS, LagSampler
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import make_engine, unit_of_work
 from table_controller.storage.history import round_row
 from table_controller.storage.replica import NOT_A_REPLICA, replica_status
 from table_controller.storage.users import disable_user
+from table_controller.table.service import TableService
 
 from .api.conftest import LOOPBACK, PEOPLE, Api, add_people, play_round
 from .db_fixtures import SETUP_SCRIPT

@@ -14,12 +14,12 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from table_controller.api.history import round_detail
-from table_controller.pinned_rules import PinnedRules
-from table_controller.record_check import check_record
+from table_controller.record.check import check_record
+from table_controller.record.pinned_rules import PinnedRules
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import read_snapshot
+from table_controller.table.service import TableService
 
 from .round.tables import BANKER, POSITION_3, deal
 

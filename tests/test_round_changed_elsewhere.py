@@ -15,11 +15,11 @@ import pytest
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.round.machine import TransitionRefused
 from table_controller.round.phases import Phase
-from table_controller.service import RoundChanged, RoundHeld, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events, verify_chain
 from table_controller.storage.session import read_snapshot
-from table_controller.table_stops import why_not_dealing
+from table_controller.table.service import RoundChanged, RoundHeld, TableService
+from table_controller.table.stops import why_not_dealing
 
 from .round.tables import BANKER, POSITION_3, deal
 

@@ -6,13 +6,13 @@ import json
 
 from typer.testing import CliRunner
 
-from table_controller.cli import app
+from table_controller.cli.main import app
 from table_controller.round.events import Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, open_store, sqlite_url, unit_of_work, verify_chain
 from table_controller.storage.session import read_snapshot
 from table_controller.storage.users import disable_user
+from table_controller.table.service import TableService
 
 runner = CliRunner()
 

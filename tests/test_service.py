@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from table_controller.device_health import LinkState
 from table_controller.game.cards import Game
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.round.machine import HouseWayDeviation, TransitionRefused
-from table_controller.service import TableRefused, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events, verify_chain
 from table_controller.storage.session import read_snapshot
+from table_controller.table.device_health import LinkState
+from table_controller.table.service import TableRefused, TableService
 
 from .round.tables import BANKER, POSITION_3, deal
 

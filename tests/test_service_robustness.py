@@ -15,11 +15,11 @@ from table_controller.game.cards import Game
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.round.machine import HouseWayDeviation, TransitionRefused
 from table_controller.round.phases import Phase
-from table_controller.service import RoundHeld, StoreOutage, TableRefused, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events, verify_chain
 from table_controller.storage.session import read_snapshot
-from table_controller.table_state import DeckCheck
+from table_controller.table.service import RoundHeld, StoreOutage, TableRefused, TableService
+from table_controller.table.state import DeckCheck
 
 from .round.tables import POSITION_3, deal
 

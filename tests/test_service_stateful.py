@@ -50,11 +50,14 @@ from structlog.testing import capture_logs
 from table_controller.game.cards import Card, Game, codes, parse_cards
 from table_controller.game.deal import BANKER_POSITION
 from table_controller.game.setting import Setting, all_settings, is_legal, same_values
-from table_controller.recorder import json_payload
+from table_controller.record.recorder import json_payload
 from table_controller.round.events import ROUND_EVENT_KINDS, DiceRolled, PilesDealt, Wager, event_from_payload
 from table_controller.round.machine import TransitionRefused, replay
 from table_controller.round.phases import Phase
-from table_controller.service import (
+from table_controller.settings import TableSettings
+from table_controller.storage import get_positions, get_round, list_events, verify_chain
+from table_controller.storage.session import read_snapshot
+from table_controller.table.service import (
     RoundHeld,
     StoreOutage,
     TableRefused,
@@ -62,10 +65,7 @@ from table_controller.service import (
     check_wagers,
     rules_for,
 )
-from table_controller.settings import TableSettings
-from table_controller.storage import get_positions, get_round, list_events, verify_chain
-from table_controller.storage.session import read_snapshot
-from table_controller.table_state import DeckCheck
+from table_controller.table.state import DeckCheck
 
 from .round.tables import BANKER as BANKER_HAND
 from .round.tables import POSITION_3, deal

@@ -155,7 +155,7 @@ def test_every_mistake_of_a_config_file_is_named_in_one_refusal_and_run_exits_2(
     minimum above the maximum) are all named at once, by the settings and by ``run``."""
     from typer.testing import CliRunner
 
-    from table_controller.cli import app
+    from table_controller.cli.main import app
 
     mistakes = "house_way = 'no-such-way'\n[rules]\npremium_multiple = 7\n"
     config = write(tmp_path, mistakes + "[limits]\nmin_main = 5000\nmax_main = 1000\n")

@@ -11,13 +11,13 @@ import pytest
 from sqlalchemy import text
 
 from table_controller.game.cards import parse_cards
-from table_controller.record_check import check_record
+from table_controller.record.check import check_record
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
 from table_controller.round.machine import TransitionRefused, WagersLocked
-from table_controller.service import TableRefused, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableRefused, TableService
 
 from .round.tables import deal
 
@@ -119,7 +119,7 @@ def test_envy_pays_every_other_eligible_position_once_per_qualifying_hand_and_ne
 
 def test_a_player_bankers_hand_pays_envy_unless_the_table_says_otherwise():
     from table_controller.game.side_wagers import SideRules, settle_side
-    from table_controller.pinned_rules import side_files
+    from table_controller.record.pinned_rules import side_files
     from table_controller.settings import FortuneSettings
 
     files = side_files(fortune=FortuneSettings(enabled=True).file, progressive=None)

@@ -11,10 +11,10 @@ from fractions import Fraction
 
 from table_controller.analysis.theoretical import TableMath
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import get_round, list_events
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 from .round.tables import BANKER, POSITION_3, deal
 

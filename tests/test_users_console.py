@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 from typer.testing import CliRunner
 
+from table_controller.cli.users import app as users_app
 from table_controller.storage import list_events, unit_of_work
 from table_controller.storage.floor_tables import register_table
 from table_controller.storage.session import read_snapshot
-from table_controller.users_cli import app as users_app
 
 
 def _run(engine, *args: str, table: str = "t9"):

@@ -26,10 +26,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from ..rating_push import RatingWorker
-from ..service import TableService
 from ..settings import HttpSettings, TableSettings
-from ..table_ratings import RatingDesk
+from ..table.rating_push import RatingWorker
+from ..table.ratings import RatingDesk
+from ..table.service import TableService
 from .access_log import AccessLog
 from .api_docs import mount_api_docs
 from .auth import Authentication, BadTokens

@@ -24,14 +24,14 @@ from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..approvals import refuse
 from ..round.machine import TransitionRefused
-from ..service import TableRefused, TableService
 from ..settings import TableSettings
 from ..storage.approvals import TwoPersonRefusedError
 from ..storage.errors import StorageError, StoredValueError, is_outage
 from ..storage.forged import forged_values
 from ..storage.session import read_snapshot, unit_of_work
+from ..table.approvals import refuse
+from ..table.service import TableRefused, TableService
 from .auth import CSRF, credential, lookup_credential
 from .errors import ApiError, unauthorized
 from .roles import CHANGES_STATE, Permission, allowed, roles_for

@@ -30,11 +30,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..game.cards import CardError
 from ..game.house_way.wording import rule_wording
 from ..round.machine import HouseWayDeviation, TransitionRefused
-from ..service import TableRefused
 from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
 from ..storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
 from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError, StoredValueError
 from ..storage.users import UserConfirmError, UserExistsError, UserNotFoundError
+from ..table.service import TableRefused
 from .models.errors import (
     ErrorBody,
     FieldProblem,

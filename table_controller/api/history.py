@@ -14,7 +14,7 @@ from ..game.cards import parse_cards
 from ..game.deal import BANKER_POSITION, pile_positions
 from ..game.evaluator import RankingRules
 from ..game.house_way.errors import HouseWayFileError
-from ..pinned_rules import PinnedRules
+from ..record.pinned_rules import PinnedRules
 from ..round.events import ROUND_EVENT_KINDS, RoundOpened, event_from_payload
 from ..round.machine import apply, open_round
 from ..storage.history import (
@@ -103,7 +103,7 @@ def _house_way(
     if opened is None or banker_cards is None:
         return None
     # A round recorded before migration 0007 kept no required setting: for it (and only for it)
-    # the house way its opening pinned by hash (pinned_rules.py) sets the hand here, which is
+    # the house way its opening pinned by hash (record/pinned_rules.py) sets the hand here, which is
     # what the recorder would have kept, since the pinned rules cannot have changed.
     event = event_from_payload(opened)
     assert isinstance(event, RoundOpened)
@@ -187,7 +187,7 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
 
 
 # the house ways of the checks, by the SHA-256 of their bytes: a content never changes, so one
-# loaded (and checked against its hash) is kept for every detail after (pinned_rules.py)
+# loaded (and checked against its hash) is kept for every detail after (record/pinned_rules.py)
 _RULES = PinnedRules()
 
 
@@ -196,7 +196,7 @@ def record_findings(session: Session, table_id: str, round_id: str) -> list[str]
     ``audit verify`` does it (record_check.check_rounds): a forged card code, hand, outcome or
     amount is named here, so the detail never shows a forged row as if it stood. (The house
     way is not derived from cards the chain does not hold: ``house_way`` is then null.)"""
-    from ..record_check import check_rounds
+    from ..record.check import check_rounds
 
     _checked, _unchained, findings, more = check_rounds(
         session, table_id=table_id, rules=_RULES, round_ids=[round_id]

@@ -7,18 +7,18 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ..device_health import DeviceHealth
 from ..game.banking import BankingError, check_banking_allowed
 from ..game.cards import CardError, parse_cards
 from ..game.deal import BANKER_POSITION
 from ..game.setting import Setting, is_legal
 from ..round.machine import RoundState
 from ..round.phases import Phase
-from ..service import TableService
 from ..storage.alerts import Alert
 from ..storage.users import Role
-from ..table_state import OpenFault, TableHold
-from ..table_stops import Stop, why_not_dealing
+from ..table.device_health import DeviceHealth
+from ..table.service import TableService
+from ..table.state import OpenFault, TableHold
+from ..table.stops import Stop, why_not_dealing
 from .hand_view import round_ranking
 from .models.table import (
     AlertPublic,

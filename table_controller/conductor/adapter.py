@@ -8,7 +8,7 @@ docs/round-lifecycle.md, "Faults and the link"), and every event is queued for t
 progress (a shuffle, a deal, a shake). Operations read that queue with ``next_event``, which gives
 up when the daemon stops.
 
-The adapter also keeps the device's health in ``TableService.device_health`` (device_health.py):
+The adapter also keeps the device's health in ``TableService.device_health`` (table/device_health.py):
 the link's state and the device's HELLO as the events report them, and the link itself, from
 which the registry reads when the last frame came.
 """
@@ -41,7 +41,7 @@ from drivers.errors import DriverInitError, ProtocolVersionError, RefusedResentE
 from .journal import DeviceJournal, DeviceRecord
 
 if TYPE_CHECKING:
-    from ..service import TableService
+    from ..table.service import TableService
 
 log = structlog.get_logger()
 T = TypeVar("T")

@@ -30,13 +30,13 @@ from typing import Protocol
 
 import structlog
 
-from ..autodealer import AutoDealer
 from ..logs import error_text
 from ..round.machine import HouseWayDeviation, RoundState, TransitionRefused
 from ..round.phases import Phase
-from ..service import RoundChanged, RoundHeld, StoreOutage, TableRefused, TableService
-from ..table_state import DeckCheck
-from ..table_stops import why_not_dealing
+from ..table.autodealer import AutoDealer
+from ..table.service import RoundChanged, RoundHeld, StoreOutage, TableRefused, TableService
+from ..table.state import DeckCheck
+from ..table.stops import why_not_dealing
 from .adapter import OffLoop, Stopped, wait_or_stop
 from .dice import Roll
 from .journal import DeviceRecord

@@ -37,7 +37,7 @@ from drivers.dice_shaker.roll import DiceRoll
 from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
-from ..service import RoundChanged
+from ..table.service import RoundChanged
 from .adapter import DeviceAdapter, Stopped, wait_or_stop
 from .journal import DeviceRecord
 

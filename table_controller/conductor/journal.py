@@ -33,19 +33,17 @@ restarted controller knows which DEAL its round was waiting for.
 Duplicates: a device re-sends an event whose ACK it did not receive (the controller was killed
 between the commit and the ACK). The pair (session, event_id) names the event, so the copy is
 acknowledged but not stored twice. The pairs already stored are loaded at start
-(``recent_device_events``).
+(``recent_device_events``, record/device_events.py).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from sqlalchemy.engine import Engine
 
 from drivers.base import CommandRejected, DeviceEvent, DriverEvent, ErrorEvent, FaultCleared
 from drivers.dice_shaker.events import DiceFault, DiceRead, DiceStatus
@@ -59,18 +57,17 @@ from drivers.shuffler.events import (
     UnusedCards,
 )
 
-from ..recorder import json_payload
-from ..storage import head_of_chain, list_events, read_snapshot
+# read back from the chain in the record, which the table service reads without the conductor
+from ..record.device_events import DeviceRecord, parse_kind, recent_device_events, round_device_events
 
 if TYPE_CHECKING:
     from drivers.base import Driver
 
-    from ..service import TableService
+    from ..table.service import TableService
 
 log = structlog.get_logger()
 
 DEDUPE_MEMORY = 4096  # (session, event id) pairs remembered per device
-RECENT_EVENTS = 2000  # chain events read back at start to know what is already stored
 
 
 def _fields(event: DriverEvent) -> tuple[str, dict[str, Any]]:
@@ -142,55 +139,6 @@ def _fields(event: DriverEvent) -> tuple[str, dict[str, Any]]:
     if isinstance(event, DeviceEvent):  # a device event this table does not know: kept, never dropped
         return "event", {"type": type(event).__name__}
     raise TypeError(f"{type(event).__name__} is not a device message")
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceRecord:
-    """One journalled device event or command, as read back from the chain."""
-
-    device: str
-    what: str
-    round_id: str | None
-    payload: Mapping[str, Any]
-
-    @property
-    def key(self) -> tuple[int, int] | None:
-        session, event_id = self.payload.get("session"), self.payload.get("event_id")
-        return (session, event_id) if session is not None and event_id is not None else None
-
-
-def parse_kind(kind: str) -> tuple[str, str] | None:
-    """``device.<device>.<what>`` -> (device, what); None for other kinds."""
-    parts = kind.split(".")
-    if len(parts) != 3 or parts[0] != "device":
-        return None
-    return parts[1], parts[2]
-
-
-def recent_device_events(engine: Engine, table_id: str, *, limit: int = RECENT_EVENTS) -> list[DeviceRecord]:
-    """The device events among the table's last ``limit`` chain events, oldest first."""
-    with read_snapshot(engine) as session:
-        head = head_of_chain(session, table_id=table_id)
-        if head is None:
-            return []
-        stored = list_events(session, table_id=table_id, after_seq=max(head.last_seq - limit, 0))
-    return _records(stored)
-
-
-def round_device_events(engine: Engine, table_id: str, round_id: str) -> list[DeviceRecord]:
-    """Every device event and command journalled while ``round_id`` was the table's round."""
-    with read_snapshot(engine) as session:
-        stored = list_events(session, table_id=table_id, round_id=round_id)
-    return _records(stored)
-
-
-def _records(stored: list[Any]) -> list[DeviceRecord]:
-    records = []
-    for row in stored:
-        parsed = parse_kind(row.kind)
-        if parsed is not None:
-            records.append(DeviceRecord(parsed[0], parsed[1], row.round_id, json_payload(row.payload)))
-    return records
 
 
 class DeviceJournal:

@@ -32,7 +32,7 @@ from typing import IO, Final
 
 import structlog
 
-from ..children import PR_SET_PDEATHSIG
+from ..daemon.children import PR_SET_PDEATHSIG
 from ..storage import open_store, redacted, unit_of_work
 from ..storage.users import Role, UserExistsError, add_user, rotate_token
 

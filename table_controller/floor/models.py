@@ -14,7 +14,7 @@ from .severity import Severity
 
 
 class DevicesPublic(BaseModel):
-    """The table's health as its last ``table.state`` event chained it (table_state.py)."""
+    """The table's health as its last ``table.state`` event chained it (table/state.py)."""
 
     status: Literal["ok", "fault", "held", "unknown"] = Field(
         description="fault: a device fault is open; held: no new round until the pit clears the hold;"

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from ..api.models.table import FaultPublic
 from ..api.views import alert_view, hold_view
-from ..recorder import TABLE_STATE
+from ..record.recorder import TABLE_STATE
 from ..round.phase_words import phase_words
 from ..storage.alerts import Alert
 from ..storage.floor import (
@@ -32,7 +32,7 @@ from ..storage.floor import (
 from ..storage.floor_tables import FloorTable, find_floor_table
 from ..storage.open_alerts import OpenAlerts
 from ..storage.reports import today_bounds
-from ..table_state import TableHold
+from ..table.state import TableHold
 from .models import DevicesPublic, FloorAlertPublic, FloorTablePublic, TodayPublic
 from .scope import Scope
 from .severity import Severity, severity_of

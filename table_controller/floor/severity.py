@@ -17,7 +17,7 @@ class Severity(enum.StrEnum):
     INFO = "info"  # a pit user's own act, kept for a second pit user's review
 
 
-# Alert kinds (``alert`` of an ``alert.raised`` payload, as service.py raises them) -> severity.
+# Alert kinds (``alert`` of an ``alert.raised`` payload, as table/service.py raises them) -> severity.
 # A kind not listed is a warning: a new kind of alert is never shown as unimportant.
 SEVERITIES: MappingProxyType[str, Severity] = MappingProxyType(
     {

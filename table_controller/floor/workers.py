@@ -33,7 +33,7 @@ from typing import Any
 import structlog
 
 from ..api.server import listen, make_server
-from ..children import die_with_parent
+from ..daemon.children import die_with_parent
 from ..logs import configure_logging
 from ..storage import make_engine, open_read_store
 from .app import create_floor_app

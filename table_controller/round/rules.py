@@ -2,7 +2,7 @@
 
 Built from the rules stored in the round's ``round.opened`` event, so a round replayed after
 a restart (or by an auditor) is judged by the rules it was played under, not by today's.
-Nothing here reads a file: the house way is handed in, loaded by pinned_rules.py.
+Nothing here reads a file: the house way is handed in, loaded by record/pinned_rules.py.
 """
 
 from __future__ import annotations

@@ -652,7 +652,7 @@ def verify_chain(
 def verify_range(session: Session, *, table_id: str, first: int, last: int | None = None) -> ChainReport:
     """Check the links of one table's rows ``first``..``last`` (``last`` None: to the end, and
     the chain head with it): the daemon's check while it plays, a window at a time
-    (service.py). Row ``first - 1``'s stored hash is the start: its own row is checked by the
+    (table/service.py). Row ``first - 1``'s stored hash is the start: its own row is checked by the
     window that holds it."""
     check_table_id(table_id)
     check = _TableCheck(table_id)

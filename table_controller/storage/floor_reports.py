@@ -30,7 +30,7 @@ from .models import Event
 from .reports import ROUNDS, SUM_FIELDS, THEORY_FIELDS, _count, sum_columns, theory_of
 
 EVENTS = Event.__table__  # type: ignore[attr-defined]
-# alert kinds (service.py raises them; storage/alerts.py) counted by the report, by column
+# alert kinds (table/service.py raises them; storage/alerts.py) counted by the report, by column
 DEVIATION_ALERTS: Final = ("house-way-deviation",)
 DEVICE_FAULT_ALERTS: Final = ("device-fault", "link-loss")
 COMPLIANCE_FIELDS: Final = ("voids", "misdeals", "overrides", "deviations", "device_faults")

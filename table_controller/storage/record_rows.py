@@ -1,4 +1,4 @@
-"""The record's rows exactly as stored, for the whole check of the record (record_check.py).
+"""The record's rows exactly as stored, for the whole check of the record (record/check.py).
 
 The rest of storage answers with the Public models; the check compares the chain with the rows
 themselves (the table models: ``Round``, ``RoundPosition``, ``User``, ``Evidence``), whatever an

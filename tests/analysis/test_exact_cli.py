@@ -17,7 +17,7 @@ from table_controller.analysis.exact_classes import Deck
 from table_controller.analysis.exact_render import exact_rows, exact_table
 from table_controller.analysis.lookup import LoadedLookup, build_lookup, hand_keys, pattern_of_key
 from table_controller.analysis.provenance import provenance
-from table_controller.analysis_cli import app
+from table_controller.cli.analysis import app
 from table_controller.game.cards import Game
 from table_controller.game.house_way import load_house_way
 from table_controller.game.money import FlatFee

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from typer.testing import CliRunner
 
-from table_controller.analysis_cli import app
+from table_controller.cli.analysis import app
 from table_controller.game.paytables import paytables_dir
 
 

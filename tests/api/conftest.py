@@ -17,9 +17,9 @@ from sqlalchemy.engine import Engine
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, make_engine, sqlite_url, unit_of_work, upgrade_to_head
+from table_controller.table.service import TableService
 
 from ..live_client import live_client
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal

@@ -35,7 +35,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from table_controller.record_check import check_record
+from table_controller.record.check import check_record
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, read_snapshot, unit_of_work
 from table_controller.storage.accounting import (

@@ -35,11 +35,11 @@ from table_controller.game.setting import all_settings, is_legal
 from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.round.machine import TransitionRefused
 from table_controller.round.phases import Phase as RoundPhase
-from table_controller.service import StoreOutage, TableRefused, TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import make_engine, sqlite_url, upgrade_to_head, verify_chain
 from table_controller.storage.session import read_snapshot
-from table_controller.table_state import DeckCheck
+from table_controller.table.service import StoreOutage, TableRefused, TableService
+from table_controller.table.state import DeckCheck
 
 from ..live_client import live_client
 from .conftest import ROLES, add_people

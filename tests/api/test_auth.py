@@ -9,6 +9,7 @@ from sqlmodel import select
 from structlog.testing import capture_logs
 from typer.testing import CliRunner
 
+from table_controller.cli.users import app as users_app
 from table_controller.storage import list_events, open_store, sqlite_url, unit_of_work
 from table_controller.storage.errors import InvalidFieldError
 from table_controller.storage.session import read_snapshot
@@ -20,7 +21,6 @@ from table_controller.storage.users import (
     hash_token,
     user_for_token,
 )
-from table_controller.users_cli import app as users_app
 
 UNAUTHORIZED = {
     "error": "unauthorized",

@@ -14,8 +14,8 @@ import pytest
 
 from table_controller.api.views import banking_view
 from table_controller.round.events import DiceRolled, PilesDealt
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
+from table_controller.table.service import TableService
 
 from ..round.tables import deal
 from .conftest import make_api

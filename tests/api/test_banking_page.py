@@ -11,9 +11,9 @@ import pytest
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.round.events import DiceRolled, PilesDealt
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
+from table_controller.table.service import TableService
 
 from ..round.tables import deal
 from .conftest import add_people

@@ -9,10 +9,10 @@ import httpx
 
 from table_controller.api import create_app
 from table_controller.api.server import serving
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, unit_of_work, verify_chain
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 from .conftest import WAGERS, add_people
 

@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 from table_controller.api import create_app
 from table_controller.api.auth import BadTokens
 from table_controller.api.server import edge_options, serving
-from table_controller.service import TableService
 from table_controller.settings import HttpSettings, TableSettings
 from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
+from table_controller.table.service import TableService
 
 from .conftest import LOOPBACK, WAGERS, add_people, served_api
 

@@ -10,9 +10,9 @@ import httpx
 from table_controller.api import create_app
 from table_controller.api.server import serving
 from table_controller.api.stream import EventHub
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import append_event, make_engine, unit_of_work
+from table_controller.table.service import TableService
 
 from .conftest import add_people
 

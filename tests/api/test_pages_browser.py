@@ -736,7 +736,7 @@ def test_the_table_page_shows_each_setting_sorted_as_a_dealer_reads_it_and_named
 def test_the_table_page_shows_a_hold_and_the_pit_clears_it_after_a_clean_deck_check(site, browser):
     """Two misdeals in a row hold the table: the page says why and what the deck check found; the
     clear is offered to the pit only once the last check was clean (docs/round-lifecycle.md)."""
-    from table_controller.table_state import DeckCheck
+    from table_controller.table.state import DeckCheck
 
     base, api = site
     for _ in range(2):

@@ -27,8 +27,7 @@ from sqlalchemy.engine import Engine
 
 from table_controller import table_ratings
 from table_controller.analysis.theoretical import TableMath
-from table_controller.rating_push import push_due
-from table_controller.record_check import check_record
+from table_controller.record.check import check_record
 from table_controller.settings import RatingsSettings, TableSettings
 from table_controller.storage import read_snapshot, unit_of_work
 from table_controller.storage.models import Event, Round
@@ -38,6 +37,7 @@ from table_controller.storage.ratings import (
     RatingOutboxRow,
     RatingRow,
 )
+from table_controller.table.rating_push import push_due
 
 from .conftest import Api, make_api, play_round
 

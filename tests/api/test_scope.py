@@ -16,12 +16,12 @@ from sqlalchemy.engine import Engine
 from structlog.testing import capture_logs
 from typer.testing import CliRunner
 
+from table_controller.cli.users import app as users_app
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, unit_of_work
 from table_controller.storage.people import PEOPLE_CHAIN
 from table_controller.storage.session import read_snapshot
 from table_controller.storage.users import Role, change_role, get_user, set_scope
-from table_controller.users_cli import app as users_app
 
 from .conftest import WAGERS, Api, make_api
 

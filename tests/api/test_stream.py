@@ -11,10 +11,10 @@ import pytest
 
 from table_controller.api import create_app
 from table_controller.api.server import serving
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import list_events
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 from ..live_client import live_client
 from .conftest import WAGERS, Api, add_people, play_round

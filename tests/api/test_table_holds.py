@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sqlalchemy.exc import OperationalError
 
-from table_controller.table_state import DeckCheck
+from table_controller.table.state import DeckCheck
 
 from .conftest import deal_round
 

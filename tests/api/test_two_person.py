@@ -14,12 +14,12 @@ from sqlalchemy.engine import Engine
 from structlog.testing import capture_logs
 from typer.testing import CliRunner
 
-from table_controller.cli import app as cli_app
+from table_controller.cli.main import app as cli_app
 from table_controller.round.events import Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, unit_of_work, verify_chain
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import TableService
 
 from ..live_client import live_client
 from .conftest import HOUSE_WAY, MIS_SET, WAGERS, Api, deal_round, make_api, play_round
@@ -464,9 +464,9 @@ def test_a_confirmed_void_whose_confirmation_the_store_cannot_take_is_not_half_d
     either (one transaction), the request stays open, and once the store is back the same
     confirmation does both (docs/api.md, "Two people")."""
     from table_controller import approvals
-    from table_controller.service import StoreOutage
     from table_controller.storage import approvals as stored_approvals
     from table_controller.storage.errors import StoreUnavailableError
+    from table_controller.table.service import StoreOutage
 
     service = TableService(TableSettings(table_id="t1", second_pit_above=3000), engine)
     service.resume()

@@ -54,13 +54,13 @@ from hypothesis.stateful import (
     rule,
 )
 
-from table_controller.recorder import json_payload
+from table_controller.record.recorder import json_payload
 from table_controller.round.events import ROUND_EVENT_KINDS, event_from_payload
 from table_controller.round.machine import replay
 from table_controller.round.phases import Phase
-from table_controller.service import rules_for
 from table_controller.storage import get_positions, get_round, list_events
 from table_controller.storage.session import read_snapshot
+from table_controller.table.service import rules_for
 
 from .fault_rig import EYE, PIT, Rig, Store, event_is
 

@@ -306,7 +306,7 @@ class Rig:
 
     def console(self, *argv: str, person: str | None = None, timeout: float = 60.0) -> Console:
         """``table-controller ARGV`` with the daemon's store, as a process of its own; acting as
-        ``person`` (``--as``) with that person's token, as the console asks (round_cli.py)."""
+        ``person`` (``--as``) with that person's token, as the console asks (cli/round.py)."""
         self.consoles += 1
         out = self.folder / f"console-{self.consoles}.out"
         err = self.folder / f"console-{self.consoles}.err"

@@ -97,7 +97,12 @@ class Simulators:
 
 
 # what the forkserver imports once: the command line and everything ``run`` imports on its way
-PRELOAD = ["table_controller.cli", "table_controller.daemon", "table_controller.api.app", "alembic.command"]
+PRELOAD = [
+    "table_controller.cli.main",
+    "table_controller.daemon.run",
+    "table_controller.api.app",
+    "alembic.command",
+]
 
 
 def _forkserver() -> multiprocessing.context.ForkServerContext:
@@ -121,7 +126,7 @@ def _run_cli(
     os.dup2(out, 1)
     os.dup2(err, 2)
     sys.argv = ["table-controller", *argv]
-    from table_controller.cli import main
+    from table_controller.cli.main import main
 
     main()
 

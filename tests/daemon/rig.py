@@ -21,7 +21,6 @@ from drivers.shuffler.driver import ShufflerDriver
 from simulators.device_link import DeviceLinkConfig
 from simulators.dice_shaker import DiceShakerSimulator
 from simulators.shuffler.simulator import ShufflerSimulator
-from table_controller.autodealer import AutoDealer
 from table_controller.conductor import (
     Conductor,
     RngDice,
@@ -30,9 +29,10 @@ from table_controller.conductor import (
     recent_device_events,
 )
 from table_controller.game.cards import Game
-from table_controller.service import TableService
 from table_controller.settings import AutoDealerSettings, TableSettings
 from table_controller.storage import list_events, read_snapshot
+from table_controller.table.autodealer import AutoDealer
+from table_controller.table.service import TableService
 
 TABLE = "t1"
 # Fast timings, except that a link is lost only after 2 s of silence: a journal commit that
@@ -199,7 +199,7 @@ def replayed(engine, round_id: str):
     """The round's state rebuilt from its stored events (what an auditor replays)."""
     from table_controller.round.events import ROUND_EVENT_KINDS, event_from_payload
     from table_controller.round.machine import replay
-    from table_controller.service import rules_for
+    from table_controller.table.service import rules_for
 
     stored = [event_from_payload(p) for k, p in events(engine, round_id=round_id) if k in ROUND_EVENT_KINDS]
     return replay(stored, rules_for)

@@ -5,13 +5,13 @@ by the required setting."""
 
 from __future__ import annotations
 
-from table_controller.autodealer import AutoDealer
 from table_controller.game.cards import Game, codes, parse_cards
 from table_controller.game.house_way import load_house_way
 from table_controller.game.setting import Setting, is_legal
 from table_controller.round.events import DiceRolled, PilesDealt
 from table_controller.round.machine import apply, open_round
 from table_controller.settings import AutoDealerSettings, Limits
+from table_controller.table.autodealer import AutoDealer
 
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal, game_rules, opened
 

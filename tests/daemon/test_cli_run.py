@@ -18,8 +18,8 @@ import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner, Result
 
-from table_controller.cli import app as cli_app
-from table_controller.daemon import ExitStatus
+from table_controller.cli.main import app as cli_app
+from table_controller.daemon.run import ExitStatus
 from table_controller.storage import add_user, make_engine, open_store, sqlite_url, unit_of_work
 
 from .processes import alive

@@ -15,7 +15,7 @@ import pytest
 from table_controller.round.events import Wager
 from table_controller.round.machine import TransitionRefused
 from table_controller.storage import add_user, unit_of_work
-from table_controller.table_stops import why_not_dealing
+from table_controller.table.stops import why_not_dealing
 
 from .processes import REPO
 from .rig import alerts, build, devices, phase_of, round_row, running, until

@@ -12,7 +12,7 @@ import asyncio
 
 from drivers.dice_shaker.driver import DiceShakerDriver
 from table_controller.conductor import ShakerAdapter
-from table_controller.table_stops import StopKind, why_not_dealing
+from table_controller.table.stops import StopKind, why_not_dealing
 
 from .rig import HOST_LINK, alerts, build, devices, events, replayed, running, until
 

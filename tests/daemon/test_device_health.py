@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from table_controller.api.views import devices as device_views
-from table_controller.device_health import DeviceIdentity, LinkState
+from table_controller.table.device_health import DeviceIdentity, LinkState
 
 from .rig import build, devices, running, until
 

@@ -11,8 +11,8 @@ from drivers.messages import Hello
 from drivers.shuffler.events import FaultKind, PileRead, ShufflerFault
 from table_controller.conductor.journal import DeviceJournal, recent_device_events, round_device_events
 from table_controller.round.events import Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
+from table_controller.table.service import TableService
 
 from .rig import events
 

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from table_controller.storage import make_engine, sqlite_url, upgrade_to_head
-from table_controller.table_stops import StopKind, why_not_dealing
+from table_controller.table.stops import StopKind, why_not_dealing
 
 from ..db_fixtures import _admin
 from ..test_record_check_outage import StoreSwitch

@@ -1,5 +1,5 @@
 """Each line of a round carries its table id and round id (docs/round-lifecycle.md, "Running it"), up to and
-including the lines that end it: a settlement, a misdeal, a pit void (service.py keeps the
+including the lines that end it: a settlement, a misdeal, a pit void (table/service.py keeps the
 round id bound until those are logged)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pytest
 import structlog
 
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
+from table_controller.table.service import TableService
 
 from ..round.tables import BANKER, POSITION_3, deal
 

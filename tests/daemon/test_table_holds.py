@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from table_controller.api import create_app
-from table_controller.service import TableRefused
+from table_controller.table.service import TableRefused
 
 from ..api.conftest import add_people
 from .rig import alerts, build, devices, events, running, until

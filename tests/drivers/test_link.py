@@ -661,7 +661,7 @@ def test_the_daemon_reaches_the_drivers_only_through_the_registry():
     import sys
 
     code = (
-        "import sys, table_controller.daemon, table_controller.conductor; "
+        "import sys, table_controller.daemon.run, table_controller.conductor; "
         "print(*sorted(m for m in sys.modules if m.startswith('drivers.') and m.endswith('.driver')))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -795,3 +795,45 @@ def test_a_burst_of_noise_read_a_few_bytes_at_a_time_is_one_log_line():
         run_until(link, transport, clock, lambda: not transport.incoming and link.stats.noise_bursts, limit=1)
     lines = [entry for entry in logs if entry["event"] == "link.noise"]
     assert len(lines) == 1 and lines[0]["garbage_bytes"] == 40 and lines[0]["raw"] == noise.hex()
+
+
+def _package_imports(package: str):
+    """(file, imported table_controller package) for every import in ``table_controller/<package>``,
+    relative ones resolved, those inside functions and under TYPE_CHECKING included."""
+    import ast
+
+    for path in sorted((ROOT / "table_controller" / package).rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        here = parts[:-1]  # the package a relative import starts from (for __init__.py too)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = list(here[: len(here) - node.level + 1])
+                names = [node.module] if node.module else [alias.name for alias in node.names]
+                targets = [".".join([*base, *name.split(".")]) for name in names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                targets = [node.module]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                split = target.split(".")
+                if split[0] == "table_controller" and len(split) > 1:
+                    yield str(path.relative_to(ROOT)), split[1]
+
+
+# docs/design.md, "Layers": inside table_controller the imports point down, never up
+ABOVE = {
+    "record": {"table", "conductor", "daemon", "cli", "api", "floor"},
+    "table": {"conductor", "daemon", "cli", "api", "floor"},
+    "conductor": {"daemon", "cli", "api", "floor"},
+    "api": {"conductor", "cli"},
+    "floor": {"conductor", "cli"},
+    "daemon": {"cli"},
+}
+
+
+@pytest.mark.parametrize("package", sorted(ABOVE))
+def test_the_controllers_packages_import_only_down(package):
+    bad = [(path, name) for path, name in _package_imports(package) if name in ABOVE[package]]
+    assert bad == []

@@ -16,11 +16,11 @@ from sqlmodel import select
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.round.events import DiceRolled, PilesDealt, Wager
-from table_controller.service import TableService
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, unit_of_work
 from table_controller.storage.floor_tables import register_table
 from table_controller.storage.users import User
+from table_controller.table.service import TableService
 
 from ..api.conftest import HOUSE_WAY, LOOPBACK
 from ..round.tables import BANKER, POSITION_3, POSITION_5, deal

@@ -11,7 +11,7 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from table_controller.api import create_app
-from table_controller.cli import app as cli
+from table_controller.cli.main import app as cli
 from table_controller.settings import TableSettings
 from table_controller.storage import add_user, list_events, read_snapshot, unit_of_work
 from table_controller.storage.alerts import list_alerts

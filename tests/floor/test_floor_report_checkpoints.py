@@ -13,10 +13,10 @@ from pathlib import Path
 import pypdf
 
 from table_controller.api.reports import report, report_csv
-from table_controller.service import TableService
 from table_controller.settings import AuditSettings, TableSettings
 from table_controller.storage import read_snapshot
 from table_controller.storage.checkpoints import Checkpoint, generate_key_file, load_public_key
+from table_controller.table.service import TableService
 
 from .conftest import Floor, play
 

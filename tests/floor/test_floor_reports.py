@@ -334,7 +334,7 @@ def test_an_open_shift_runs_until_now_and_has_no_signatures_yet(floor: Floor):
 
 @SQLITE_ONLY
 def test_rounds_played_through_a_table_service_count_their_real_alerts(floor: Floor):
-    """The alert kinds the table service raises (service.py) are the ones the report counts: a
+    """The alert kinds the table service raises (table/service.py) are the ones the report counts: a
     deviation refused, the pit's override, a device fault, all at t1 today."""
     service = floor.services["t1"]
     from table_controller.round.events import DiceRolled, PilesDealt

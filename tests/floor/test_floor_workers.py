@@ -25,7 +25,7 @@ from structlog.testing import capture_logs
 from typer.testing import CliRunner
 
 from table_controller.api.server import serving
-from table_controller.cli import app as cli
+from table_controller.cli.main import app as cli
 from table_controller.floor.app import create_floor_app
 from table_controller.floor.settings import FloorSettings
 from table_controller.floor.workers import EXIT_FAILING, EXIT_STOPPED, Workers

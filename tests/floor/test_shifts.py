@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import select
 
-from table_controller.record_check import check_record
+from table_controller.record.check import check_record
 from table_controller.storage import add_user, list_events, read_snapshot, unit_of_work
 from table_controller.storage.audit import verify_chain
 from table_controller.storage.shifts import (

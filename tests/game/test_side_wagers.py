@@ -8,7 +8,7 @@ import pytest
 from table_controller.game.cards import parse_cards
 from table_controller.game.fortune import fortune_hand
 from table_controller.game.side_wagers import MeterClaim, SideRules, SideWagerError, settle_side
-from table_controller.pinned_rules import side_files
+from table_controller.record.pinned_rules import side_files
 from table_controller.settings import FortuneSettings, ProgressiveSettings
 
 from ..test_side_wagers_round import HANDS

@@ -1,5 +1,5 @@
 """The round package is pure (docs/design.md, "Layers"): it imports no storage, API, device or
-database module, and reads no file: a round's house way is handed to it (pinned_rules.py)."""
+database module, and reads no file: a round's house way is handed to it (record/pinned_rules.py)."""
 
 from __future__ import annotations
 

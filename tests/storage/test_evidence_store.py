@@ -13,8 +13,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from typer.testing import CliRunner
 
-from table_controller.cli import app
-from table_controller.record_check import check_people
+from table_controller.cli.main import app
+from table_controller.record.check import check_people
 from table_controller.storage import append_event, list_events, read_snapshot, unit_of_work, upgrade_to_head
 from table_controller.storage.audit import BreakKind, verify_range
 from table_controller.storage.checkpoints import (

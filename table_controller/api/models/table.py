@@ -278,7 +278,7 @@ class StoreOutagePublic(BaseModel):
 
 
 class StopPublic(BaseModel):
-    """One reason the table does not deal now (table_stops.py; docs/round-lifecycle.md, "What a
+    """One reason the table does not deal now (table/stops.py; docs/round-lifecycle.md, "What a
     stopped table shows")."""
 
     kind: Literal[

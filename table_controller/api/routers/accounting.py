@@ -4,7 +4,7 @@ lines, and the gaming day's win, hold and reconciliation (docs/api.md, "Table ac
 The pit enters (``account``); the second signature of a count or a delivery is the dealer's or
 another pit user's (``sign``); a void is asked by one pit user and confirmed by another. The day
 is read by the pit and surveillance (``audit``), as JSON or CSV. Every command is one
-transaction through table_accounting.py: refused whole (4xx), never half-written.
+transaction through table/accounting.py: refused whole (4xx), never half-written.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from sqlmodel import Session
 
-from ... import table_accounting as desk_ops
 from ...accounting.chips import CountKind
 from ...accounting.drop import DropKind
 from ...accounting.errors import (
@@ -32,6 +31,7 @@ from ...accounting.errors import (
 from ...accounting.slips import SlipKind
 from ...storage import accounting as store
 from ...storage.accounting import AccountingConflictError, AccountingNotFoundError
+from ...table import accounting as desk_ops
 from ..deps import AuditDep, Authorizer, SettingsDep, StoreDep
 from ..errors import responses
 from ..models.accounting import (

@@ -17,8 +17,6 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlmodel import Session
 
-from ...approvals import refuse
-from ...service import TableService
 from ...storage import append_event, redacted
 from ...storage.approvals import TwoPersonRefusedError
 from ...storage.checkpoints import sign_people
@@ -37,6 +35,8 @@ from ...storage.users import (
     rotate_token,
     set_scope,
 )
+from ...table.approvals import refuse
+from ...table.service import TableService
 from ..deps import AdminDep, ServiceDep, SettingsDep, StoreDep, TokensDep
 from ..errors import ApiError, responses
 from ..patterns import NAME_PATTERN

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Path, Query
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from ...approvals import refuse
-from ...record_watch import CODE_CHANGED, code_override
+from ...record.watch import CODE_CHANGED, code_override
 from ...storage.alerts import Alert, acknowledge_alert, list_alerts, may_acknowledge
 from ...storage.approvals import TwoPersonRefusedError
 from ...storage.session import read_snapshot, unit_of_work
+from ...table.approvals import refuse
 from ..deps import AcknowledgeDep, AuditDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.commands import AcknowledgeCreate

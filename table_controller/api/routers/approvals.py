@@ -16,9 +16,9 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
-from ... import approvals
 from ...storage.approvals import Approval, list_approvals
 from ...storage.session import read_snapshot
+from ...table import approvals
 from ..deps import AuditDep, ConfirmDep, ServiceDep, StoreDep
 from ..errors import responses
 from ..models.commands import AcknowledgeCreate

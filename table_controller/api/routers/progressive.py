@@ -17,8 +17,8 @@ from ...game.progressive import (
     ProgressiveError,
     TwoPersonRuleError,
 )
-from ...progressive_pool import AdjustmentRequestError, PoolKeeper
-from ...service import TableService
+from ...table.progressive_pool import AdjustmentRequestError, PoolKeeper
+from ...table.service import TableService
 from ..deps import ConfirmDep, OverrideDep, PlayDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.commands import MAX_CENTS, BodyCents, cents, whole_number

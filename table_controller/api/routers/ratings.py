@@ -5,7 +5,7 @@ ratings of a gaming day as JSON or CSV, one player's history and the push's outb
 The dealer or the pit seats, moves and ends (``rate``); buy-ins and adjustments are the pit's
 (``account``); the ratings are read by the pit and surveillance (``audit``), and who is rated at
 each seat by every terminal of the table (``read-table``). Every command is one transaction
-through table_ratings.py: refused whole (4xx), never half-written. A rating id holds slashes
+through table/ratings.py: refused whole (4xx), never half-written. A rating id holds slashes
 (``table/seat-N/start``), so commands take it in the body and reads as a query parameter.
 """
 
@@ -20,10 +20,10 @@ from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from sqlmodel import Session
 
-from ... import table_ratings as desk_ops
 from ...accounting.ratings import BuyInKind
 from ...storage import ratings as store
 from ...storage.ratings import RatingConflictError, RatingNotFoundError
+from ...table import ratings as desk_ops
 from ..deps import AuditDep, Authorizer, ReadTableDep, SettingsDep, StoreDep
 from ..errors import responses
 from ..models.errors import ErrorBody, RefusalBody

@@ -14,15 +14,15 @@ from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 from pydantic import Field, create_model
 
-from ... import approvals
 from ...game.cards import Game
 from ...game.deal import PLAYER_POSITIONS
 from ...round.events import Wager
-from ...service import BankRefused, TableRefused, TableService, check_wagers
 from ...settings import TableSettings
 from ...storage.approvals import Approval
 from ...storage.session import read_snapshot
 from ...storage.users import Role
+from ...table import approvals
+from ...table.service import BankRefused, TableRefused, TableService, check_wagers
 from ..deps import OverrideDep, PlayDep, ServiceDep, Store, StoreDep, VoidDep
 from ..errors import ApiError, responses
 from ..models.commands import (
@@ -189,7 +189,7 @@ _WAITS: dict[int | str, dict[str, Any]] = {
 async def two_person_command(
     store: Store, service: TableService, role: Role, call: Callable[..., Any], /, **kwargs: Any
 ) -> TableStatePublic | JSONResponse:
-    """A void or override through the two-person rules (approvals.py): the table as it left it,
+    """A void or override through the two-person rules (table/approvals.py): the table as it left it,
     or 202 and the request that waits for a second pit user."""
 
     def run() -> TableStatePublic | ApprovalPublic:

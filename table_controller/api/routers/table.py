@@ -9,10 +9,10 @@ from ...game.departures import departures
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
 from ...game.paytables import Bonus
 from ...game.table_rules import FoulRule
-from ...pinned_rules import HOUSE_WAY, current_rules
-from ...service import TableService
+from ...record.pinned_rules import HOUSE_WAY, current_rules
 from ...settings import TableSettings
 from ...storage.errors import is_outage
+from ...table.service import TableService
 from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.table import (

@@ -87,7 +87,7 @@ function render(state) {
   updateCommands(state);
 }
 
-// Who clears a reason the table is not dealing (table_stops.py's ClearedBy).
+// Who clears a reason the table is not dealing (table/stops.py's ClearedBy).
 const WHO_CLEARS = { automatic: "nobody needs to act", pit: "a pit user", "at-the-machine": "the dealer or a technician at the machine" };
 
 // The code the controller runs (docs/audit-chain.md, "The code that runs"): its hash, and whether

@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import Engine
 
-from .settings import TableSettings, load_settings
-from .storage import open_store, store_url
-from .storage.errors import StorageError
+from ..settings import TableSettings, load_settings
+from ..storage import open_store, store_url
+from ..storage.errors import StorageError
 
 DataDirOption = Annotated[Path | None, typer.Option("--data-dir", help="the table's data folder (SQLite)")]
 DbUrlOption = Annotated[str | None, typer.Option("--db-url", help="a PostgreSQL URL")]

@@ -28,10 +28,10 @@ import structlog
 from sqlalchemy.engine import Engine
 from starlette.concurrency import run_in_threadpool
 
-from . import table_ratings
-from .settings import RatingsSettings
-from .storage import ratings as store
-from .storage.session import read_snapshot, unit_of_work
+from ..settings import RatingsSettings
+from ..storage import ratings as store
+from ..storage.session import read_snapshot, unit_of_work
+from . import ratings as table_ratings
 
 log = structlog.get_logger()
 

@@ -23,20 +23,20 @@ import structlog
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from .accounting.chips import Chips, ChipSet, CountKind
-from .accounting.count_file import parse_count_file
-from .accounting.drop import DropEntry, DropKind, DropSource
-from .accounting.errors import AccountingError
-from .accounting.facts import SettledRound
-from .accounting.gaming_day import GamingDayCalendar, Period, ShiftStart
-from .accounting.reconcile import NamedLine, Reconciliation, reconcile
-from .accounting.slips import SlipKind
-from .accounting.win import TableAccount, Theory, account_table, theory_of
-from .settings import TableSettings
-from .storage import accounting as store
-from .storage.approvals import TwoPersonRefusedError
-from .storage.errors import InvalidFieldError, StorageError, is_outage
-from .storage.session import unit_of_work
+from ..accounting.chips import Chips, ChipSet, CountKind
+from ..accounting.count_file import parse_count_file
+from ..accounting.drop import DropEntry, DropKind, DropSource
+from ..accounting.errors import AccountingError
+from ..accounting.facts import SettledRound
+from ..accounting.gaming_day import GamingDayCalendar, Period, ShiftStart
+from ..accounting.reconcile import NamedLine, Reconciliation, reconcile
+from ..accounting.slips import SlipKind
+from ..accounting.win import TableAccount, Theory, account_table, theory_of
+from ..settings import TableSettings
+from ..storage import accounting as store
+from ..storage.approvals import TwoPersonRefusedError
+from ..storage.errors import InvalidFieldError, StorageError, is_outage
+from ..storage.session import unit_of_work
 
 log = structlog.get_logger()
 T = TypeVar("T")
@@ -413,7 +413,7 @@ def reconcile_day(
         return replace(found, reconciled=kept_all), kept
 
     def store_lock(session: Session) -> None:
-        from .storage.audit import lock_table
+        from ..storage.audit import lock_table
 
         lock_table(session, table_id=desk.table_id)  # the figures read and kept under one lock
 

@@ -29,8 +29,8 @@ import structlog
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from .game.money import Cents
-from .game.progressive import (
+from ..game.money import Cents
+from ..game.progressive import (
     AdjustmentReason,
     HitClaim,
     Pool,
@@ -44,12 +44,12 @@ from .game.progressive import (
     new_pool,
     set_open,
 )
-from .game.progressive_json import record_as_dict
-from .game.progressive_paytable import ProgressivePayTable
-from .game.progressive_state import CREATED, created_payload, pool_as_dict, record_kind, replay_events
-from .game.settlement import RoundSettlement
-from .storage.progressive import append_pool_events, pool_events
-from .storage.session import read_snapshot, unit_of_work
+from ..game.progressive_json import record_as_dict
+from ..game.progressive_paytable import ProgressivePayTable
+from ..game.progressive_state import CREATED, created_payload, pool_as_dict, record_kind, replay_events
+from ..game.settlement import RoundSettlement
+from ..storage.progressive import append_pool_events, pool_events
+from ..storage.session import read_snapshot, unit_of_work
 
 log = structlog.get_logger()
 
@@ -175,7 +175,7 @@ class PoolKeeper:
             for i, p in enumerate(claims_at)
             if p.meter_claim is not None
         ]
-        from .game.progressive import resolve_hits
+        from ..game.progressive import resolve_hits
 
         pool, batch = resolve_hits(
             self.pool, claims, self.table.simultaneous, self.table.percent_base, self.table.hold_from

@@ -32,19 +32,19 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from .analysis.exact import cached_exact_edge
-from .analysis.exact_render import exact_rows, exact_table
-from .analysis.fortune_render import fortune_rows, fortune_sections, fortune_tables
-from .analysis.lookup import LoadedLookup, default_cache_dir, get_lookup
-from .analysis.par_sheet import build_par_sheet
-from .analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
-from .analysis.simulate import STRATEGIES, sim_params, simulate
-from .analysis.table import analysed_table
-from .cli import HELP_MARKUP, LAZY_GROUPS
-from .game.cards import Game
-from .game.house_way import load_house_way
-from .game.paytables import PayTableError
-from .game.progressive import ProgressiveError
+from ..analysis.exact import cached_exact_edge
+from ..analysis.exact_render import exact_rows, exact_table
+from ..analysis.fortune_render import fortune_rows, fortune_sections, fortune_tables
+from ..analysis.lookup import LoadedLookup, default_cache_dir, get_lookup
+from ..analysis.par_sheet import build_par_sheet
+from ..analysis.render import house_edge_rows, house_edge_table, par_sheet_rows, par_sheet_tables, to_csv
+from ..analysis.simulate import STRATEGIES, sim_params, simulate
+from ..analysis.table import analysed_table
+from ..game.cards import Game
+from ..game.house_way import load_house_way
+from ..game.paytables import PayTableError
+from ..game.progressive import ProgressiveError
+from .main import HELP_MARKUP, LAZY_GROUPS
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["analyze"].help
@@ -278,8 +278,8 @@ def _exact(
     as_csv: bool,
 ) -> None:
     """``house-edge --exact``: the counts (cached per lookup and game), the money of the table."""
-    from .pinned_rules import table_rules_bytes
-    from .storage.rules_store import sha256_hex
+    from ..record.pinned_rules import table_rules_bytes
+    from ..storage.rules_store import sha256_hex
 
     rules_json = table.rules.model_dump(mode="json")
     table_rules = {"game": table.rules.game.value, "sha256": sha256_hex(table_rules_bytes(rules_json))}

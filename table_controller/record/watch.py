@@ -2,7 +2,7 @@
 "The daemon checks its record", "Anchoring").
 
 - At start the table's whole chain is verified, with the people and evidence chains, every
-  round re-derived and compared (record_check.py), and the chained checkpoints' signatures.
+  round re-derived and compared (record/check.py), and the chained checkpoints' signatures.
 - While it plays, every ``audit.check_every_rounds`` rounds opened: the rows chained since
   the last check, one window of older rows (``CHECK_WINDOW`` rows: the sweep goes
   round the whole chain, so an edit anywhere is found within a known number of checks), the
@@ -26,11 +26,9 @@ from typing import Any, Final
 import structlog
 from sqlalchemy.engine import Engine
 
-from .pinned_rules import PinnedRules
-from .record_check import Finding, RecordReport, check_record
-from .settings import TableSettings
-from .storage.audit import ChainReport, head_of_chain, verify_range
-from .storage.checkpoints import (
+from ..settings import TableSettings
+from ..storage.audit import ChainReport, head_of_chain, verify_range
+from ..storage.checkpoints import (
     Checkpoint,
     CheckpointKeyError,
     append_checkpoint_file,
@@ -42,15 +40,17 @@ from .storage.checkpoints import (
     sign_chains,
     sign_people,
 )
-from .storage.people import PEOPLE_CHAIN
-from .storage.session import read_snapshot, unit_of_work
+from ..storage.people import PEOPLE_CHAIN
+from ..storage.session import read_snapshot, unit_of_work
+from .check import Finding, RecordReport, check_record
+from .pinned_rules import PinnedRules
 
 log = structlog.get_logger()
 
 OVERRIDE_KIND: Final = "audit.override"
-CODE_CHANGED: Final = "code-changed"  # the alert of code that is not the signed release (release.py)
+CODE_CHANGED: Final = "code-changed"  # the alert of code that is not the signed release (record/release.py)
 CHECK_WINDOW: Final = 20_000  # older rows re-checked per check while playing (~0.4 s on SQLite)
-PACKAGE_DIR: Final = Path(__file__).resolve().parent
+PACKAGE_DIR: Final = Path(__file__).resolve().parent.parent  # table_controller/, the whole package
 
 
 def finding_lines(report: RecordReport) -> list[str]:
@@ -149,9 +149,9 @@ class RecordWatch:
         return written, None
 
     def _while_playing(self, session: Any) -> RecordReport:
-        from .storage.audit import verify_chain
-        from .storage.people import PEOPLE_CHAIN
-        from .storage.rules_store import EVIDENCE_CHAIN
+        from ..storage.audit import verify_chain
+        from ..storage.people import PEOPLE_CHAIN
+        from ..storage.rules_store import EVIDENCE_CHAIN
 
         # the sweep moves on only once the whole check has read the store: a check the store
         # went away under is run again from the same place (docs/round-lifecycle.md)
@@ -248,7 +248,7 @@ def code_override(session: Any, *, table_id: str, alert: Any, actor: str, note: 
     The keys of the table's previous override are carried over, so acknowledging the code does
     not un-acknowledge another finding; the override's ``alert_seq`` names the alert. Returns
     the lines named (none for an alert raised before alerts carried their finding's key)."""
-    from .storage.audit import append_event, last_event
+    from ..storage.audit import append_event, last_event
 
     data = alert.payload_data()
     key = data.get("key")

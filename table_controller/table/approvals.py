@@ -16,11 +16,10 @@ from typing import Any
 import structlog
 from sqlalchemy.engine import Engine
 
-from .round.events import DealerOverride, RoundVoided
-from .round.machine import RoundState, apply
-from .service import RoundHeld, TableRefused, TableService
-from .storage.alerts import alert_actors
-from .storage.approvals import (
+from ..round.events import DealerOverride, RoundVoided
+from ..round.machine import RoundState, apply
+from ..storage.alerts import alert_actors
+from ..storage.approvals import (
     CANCELLED,
     Action,
     Approval,
@@ -32,7 +31,8 @@ from .storage.approvals import (
     record_refusal,
     request_approval,
 )
-from .storage.session import read_snapshot, unit_of_work
+from ..storage.session import read_snapshot, unit_of_work
+from .service import RoundHeld, TableRefused, TableService
 
 log = structlog.get_logger()
 

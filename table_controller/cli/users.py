@@ -25,20 +25,18 @@ from typing import Annotated, Any
 import typer
 from sqlmodel import Session
 
-from .cli import HELP_MARKUP, LAZY_GROUPS
-from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
-from .settings import TableSettings
-from .storage import append_event, redacted, unit_of_work
-from .storage.checkpoints import (
+from ..settings import TableSettings
+from ..storage import append_event, redacted, unit_of_work
+from ..storage.checkpoints import (
     Checkpoint,
     CheckpointKeyError,
     append_checkpoint_file,
     load_private_key,
     sign_people,
 )
-from .storage.errors import InvalidFieldError
-from .storage.floor import floor_tables, known_table_ids
-from .storage.users import (
+from ..storage.errors import InvalidFieldError
+from ..storage.floor import floor_tables, known_table_ids
+from ..storage.users import (
     Role,
     ScopeNotForRoleError,
     UserExistsError,
@@ -51,6 +49,8 @@ from .storage.users import (
     rotate_token,
     set_scope,
 )
+from .main import HELP_MARKUP, LAZY_GROUPS
+from .store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["users"].help

@@ -28,16 +28,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from sqlalchemy.engine import Engine
 
-from .cli import HELP_MARKUP, LAZY_GROUPS
-from .cli_store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
-from .storage import redacted
-from .storage.errors import StorageError
-from .storage.session import read_snapshot
-from .storage.users import Role, UserNotFoundError, get_user, user_for_token
+from ..storage import redacted
+from ..storage.errors import StorageError
+from ..storage.session import read_snapshot
+from ..storage.users import Role, UserNotFoundError, get_user, user_for_token
+from .main import HELP_MARKUP, LAZY_GROUPS
+from .store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 
 if TYPE_CHECKING:
-    from .service import TableService
-    from .settings import TableSettings
+    from ..settings import TableSettings
+    from ..table.service import TableService
 
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["round"].help
@@ -90,8 +90,8 @@ def read_token(token_file: Path | None) -> str:
 
 def _pit_user(engine: Engine, settings: TableSettings, actor: str, token: str, what: str) -> None:
     """``actor`` is an enabled, confirmed pit user, and ``token`` is theirs (the API's proof)."""
-    from .approvals import refuse
-    from .storage.approvals import TwoPersonRefusedError
+    from ..storage.approvals import TwoPersonRefusedError
+    from ..table.approvals import refuse
 
     try:
         with read_snapshot(engine) as session:
@@ -119,7 +119,7 @@ def _pit_user(engine: Engine, settings: TableSettings, actor: str, token: str, w
 
 
 def _open_service(settings: TableSettings, engine: Engine, what: str) -> TableService:
-    from .service import TableService
+    from ..table.service import TableService
 
     service = TableService(settings, engine)
     state = service.resume()
@@ -141,10 +141,10 @@ def void(
 ) -> None:
     """Void the table's open round (a held one too): wagers returned, nothing settled. Above the
     table's second_pit_above, ask a second pit user to confirm it (exit status 3)."""
-    from . import approvals
-    from .round.machine import TransitionRefused
-    from .service import TableRefused
-    from .storage.approvals import Approval
+    from ..round.machine import TransitionRefused
+    from ..storage.approvals import Approval
+    from ..table import approvals
+    from ..table.service import TableRefused
 
     what = "round not voided"
     token = read_token(token_file)
@@ -185,10 +185,10 @@ def confirm(
     config: ConfigOption = None,
 ) -> None:
     """A second pit user confirms a requested void or override: it is done now, naming both."""
-    from . import approvals
-    from .round.machine import TransitionRefused
-    from .service import TableRefused
-    from .storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
+    from ..round.machine import TransitionRefused
+    from ..storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
+    from ..table import approvals
+    from ..table.service import TableRefused
 
     what = f"request {seq} not confirmed"
     token = read_token(token_file)

@@ -32,13 +32,13 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Literal
 
-from .game.banking import position_of_seat
-from .game.cards import Game, codes
-from .game.deal import PLAYER_POSITIONS
-from .game.setting import Setting, all_settings, is_legal
-from .round.events import Wager
-from .round.machine import RoundRules, RoundState
-from .settings import AutoDealerSettings, Limits
+from ..game.banking import position_of_seat
+from ..game.cards import Game, codes
+from ..game.deal import PLAYER_POSITIONS
+from ..game.setting import Setting, all_settings, is_legal
+from ..round.events import Wager
+from ..round.machine import RoundRules, RoundState
+from ..settings import AutoDealerSettings, Limits
 
 Choice = Literal["house-way", "other", "foul"]
 MAX_UNITS = 10  # a main wager is 1..10 table minimums (within max_main)

@@ -4,7 +4,7 @@ of the record (docs/accounting.md, "Ratings").
 Each command is one transaction (``unit_of_work``) through storage/ratings.py, which folds the
 seats up to now first (idle ends, the table's closing) under the table's lock; a refusal leaves
 nothing written and is logged (``rating.refused``). ``sweep`` is that fold alone, run by the
-table's background worker (rating_push.py) so an idle rating ends without anyone asking.
+table's background worker (table/rating_push.py) so an idle rating ends without anyone asking.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ import structlog
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from .accounting.errors import AccountingError
-from .accounting.gaming_day import GamingDayCalendar
-from .accounting.ratings import AdjustableField, BuyInKind, Rating
-from .settings import TableSettings
-from .storage import ratings as store
-from .storage.audit import lock_table
-from .storage.errors import StorageError, is_outage
-from .storage.session import unit_of_work
-from .table_accounting import calendar_of
+from ..accounting.errors import AccountingError
+from ..accounting.gaming_day import GamingDayCalendar
+from ..accounting.ratings import AdjustableField, BuyInKind, Rating
+from ..settings import TableSettings
+from ..storage import ratings as store
+from ..storage.audit import lock_table
+from ..storage.errors import StorageError, is_outage
+from ..storage.session import unit_of_work
+from .accounting import calendar_of
 
 log = structlog.get_logger()
 T = TypeVar("T")

@@ -4,7 +4,7 @@ Everything that changes state goes through here, whoever asks (the device conduc
 auto-dealer, the command line, the pit terminals): table limits, the open/closed table, open
 device faults (play stops while a fault is open: no new round starts), the round machine, and
 the audit notes and alerts that surveillance reads. Each step is one transaction
-(recorder.py). Every line logged while a round runs carries the table id and the round id.
+(record/recorder.py). Every line logged while a round runs carries the table id and the round id.
 
 Alerts (misdeal, house-way deviation, override, void, device fault, link loss) are audit
 events of kind ``alert.raised``: they are in the chain like everything else.
@@ -23,8 +23,7 @@ from typing import Any, TypeVar
 import structlog
 from sqlalchemy.engine import Engine
 
-from .device_health import DeviceHealthRegistry
-from .game.banking import (
+from ..game.banking import (
     BankHistory,
     BankingError,
     BankingTerms,
@@ -35,14 +34,15 @@ from .game.banking import (
     plan_bank,
     seat_of_position,
 )
-from .game.cards import Game
-from .game.deal import counts_toward_hold
-from .game.fortune import EnvyRules
-from .game.money import format_cents
-from .game.progressive import ProgressiveError
-from .game.side_wagers import SideWagerError
-from .logs import error_text
-from .pinned_rules import (
+from ..game.cards import Game
+from ..game.deal import counts_toward_hold
+from ..game.fortune import EnvyRules
+from ..game.money import format_cents
+from ..game.progressive import ProgressiveError
+from ..game.side_wagers import SideWagerError
+from ..logs import error_text
+from ..record.device_events import DeviceRecord, recent_device_events, round_device_events
+from ..record.pinned_rules import (
     PinnedRules,
     SideFiles,
     current_rules,
@@ -51,10 +51,9 @@ from .pinned_rules import (
     rules_from_snapshot,
     side_files,
 )
-from .progressive_pool import PoolKeeper, PoolStep
-from .record_watch import RecordWatch
-from .recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
-from .round.events import (
+from ..record.recorder import HELD_ALERT, TABLE_STATE, Note, RoundRecorder
+from ..record.watch import RecordWatch
+from ..round.events import (
     DealerOverride,
     DealerSet,
     DiceRolled,
@@ -67,20 +66,22 @@ from .round.events import (
     SideWagerPlaced,
     Wager,
 )
-from .round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused, WagersLocked
-from .settings import Limits, TableSettings
-from .storage import next_round_number, read_snapshot, unit_of_work
-from .storage.errors import (
+from ..round.machine import HouseWayDeviation, RoundRules, RoundState, TransitionRefused, WagersLocked
+from ..settings import Limits, TableSettings
+from ..storage import next_round_number, read_snapshot, unit_of_work
+from ..storage.errors import (
     ChainHeadMismatchError,
     RoundChangedError,
     RoundClosedError,
     StoreUnavailableError,
     is_outage,
 )
-from .storage.floor import last_payloads
-from .storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
-from .storage.open_alerts import OpenAlerts
-from .table_state import DeckCheck, OpenFault, Outage, TableHold, now_iso
+from ..storage.floor import last_payloads
+from ..storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
+from ..storage.open_alerts import OpenAlerts
+from .device_health import DeviceHealthRegistry
+from .progressive_pool import PoolKeeper, PoolStep
+from .state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
 log = structlog.get_logger()
 _T = TypeVar("_T")
@@ -149,14 +150,14 @@ class TableService:
         self.table_id = settings.table_id
         self._pinned = PinnedRules(engine)
         self.recorder = RoundRecorder(engine, settings.table_id, self._pinned)
-        # the rules by content (pinned_rules.py): a new version when the way file changes
+        # the rules by content (record/pinned_rules.py): a new version when the way file changes
         self._version = current_rules(
             settings.table_rules(), settings.house_way, side=table_side_files(settings)
         )
         self._kept: dict[str, str] | None = None  # the version whose contents are in the store
         self._rules = self._version.rules
         self._rules_snapshot = self._version.snapshot  # what each round.opened records
-        # the table's stand-alone progressive pool (progressive_pool.py), loaded at resume
+        # the table's stand-alone progressive pool (table/progressive_pool.py), loaded at resume
         side = self._rules.side
         self.pool: PoolKeeper | None = None
         if side is not None and side.progressive is not None and settings.pool_id is not None:
@@ -164,7 +165,7 @@ class TableService:
                 engine, pool_id=settings.pool_id, table=side.progressive, table_id=settings.table_id
             )
         self._pool_broken: str | None = None  # why the pool cannot be trusted: its wager is closed
-        # the record checked at start and as the table plays, and anchored (record_watch.py)
+        # the record checked at start and as the table plays, and anchored (record/watch.py)
         self.record = RecordWatch(engine, settings, self._pinned)
         self._record_broken: str | None = None  # what the check found: no round opens
         self._record_check_due: bool | None = None  # a check the store went away under (its ``full``)
@@ -238,13 +239,13 @@ class TableService:
     @property
     def engine(self) -> Engine:
         """The store the table writes its record to (what a command layered on the service, such
-        as approvals.py, reads and writes beside it)."""
+        as table/approvals.py, reads and writes beside it)."""
         return self.recorder.engine
 
     @property
     def lock(self) -> AbstractContextManager[Any]:
         """The table's command lock (re-entrant): held across a check and the command it guards,
-        as a second pit user's confirmation does (approvals.py)."""
+        as a second pit user's confirmation does (table/approvals.py)."""
         return self._lock
 
     # -- the table's math: theoretical win on every settled round -------------------------------
@@ -264,7 +265,7 @@ class TableService:
         math = self._math
         if math is None or state.opened.rules != self._rules_snapshot or state.opened.bank is not None:
             return None
-        from .analysis.theoretical import round_theoretical  # numpy: only once the math is there
+        from ..analysis.theoretical import round_theoretical  # numpy: only once the math is there
 
         found = round_theoretical(state.wagers, math)
         return found.win_cents, found.variance_cents2
@@ -274,7 +275,7 @@ class TableService:
         it lies outside (docs/math.md)."""
         from zoneinfo import ZoneInfo
 
-        from .storage.reports import band_check
+        from ..storage.reports import band_check
 
         try:
             zone = ZoneInfo(self.settings.time_zone)
@@ -306,18 +307,14 @@ class TableService:
         with self._reading("round.number"), read_snapshot(self.recorder.engine) as session:
             return next_round_number(session, table_id=self.table_id)
 
-    def round_device_events(self, round_id: str) -> list[Any]:
-        """The round's journalled device events and commands (conductor/journal.py)."""
-        from .conductor.journal import round_device_events
-
+    def round_device_events(self, round_id: str) -> list[DeviceRecord]:
+        """The round's journalled device events and commands (record/device_events.py)."""
         with self._reading("device.events"):
             return round_device_events(self.recorder.engine, self.table_id, round_id)
 
-    def recent_device_events(self) -> list[Any]:
+    def recent_device_events(self) -> list[DeviceRecord]:
         """The device events already stored, so a re-sent one is not stored twice (journal.py).
         Read at start: a stored row that cannot be read is a finding, not a crash (none known)."""
-        from .conductor.journal import recent_device_events
-
         with self._reading("device.events"):
             return self._start_read(
                 "the recent device events",
@@ -737,7 +734,7 @@ class TableService:
     ) -> RoundState:
         """The pit lets a deviating setting stand; ``confirmed_by`` the second pit user when the
         round's wagers needed one, ``round_id`` the round it was asked for, ``approval`` the
-        request they confirm, closed in the override's own transaction (approvals.py)."""
+        request they confirm, closed in the override's own transaction (table/approvals.py)."""
         with self._lock:
             self._check_round("dealer.override", round_id)
             state = self._record(
@@ -788,7 +785,7 @@ class TableService:
         state, rules = self._round, self._round_rules
         if self.pool is None or state is None or rules is None or self._held is not None:
             return None
-        from .round.machine import apply
+        from ..round.machine import apply
 
         try:
             preview = apply(state, RoundSettled(), rules)
@@ -848,7 +845,7 @@ class TableService:
         a store failing between the two can leave neither half-done (docs/api.md, "Two people")."""
         if approval is None or confirmed_by is None:
             return None
-        from .storage.approvals import CONFIRMED, close_approval
+        from ..storage.approvals import CONFIRMED, close_approval
 
         def close(session: Any) -> None:
             close_approval(session, table_id=self.table_id, seq=approval, actor=confirmed_by, kind=CONFIRMED)
@@ -874,8 +871,8 @@ class TableService:
 
         The store going away under the check is an outage, never a finding: the check waits
         (``record_check_pending``) and runs again as soon as the store answers (``retry_store``)."""
-        from .record_watch import OVERRIDE_KIND, covered, finding_lines
-        from .storage import last_event
+        from ..record.watch import OVERRIDE_KIND, covered, finding_lines
+        from ..storage import last_event
 
         full = full or bool(self._record_check_due)  # a start's check still owed is the whole check
         try:
@@ -917,7 +914,7 @@ class TableService:
     def override_record(self, actor: str, reason: str) -> list[str]:
         """A pit user runs on for investigation: the findings are named in a chained
         ``audit.override`` and play resumes; a new finding stops it again. Returns them."""
-        from .record_watch import OVERRIDE_KIND, finding_lines, line_key
+        from ..record.watch import OVERRIDE_KIND, finding_lines, line_key
 
         with self._lock:
             self._writable("audit.override")
@@ -968,11 +965,11 @@ class TableService:
 
     def record_start(self) -> None:
         """Chain this start with the hash of the installed code (record_watch.code_fingerprint),
-        compared with the signed release manifest when one is configured (release.py): a
+        compared with the signed release manifest when one is configured (record/release.py): a
         mismatch is a ``code-changed`` alert and a finding no round is dealt past until a pit
         user acknowledges the alert (its chained override: record_watch.code_override)."""
-        from .record_watch import code_fingerprint, line_key
-        from .release import check_release
+        from ..record.release import check_release
+        from ..record.watch import code_fingerprint, line_key
 
         digest, files = code_fingerprint()
         self.code_sha256 = digest

@@ -17,9 +17,9 @@ from typing import Any, TypedDict
 import structlog
 from sqlalchemy.engine import Engine
 
-from .game.cards import codes, parse_cards
-from .game.dealer import RequiredSetting
-from .game.evaluator import (
+from ..game.cards import codes, parse_cards
+from ..game.dealer import RequiredSetting
+from ..game.evaluator import (
     RankingRules,
     high_category,
     low_category,
@@ -27,8 +27,7 @@ from .game.evaluator import (
     rank_low,
     seven_card_category,
 )
-from .pinned_rules import rules_from_snapshot
-from .round.events import (
+from ..round.events import (
     ROUND_EVENT_KINDS,
     DealerOverride,
     DealerSet,
@@ -42,9 +41,9 @@ from .round.events import (
     Wager,
     event_from_payload,
 )
-from .round.machine import RoundRules, RoundState, apply, open_round
-from .round.phases import Phase
-from .storage import (
+from ..round.machine import RoundRules, RoundState, apply, open_round
+from ..round.phases import Phase
+from ..storage import (
     BANKER_POSITION,
     PositionOutcome,
     RoundCreate,
@@ -63,8 +62,9 @@ from .storage import (
     update_positions,
     update_round,
 )
-from .storage.rounds import expect_round_phase, last_main_wagers
-from .storage.session import read_snapshot
+from ..storage.rounds import expect_round_phase, last_main_wagers
+from ..storage.session import read_snapshot
+from .pinned_rules import rules_from_snapshot
 
 log = structlog.get_logger()
 
@@ -135,7 +135,7 @@ class RoundRecorder:
         opening: Mapping[str, Any] | None = None,
     ) -> tuple[RoundState, RoundRules]:
         """Record a new round with its wagers (limits are the caller's check) and the hashes of
-        the rules' contents it is decided under (``evidence``, pinned_rules.py)."""
+        the rules' contents it is decided under (``evidence``, record/pinned_rules.py)."""
         with unit_of_work(self.engine) as session:
             row = create_round(
                 session,
@@ -208,7 +208,7 @@ class RoundRecorder:
                 expect_round_phase(session, round_id=state.round_id, phase=state.phase.value)
             extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
             _project(session, new, event, rules.ranking, extra)
-            if also is not None:  # what must be chained with the event or not at all (approvals.py)
+            if also is not None:  # what must be chained with the event or not at all (table/approvals.py)
                 also(session)
         return new
 
@@ -545,7 +545,7 @@ def settled_projection(result: Any) -> SettledProjection:
 def required_projection(required: RequiredSetting) -> str:
     """The ``rounds.house_way_required`` text of the setting the house way required of the
     banker's seven cards (002): one definition, written by the projection when the piles are
-    dealt and compared by ``audit verify`` (record_check.py) with what replay derives."""
+    dealt and compared by ``audit verify`` (record/check.py) with what replay derives."""
     return json.dumps(
         {
             "way": required.way,

@@ -21,16 +21,16 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from .game.house_way import HouseWay
-from .game.house_way.loader import WAYS_DIRECTORY, build_house_way, load_house_way
-from .game.paytables import DEFAULT_FILES, Bonus, paytable_from_mapping, paytables_dir
-from .game.side_wagers import SNAPSHOT_KEY, SideRules
-from .game.table_rules import TableRules
-from .round.events import RoundOpened
-from .round.rules import GameRoundRules
-from .storage.chain import canonical_payload
-from .storage.rules_store import EvidenceMismatchError, keep_evidence, load_evidence, sha256_hex
-from .storage.session import read_snapshot
+from ..game.house_way import HouseWay
+from ..game.house_way.loader import WAYS_DIRECTORY, build_house_way, load_house_way
+from ..game.paytables import DEFAULT_FILES, Bonus, paytable_from_mapping, paytables_dir
+from ..game.side_wagers import SNAPSHOT_KEY, SideRules
+from ..game.table_rules import TableRules
+from ..round.events import RoundOpened
+from ..round.rules import GameRoundRules
+from ..storage.chain import canonical_payload
+from ..storage.rules_store import EvidenceMismatchError, keep_evidence, load_evidence, sha256_hex
+from ..storage.session import read_snapshot
 
 HOUSE_WAY = "house_way"
 TABLE_RULES = "table_rules"
@@ -84,7 +84,7 @@ def way_from_bytes(content: bytes, name: str, source: str) -> HouseWay:
 
 @lru_cache(maxsize=16)
 def _built_way(content: bytes, name: str, source: str) -> HouseWay:
-    from .game.house_way.errors import HouseWayFileError
+    from ..game.house_way.errors import HouseWayFileError
 
     try:
         data = tomllib.loads(content.decode("utf-8"))

@@ -42,14 +42,14 @@ from drivers import load_driver
 from drivers.link import LinkConfig
 from drivers.usb_transport import UsbConfig
 
-from .autodealer import AutoDealer
+from ..conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
+from ..settings import TableSettings
+from ..storage import open_read_store, open_store, redacted
+from ..storage.checkpoints import CheckpointKeyError
+from ..table.autodealer import AutoDealer
+from ..table.service import TableService
 from .children import compute_table_math, die_with_parent, table_math_for
-from .conductor import Conductor, RngDice, ShakerAdapter, ShufflerAdapter
-from .service import TableService
-from .settings import TableSettings
 from .startup import collector_paused
-from .storage import open_read_store, open_store, redacted
-from .storage.checkpoints import CheckpointKeyError
 
 if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, at run time
     from drivers.dice_shaker.driver import DiceShakerDriver
@@ -457,7 +457,7 @@ def listen_for_api(settings: TableSettings) -> socket.socket:
     """The API's listening socket on ``settings.host:settings.port`` (port 0: any free port),
     bound before the store is opened and the devices started; ListenError (exit 2) when the
     address cannot be had, naming what to do."""
-    from .api.server import listen
+    from ..api.server import listen
 
     try:
         return listen(settings.host, settings.port)
@@ -478,8 +478,8 @@ async def start_api(
 ) -> RunningApi:
     """Serve the API on the bound ``sock`` and print its address."""
     with collector_paused():
-        from .api.app import create_app
-        from .api.server import make_server
+        from ..api.app import create_app
+        from ..api.server import make_server
 
     read_engine = open_read_store(settings.read_db_url) if settings.read_db_url else None
     app = create_app(settings, service, engine, read_engine=read_engine)

@@ -25,8 +25,8 @@ from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from .record_watch import PACKAGE_DIR, code_fingerprint
-from .storage.checkpoints import load_public_key, public_key_hex
+from ..storage.checkpoints import load_public_key, public_key_hex
+from .watch import PACKAGE_DIR, code_fingerprint
 
 RELEASE_FORMAT: Final = "paigow-release-v1"
 _SUFFIXES: Final = (".py", ".toml", ".ini")

@@ -24,9 +24,9 @@ def table_math_for(values: dict[str, Any], *, compute: bool = True) -> Any:
     """The table's math for the settings ``values`` (a ``TableSettings`` dump), from the machine's
     cache, keyed by the content of the way, rules and pay tables, or computed and cached
     (``compute``; otherwise None when the cache does not hold it)."""
-    from .analysis.lookup import default_cache_dir  # numpy and the house-way lookup: loaded here only
-    from .analysis.theoretical import cached_table_math, table_math
-    from .settings import TableSettings
+    from ..analysis.lookup import default_cache_dir  # numpy and the house-way lookup: loaded here only
+    from ..analysis.theoretical import cached_table_math, table_math
+    from ..settings import TableSettings
 
     settings = TableSettings(**values)
     if compute:

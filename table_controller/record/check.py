@@ -3,7 +3,7 @@
 Beyond the links of each chain (storage/audit.py), the record must agree with itself:
 
 - every round is re-derived from its chained inputs (its opening, dice, piles, settings)
-  with the game core, under the rules its opening pinned by hash (pinned_rules.py), and the
+  with the game core, under the rules its opening pinned by hash (record/pinned_rules.py), and the
   result is compared with the settlement chained in ``round.settled`` and with the
   ``rounds`` / ``round_positions`` projections the reports read: each difference is named
   (round, position, field, chained against stored);
@@ -11,7 +11,7 @@ Beyond the links of each chain (storage/audit.py), the record must agree with it
 - every stored rules content still hashes to its key and was chained when stored;
 - signed checkpoints (storage/checkpoints.py), when given, are reached by the chain.
 
-Nothing here writes. The daemon runs the same check at start and as it plays (service.py).
+Nothing here writes. The daemon runs the same check at start and as it plays (table/service.py).
 """
 
 from __future__ import annotations
@@ -26,13 +26,11 @@ from typing import Any, Final, TypeVar
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, SQLModel
 
-from .logs import error_text
-from .pinned_rules import PinnedRules
-from .recorder import opening_projection, required_projection, step_projection
-from .round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
-from .round.machine import apply, open_round
-from .storage.audit import ChainReport, event_payloads, events_by_round, newest_round_ids, verify_chain
-from .storage.checkpoints import (
+from ..logs import error_text
+from ..round.events import ROUND_EVENT_KINDS, RoundOpened, RoundSettled, event_from_payload
+from ..round.machine import apply, open_round
+from ..storage.audit import ChainReport, event_payloads, events_by_round, newest_round_ids, verify_chain
+from ..storage.checkpoints import (
     STORE_CHAINS,
     Checkpoint,
     chained_checkpoints,
@@ -40,13 +38,15 @@ from .storage.checkpoints import (
     unanchored_people,
     unchained_checkpoints,
 )
-from .storage.errors import is_outage
-from .storage.models import RoundFields, RoundPositionFields
-from .storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
-from .storage.progressive import pool_chain, pool_events, pool_ids, stored_pool
-from .storage.record_rows import evidence_rows, round_projections, unreadable_times, user_rows
-from .storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, sha256_hex
-from .storage.shifts import FLOOR_CHAIN
+from ..storage.errors import is_outage
+from ..storage.models import RoundFields, RoundPositionFields
+from ..storage.people import PEOPLE_CHAIN, PERSON_FIELDS, chained_people
+from ..storage.progressive import pool_chain, pool_events, pool_ids, stored_pool
+from ..storage.record_rows import evidence_rows, round_projections, unreadable_times, user_rows
+from ..storage.rules_store import EVIDENCE_CHAIN, EVIDENCE_STORED, sha256_hex
+from ..storage.shifts import FLOOR_CHAIN
+from .pinned_rules import PinnedRules
+from .recorder import opening_projection, required_projection, step_projection
 
 _T = TypeVar("_T")
 FINDINGS_LISTED = 200  # beyond this, findings are counted, not listed
@@ -321,7 +321,7 @@ def check_rounds(
 def check_pools(session: Session) -> list[Finding]:
     """Every progressive pool re-derived from its chain (game/progressive_state.py) and compared
     with its ``progressive_pools`` row, meter by meter (docs/progressive.md)."""
-    from .game.progressive_state import pool_as_dict, replay_events
+    from ..game.progressive_state import pool_as_dict, replay_events
 
     found = _Findings()
     for pool_id in pool_ids(session):
@@ -536,12 +536,12 @@ def audit_verify_record(
     """What ``table-controller audit verify`` does: (exit code, text). 0 whole and consistent;
     1 with every break and finding named; 2 when the store (or the checkpoint file) could not
     be read at all. Never writes."""
-    from .storage.checkpoints import read_checkpoint_file
-    from .storage.engine import make_engine, redacted, sqlite_path
-    from .storage.errors import StorageError, StoreNotFoundError, StoreUnavailableError
-    from .storage.migrate import check_schema_current
-    from .storage.session import read_snapshot
-    from .storage.store import EXIT_BROKEN, EXIT_NOT_CHECKED, EXIT_WHOLE, store_url
+    from ..storage.checkpoints import read_checkpoint_file
+    from ..storage.engine import make_engine, redacted, sqlite_path
+    from ..storage.errors import StorageError, StoreNotFoundError, StoreUnavailableError
+    from ..storage.migrate import check_schema_current
+    from ..storage.session import read_snapshot
+    from ..storage.store import EXIT_BROKEN, EXIT_NOT_CHECKED, EXIT_WHOLE, store_url
 
     try:
         url = store_url(data_dir=data_dir, db_url=db_url)

@@ -1,7 +1,7 @@
 """Command line: ``table-controller``.
 
 - ``run [--config FILE] [--data-dir DIR] [--simulate [--manual]] [--rounds N] [--port N]``: the table daemon
-  (table_controller/daemon.py, docs/round-lifecycle.md).
+  (table_controller/daemon/run.py, docs/round-lifecycle.md).
 - ``floor [--config FILE] [--db-url URL] [--host H] [--port N] [--workers N]``: the floor service,
   every table of the store for the pit and surveillance (table_controller/floor/, docs/floor.md);
   ``floor demo --db-url URL [--tables N] [--pits P]``: a demo floor of simulated tables (floor/demo.py).
@@ -9,8 +9,8 @@
   the whole record (docs/audit-chain.md); ``audit keygen --key-file PATH``: the checkpoint key;
   ``audit release --key-file IT.key --out FILE``: the signed manifest of the release's files.
 - ``round void --reason TEXT --as NAME``: the pit's void when the API is down, and ``round confirm
-  SEQ --as NAME``: a second pit user's confirmation of a large round's void (round_cli.py).
-- ``analyze par-sheet | house-edge``: the table's math (analysis_cli.py, docs/math.md).
+  SEQ --as NAME``: a second pit user's confirmation of a large round's void (cli/round.py).
+- ``analyze par-sheet | house-edge``: the table's math (cli/analysis.py, docs/math.md).
 
 The game questions asked at the table (and in batch by tests and audits):
 
@@ -40,10 +40,10 @@ import typer
 from typer import _click as click  # typer's own copy of click, whose classes TyperGroup uses
 from typer.core import TyperGroup
 
-from .game.cards import Game, codes, parse_hand
-from .game.evaluator import RankingRules, Wheel, high_category, low_category, rank_high, rank_low
-from .logs import configure_logging
-from .startup import collector_paused
+from ..daemon.startup import collector_paused
+from ..game.cards import Game, codes, parse_hand
+from ..game.evaluator import RankingRules, Wheel, high_category, low_category, rank_high, rank_low
+from ..logs import configure_logging
 
 
 class LazyGroup(NamedTuple):
@@ -58,9 +58,9 @@ class LazyGroup(NamedTuple):
 LAZY_GROUPS = {
     # imported on use, so that ``rank`` and ``house-way`` load the game core only, not the store
     # or the analysis (numba), and ``--help`` lists the groups without loading either
-    "users": LazyGroup("table_controller.users_cli", "People who use the terminals, and their keys."),
-    "round": LazyGroup("table_controller.round_cli", "The table's open round, without the API."),
-    "analyze": LazyGroup("table_controller.analysis_cli", "The table's math: par sheets and house edge."),
+    "users": LazyGroup("table_controller.cli.users", "People who use the terminals, and their keys."),
+    "round": LazyGroup("table_controller.cli.round", "The table's open round, without the API."),
+    "analyze": LazyGroup("table_controller.cli.analysis", "The table's math: par sheets and house edge."),
 }
 
 
@@ -200,8 +200,8 @@ def house_way(
     In the double-joker game a hand that can make four of a kind or better is set by the
     overqualifier rule of 003.
     """
-    from .game.dealer import required_setting
-    from .game.house_way import load_house_way
+    from ..game.dealer import required_setting
+    from ..game.house_way import load_house_way
 
     try:
         house = load_house_way(way)
@@ -305,10 +305,10 @@ def run_command(
     with collector_paused():
         from sqlalchemy.exc import SQLAlchemyError
 
-        from .daemon import ConfigError, DeviceStartError, ExitStatus, ListenError
-        from .daemon import main as run_daemon
-        from .settings import load_settings
-        from .storage import StorageError
+        from ..daemon.run import ConfigError, DeviceStartError, ExitStatus, ListenError
+        from ..daemon.run import main as run_daemon
+        from ..settings import load_settings
+        from ..storage import StorageError
 
     overrides: dict[str, Any] = {
         "data_dir": data_dir,
@@ -405,9 +405,9 @@ def floor_command(
     with collector_paused():
         from sqlalchemy.exc import SQLAlchemyError
 
-        from .floor.settings import load_floor_settings
-        from .floor.workers import Workers, floor_url, floor_worker, listen, serve_floor
-        from .storage import StorageError, open_read_store, open_store
+        from ..floor.settings import load_floor_settings
+        from ..floor.workers import Workers, floor_url, floor_worker, listen, serve_floor
+        from ..storage import StorageError, open_read_store, open_store
 
     try:
         settings = load_floor_settings(config, db_url=db_url, host=host, port=port, workers=workers)
@@ -482,7 +482,7 @@ def floor_demo_command(
     with collector_paused():
         from sqlalchemy.exc import SQLAlchemyError
 
-        from .floor.demo import (
+        from ..floor.demo import (
             DemoError,
             DemoFloor,
             demo_pit_users,
@@ -491,7 +491,7 @@ def floor_demo_command(
             plan_tables,
             stop_on_signals,
         )
-        from .storage import StorageError
+        from ..storage import StorageError
 
     configure_logging("auto", "INFO")
     try:
@@ -560,8 +560,8 @@ def audit_verify_command(
     against its chained settlement and its projections, people, rules contents, and signed
     checkpoints. Exit 0 whole, 1 naming every break and finding, 2 not checked."""
     with collector_paused():
-        from .record_check import audit_verify_record
-        from .settings import load_settings
+        from ..record.check import audit_verify_record
+        from ..settings import load_settings
 
     if data_dir is None and db_url is None:
         data_dir = Path("var")
@@ -586,7 +586,7 @@ def audit_keygen_command(
 ) -> None:
     """Make the Ed25519 key pair that signs checkpoints: the private key to the file (mode 0600),
     the public half printed for public_key in the configuration's audit section (docs/audit-chain.md)."""
-    from .storage.checkpoints import generate_key_file
+    from ..storage.checkpoints import generate_key_file
 
     try:
         public = generate_key_file(key_file)
@@ -609,8 +609,8 @@ def audit_release_command(
 ) -> None:
     """Sign the manifest of the installed package's files (each path and SHA-256, and the code
     hash each start chains) for the daemon to compare with at start (docs/audit-chain.md)."""
-    from .release import write_release
-    from .storage.checkpoints import CheckpointKeyError, load_private_key
+    from ..record.release import write_release
+    from ..storage.checkpoints import CheckpointKeyError, load_private_key
 
     try:
         signed = write_release(out, load_private_key(key_file))
