@@ -72,7 +72,15 @@ def test_the_required_setting_is_kept_when_the_piles_are_dealt_and_the_detail_re
     expected = {k: REQUIRED[k] for k in ("way", "rule_id", "rule_words")} | {
         "setting": {"high": REQUIRED["high"], "low": REQUIRED["low"]}
     }
-    assert _detail_house_way(engine, round_id) == expected
+    shown = _detail_house_way(engine, round_id)
+    assert {k: shown[k] for k in ("way", "rule_id", "rule_words")} | {
+        "setting": {"high": shown["setting"]["high"], "low": shown["setting"]["low"]}
+    } == expected
+    # read as a person reads it: no empty field in the wording (game/house_way/wording.py)
+    assert shown["rule_wording"] == (
+        "High Card | 1st highest [Joker|A]; 2nd highest [K|Q]; 3rd highest [8|9|10];"
+        " 4th highest [7|8] | The two cards will be 2nd & 4th highest"
+    )
     # the detail re-derives the round from its chain: an edited row is named, never shown as
     # the house way (docs/api.md, "A forged stored value")
     _set_stored(engine, round_id, json.dumps({**REQUIRED, "rule_words": "kept"}))
@@ -84,7 +92,7 @@ def test_the_required_setting_is_kept_when_the_piles_are_dealt_and_the_detail_re
     ]
     # a round recorded before 0007 kept nothing: its pinned house way sets the hand as it did
     _set_stored(engine, round_id, None)
-    assert _detail_house_way(engine, round_id) == expected
+    assert _detail_house_way(engine, round_id) == shown
 
 
 def test_an_edited_required_setting_is_named_by_the_record_check(engine, tmp_path):

@@ -25,7 +25,6 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from table_controller import table_ratings
 from table_controller.analysis.theoretical import TableMath
 from table_controller.record.check import check_record
 from table_controller.settings import RatingsSettings, TableSettings
@@ -37,6 +36,7 @@ from table_controller.storage.ratings import (
     RatingOutboxRow,
     RatingRow,
 )
+from table_controller.table import ratings as table_ratings
 from table_controller.table.rating_push import push_due
 
 from .conftest import Api, make_api, play_round

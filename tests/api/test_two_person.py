@@ -463,9 +463,9 @@ def test_a_confirmed_void_whose_confirmation_the_store_cannot_take_is_not_half_d
     """The store fails as the request's ``approval.confirmed`` is written: the void is not chained
     either (one transaction), the request stays open, and once the store is back the same
     confirmation does both (docs/api.md, "Two people")."""
-    from table_controller import approvals
     from table_controller.storage import approvals as stored_approvals
     from table_controller.storage.errors import StoreUnavailableError
+    from table_controller.table import approvals
     from table_controller.table.service import StoreOutage
 
     service = TableService(TableSettings(table_id="t1", second_pit_above=3000), engine)

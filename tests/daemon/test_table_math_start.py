@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from typing import ClassVar
 
-from table_controller import daemon
+from table_controller.daemon import run as daemon
 from table_controller.settings import TableSettings
 
 
