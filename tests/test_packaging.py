@@ -42,3 +42,46 @@ def test_every_package_folder_is_listed_for_the_wheel():
         if "__pycache__" not in path.parts
     }
     assert folders | {"table_controller.config"} == set(SETUPTOOLS["packages"])
+
+
+def test_every_library_the_package_imports_is_an_installed_dependency():
+    """The README's first command installs the runtime dependencies only: a library imported by
+    the package (drivers and simulators included) but listed for the tests alone would stop
+    the daemon at start (httpx did, for the ratings' push)."""
+    import ast
+    import re
+    import sys
+    from importlib.metadata import PackageNotFoundError, packages_distributions, requires
+
+    def name(spec: str) -> str:  # a requirement's distribution, normalised (PEP 503)
+        return re.sub(r"[-_.]+", "-", re.split(r"[<>=!~\[; (]", spec.strip(), maxsplit=1)[0]).lower()
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    listed = {name(spec) for spec in project["dependencies"]}
+    todo = list(listed)
+    while todo:  # what the listed ones install with them (starlette with fastapi...)
+        try:
+            needed = requires(todo.pop()) or []
+        except PackageNotFoundError:  # a platform's marker left it out here (tzdata off Windows)
+            continue
+        for spec in needed:
+            if "extra ==" not in spec and name(spec) not in listed:
+                listed.add(name(spec))
+                todo.append(name(spec))
+    ours = {"table_controller", "drivers", "simulators"}
+    imported: set[str] = set()
+    for folder in ours:
+        for path in (REPO / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    imported |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    imported.add(node.module.split(".")[0])
+    outside = {m for m in imported - ours - set(sys.stdlib_module_names) if not m.startswith("_")}
+    owners = packages_distributions()
+    missing = {
+        module: owners.get(module, ["?"])
+        for module in sorted(outside)
+        if not {re.sub(r"[-_.]+", "-", dist).lower() for dist in owners.get(module, [])} & listed
+    }
+    assert not missing, f"imported but not in [project] dependencies: {missing}"
