@@ -84,33 +84,55 @@ class Desk:
         return self.calendar.gaming_day_of(now)
 
 
-def _command(
-    engine: Engine, desk: Desk, what: str, actor: str, work: Callable[[Session], T], **data: Any
+def desk_command(
+    engine: Engine,
+    table_id: str,
+    desk: str,
+    what: str,
+    actor: str,
+    work: Callable[[Session], T],
+    *,
+    passed_on: tuple[type[Exception], ...] = (),
+    **data: Any,
 ) -> T:
-    """``work`` in one transaction; a refusal is logged (and a two-person one chained) and raised."""
-    from .approvals import refuse  # the approvals' module holds the service: imported when used
-
+    """``work`` in one transaction for a desk of the table (``accounting``, ``rating``): done is
+    logged as ``DESK.WHAT``; a refusal of the core or the store is logged as ``DESK.refused`` and
+    raised, nothing written; an outage, and the errors ``passed_on`` (the caller's to tell), are
+    raised as they are."""
     try:
         with unit_of_work(engine) as session:
             done = work(session)
-    except TwoPersonRefusedError as error:
-        raise refuse(
-            engine, desk.table_id, actor=actor, error=error, round_id=None, what=what, **data
-        ) from None
     except (AccountingError, StorageError) as error:
-        if isinstance(error, StorageError) and is_outage(error):
+        if isinstance(error, passed_on) or (isinstance(error, StorageError) and is_outage(error)):
             raise
         log.warning(
-            "accounting.refused",
+            f"{desk}.refused",
             what=what,
             actor=actor,
+            table_id=table_id,
             error=type(error).__name__,
             detail=str(error),
             **data,
         )
         raise
-    log.info(f"accounting.{what}", actor=actor, table_id=desk.table_id, **data)
+    log.info(f"{desk}.{what}", actor=actor, table_id=table_id, **data)
     return done
+
+
+def _command(
+    engine: Engine, desk: Desk, what: str, actor: str, work: Callable[[Session], T], **data: Any
+) -> T:
+    """``desk_command`` for the accounting; a two-person refusal is chained as well (approvals)."""
+    from .approvals import refuse  # the approvals' module holds the service: imported when used
+
+    try:
+        return desk_command(
+            engine, desk.table_id, "accounting", what, actor, work, passed_on=(TwoPersonRefusedError,), **data
+        )
+    except TwoPersonRefusedError as error:
+        raise refuse(
+            engine, desk.table_id, actor=actor, error=error, round_id=None, what=what, **data
+        ) from None
 
 
 # --------------------------------------------------------------------------- commands

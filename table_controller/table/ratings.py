@@ -18,15 +18,13 @@ import structlog
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from ..accounting.errors import AccountingError
 from ..accounting.gaming_day import GamingDayCalendar
 from ..accounting.ratings import AdjustableField, BuyInKind, Rating
 from ..settings import TableSettings
 from ..storage import ratings as store
 from ..storage.audit import lock_table
-from ..storage.errors import StorageError, is_outage
 from ..storage.session import unit_of_work
-from .accounting import calendar_of
+from .accounting import calendar_of, desk_command
 
 log = structlog.get_logger()
 T = TypeVar("T")
@@ -61,24 +59,7 @@ def _command(
     engine: Engine, desk: RatingDesk, what: str, actor: str, work: Callable[[Session], T], **data: Any
 ) -> T:
     """``work`` in one transaction; a refusal is logged and raised, nothing written."""
-    try:
-        with unit_of_work(engine) as session:
-            done = work(session)
-    except (AccountingError, StorageError) as error:
-        if isinstance(error, StorageError) and is_outage(error):
-            raise
-        log.warning(
-            "rating.refused",
-            what=what,
-            actor=actor,
-            table_id=desk.table_id,
-            error=type(error).__name__,
-            detail=str(error),
-            **data,
-        )
-        raise
-    log.info(f"rating.{what}", actor=actor, table_id=desk.table_id, **data)
-    return done
+    return desk_command(engine, desk.table_id, "rating", what, actor, work, **data)
 
 
 def seat_player(engine: Engine, desk: RatingDesk, *, seat: int, player: str, by: str) -> store.RatingRecord:
