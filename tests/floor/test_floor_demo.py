@@ -109,7 +109,10 @@ def test_the_demo_starts_its_tables_in_their_pits_and_sigterm_stops_every_child(
         # gives the floor and its tables one session key, and a cookie is per host, not per port
         signed = httpx.post(
             f"{floor_url}/api/session",
-            headers={"Authorization": f"Bearer {tokens['demo-pit-1']}", "X-Requested-With": "table-controller"},
+            headers={
+                "Authorization": f"Bearer {tokens['demo-pit-1']}",
+                "X-Requested-With": "table-controller",
+            },
         )
         assert signed.status_code == 200, signed.text
         cookie = {"Cookie": f"tc-session={signed.cookies['tc-session']}"}
