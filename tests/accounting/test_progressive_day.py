@@ -228,5 +228,5 @@ def test_a_chain_without_its_creation_or_a_backward_period_is_refused():
         pool_day(entries, pool_id="p1", start=END, end=START, system="system")
     with pytest.raises(PoolDayError, match="before its creation"):
         pool_day(entries[1:], pool_id="p1", start=START, end=END, system="system")
-    with pytest.raises(PoolDayError, match="no progressive.created"):
+    with pytest.raises(PoolDayError, match=r"no progressive\.created"):
         pool_day([], pool_id="p1", start=START, end=END, system="system")
