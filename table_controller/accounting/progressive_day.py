@@ -290,13 +290,7 @@ def pool_day(
     for entry in entries:
         if entry.at >= end:
             break
-        if days is None and entry.at >= start:
-            if not created:
-                raise PoolDayError(f"pool {pool_id}: its chain does not begin with {CREATED}")
-            days = open_period()
         last_seq = entry.seq
-        in_period = days is not None
-        events += in_period
         if entry.kind == CREATED:
             if created:
                 raise PoolDayError(f"pool {pool_id}: its chain creates it twice (seq {entry.seq})")
@@ -307,9 +301,14 @@ def pool_day(
                 base[params.name] = params.base
                 walk.recorded[params.name] = params.base
                 walk.reserve[params.name] = walk.overflow[params.name] = walk.locked[params.name] = 0
-            if days is not None:  # created inside the period: its levels start at their base
+            if entry.at >= start:  # created inside the period: its levels start at their base
                 days = open_period()
+                events += 1
             continue
+        if days is None and entry.at >= start and created:
+            days = open_period()
+        in_period = days is not None
+        events += in_period
         kind = entry.kind.removeprefix(RECORD_PREFIX)
         if not entry.kind.startswith(RECORD_PREFIX) or kind not in KINDS:
             continue  # a note of the chain (a request, a refusal): moves no money
@@ -515,6 +514,51 @@ def _paid(hit: DayHit, at: datetime, record: PaymentRecord) -> DayHit:
     return replace(hit, paid_at=at, paid_by=record.paid_by, verified_by=record.verified_by)
 
 
+@dataclass(frozen=True, slots=True)
+class DisplayVariance:
+    """A meter the displays show (the pool's projection, which the meter page and the table page
+    read) that is not the meter its chain gives at the period's end: the sign-to-meter check of
+    PRG-32."""
+
+    level: str
+    field: str
+    displayed: Cents
+    chained: Cents
+
+    @property
+    def amount(self) -> Cents:
+        return self.displayed - self.chained
+
+
+_DISPLAYED = (
+    ("meter", "end_meter"),
+    ("reserve", "end_reserve"),
+    ("overflow", "end_overflow"),
+    ("locked", "end_locked"),
+)
+
+
+def display_variances(
+    day: PoolDay, displayed: Mapping[str, Mapping[str, Any]]
+) -> tuple[DisplayVariance, ...]:
+    """Each meter of ``displayed`` (level -> its meters, game/progressive_state.pool_as_dict's
+    ``levels[name]["meters"]``) that differs from the day's end; a level shown or chained but not
+    both is a difference of its whole meter. Meaningful only when the day reaches the chain's last
+    event (nothing written after it)."""
+    found: list[DisplayVariance] = []
+    chained = {level.level: level for level in day.levels}
+    for name in sorted(set(chained) | set(displayed)):
+        level = chained.get(name)
+        shown = displayed.get(name, {})
+        for field_name, end_name in _DISPLAYED:
+            ends = 0 if level is None else int(getattr(level, end_name))
+            value = shown.get(field_name, 0)
+            value = value if isinstance(value, int) and not isinstance(value, bool) else 0
+            if value != ends:
+                found.append(DisplayVariance(name, field_name, value, ends))
+    return tuple(found)
+
+
 def entries_of(events: Sequence[Any]) -> list[PoolEntry]:
     """The chain's stored events (storage's EventPublic: ``seq``, ``created_at``, ``kind``,
     ``actor``, ``payload_data()``, ``round_id``) as the reconciliation reads them."""
@@ -531,11 +575,13 @@ __all__ = [
     "DayPayment",
     "DayStatus",
     "DayVariance",
+    "DisplayVariance",
     "LevelDay",
     "PoolDay",
     "PoolDayError",
     "PoolEntry",
     "TableContributions",
+    "display_variances",
     "entries_of",
     "pool_day",
 ]
