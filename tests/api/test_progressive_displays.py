@@ -181,7 +181,7 @@ def test_a_forged_projection_is_flagged_as_a_display_variance(api: Api):
 
 def test_the_stream_sends_the_view_now_and_after_each_change(tmp_path):
     """PRG-26: a hit reaches the displays through the stream (a commit wakes the feed at once)."""
-    with served_api(tmp_path, settings=SETTINGS) as (_, base, api):
+    with served_api(tmp_path, settings=SETTINGS) as (_, _base, api):
         api.service.resume()
         frames: list[dict] = []
         got_hit = threading.Event()
