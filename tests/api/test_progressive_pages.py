@@ -36,7 +36,8 @@ def finish(api: Api) -> None:
     rules = service.round_rules
     for position in sorted(state.wagers):
         setting = rules.house_way_setting(state.hands[position])
-        service.set_player(position, [c.code for c in setting.high], [c.code for c in setting.low], actor="ann")
+        high, low = [c.code for c in setting.high], [c.code for c in setting.low]
+        service.set_player(position, high, low, actor="ann")
     required = service.round.required.setting
     service.set_dealer([c.code for c in required.high], [c.code for c in required.low], actor="ann")
     service.settle()
