@@ -468,9 +468,9 @@ def _apply(
                     by_system,
                 )
             )
-            hit = hits.get(record.hit_id)
-            if hit is not None:
-                hits[record.hit_id] = _paid(hit, entry.at, record)
+            made = hits.get(record.hit_id)
+            if made is not None:
+                hits[record.hit_id] = _paid(made, entry.at, record)
     elif isinstance(record, AdjustmentRecord):
         _check(
             variances, entry, record.level, record.meter_after, walk.recorded[record.level] + record.amount
