@@ -89,7 +89,8 @@ async def _frames(
     still_valid: Callable[[bool], Awaitable[bool]],
 ) -> AsyncIterator[bytes]:
     """A frame of the whole view at the start and after each change of the pool's chain."""
-    sent: int | None = None
+    sent: int | None = None  # the hub's head when the view was last read
+    shown: int | None = None  # the pool chain's seq of the last view sent
     quiet_since = time.monotonic()
     while not hub.closed:
         if not await still_valid(False):
@@ -104,7 +105,8 @@ async def _frames(
                 await asyncio.sleep(hub.poll_interval)
                 continue
             sent = head
-            if view is not None:
+            if view is not None and view["seq"] != shown:  # a view read already: not sent twice
+                shown = view["seq"]
                 yield _frame(view)
                 quiet_since = time.monotonic()
         if not follow:
