@@ -23,10 +23,10 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -37,6 +37,7 @@ from ..storage.progressive_reads import pool_events_of_kinds
 from .stream import EventHub
 
 HITS, PAYMENT = record_kind("hits"), record_kind("payment")
+T = TypeVar("T")
 FEED_BUFFER = 64  # the feed sends views, not events: the hub's buffer only needs to wake it
 
 
@@ -160,7 +161,7 @@ def display_view(session: Session, log: PoolLog) -> dict[str, Any] | None:
 
 class PoolFeeds:
     """Each pool's hub and log, made when a display first asks for the pool and kept for the
-    app's life (its lifespan stops the hubs)."""
+    app's life (its lifespan stops the hubs), and the pool's latest frame, shared by its displays."""
 
     def __init__(self, engine: Engine, *, poll_interval: float, system: str) -> None:
         self.engine = engine
@@ -169,6 +170,8 @@ class PoolFeeds:
         self._hubs: dict[str, EventHub] = {}
         self._logs: dict[str, PoolLog] = {}
         self._starting = asyncio.Lock()
+        self._latest: dict[str, tuple[int, Any]] = {}  # pool -> (the head read at, what was read)
+        self._reading: dict[str, asyncio.Lock] = {}
 
     def log(self, pool_id: str) -> PoolLog:
         found = self._logs.get(pool_id)
@@ -188,6 +191,19 @@ class PoolFeeds:
                 )
                 await found.start()
                 self._hubs[pool_id] = found
+            return found
+
+    async def latest(self, pool_id: str, head: int, read: Callable[[], Awaitable[T | None]]) -> T | None:
+        """What ``read()`` gives for the pool at the hub's ``head`` or later: read once for every
+        display that a change wakes (twenty signs of one pool make one read of the store, and
+        its frame is made once), not once each."""
+        lock = self._reading.setdefault(pool_id, asyncio.Lock())
+        async with lock:
+            cached = self._latest.get(pool_id)
+            if cached is not None and cached[0] >= head:
+                return cached[1]
+            found = await read()
+            self._latest[pool_id] = (head, found)
             return found
 
     @contextlib.asynccontextmanager

@@ -84,11 +84,12 @@ def _frame(view: dict[str, Any]) -> bytes:
 
 async def _frames(
     hub: EventHub,
-    read: Callable[[], Awaitable[dict[str, Any] | None]],
+    latest: Callable[[int], Awaitable[tuple[int, bytes] | None]],
     follow: bool,
     still_valid: Callable[[bool], Awaitable[bool]],
 ) -> AsyncIterator[bytes]:
-    """A frame of the whole view at the start and after each change of the pool's chain."""
+    """A frame of the whole view at the start and after each change of the pool's chain;
+    ``latest(head)``: the pool chain's seq and the frame of a view read at or after ``head``."""
     sent: int | None = None  # the hub's head when the view was last read
     shown: int | None = None  # the pool chain's seq of the last view sent
     quiet_since = time.monotonic()
@@ -99,15 +100,15 @@ async def _frames(
         head = hub.head
         if head != sent:
             try:
-                view = await read()
+                found = await latest(head)
             except Exception as error:  # the store is away for a moment: the display keeps its last view
                 log.warning("progressive.display_read_failed", error=str(error))
                 await asyncio.sleep(hub.poll_interval)
                 continue
             sent = head
-            if view is not None and view["seq"] != shown:  # a view read already: not sent twice
-                shown = view["seq"]
-                yield _frame(view)
+            if found is not None and found[0] != shown:  # a view sent already: not sent twice
+                shown = found[0]
+                yield found[1]
                 quiet_since = time.monotonic()
         if not follow:
             return
@@ -146,11 +147,15 @@ async def display_stream(
     hub = await pool_feeds.hub(pool_id)
     pool_log: PoolLog = pool_feeds.log(pool_id)
 
-    async def read() -> dict[str, Any] | None:
-        return await store.read(display_view, pool_log)
+    async def read() -> tuple[int, bytes] | None:
+        view = await store.read(display_view, pool_log)
+        return None if view is None else (int(view["seq"]), _frame(view))
+
+    async def latest(head: int) -> tuple[int, bytes] | None:
+        return await pool_feeds.latest(pool_id, head, read)
 
     return StreamingResponse(
-        _frames(hub, read, follow, token_check(request, who)),
+        _frames(hub, latest, follow, token_check(request, who)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
