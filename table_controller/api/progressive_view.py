@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
 
+import structlog
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
@@ -36,6 +37,7 @@ from ..storage.progressive import pool_chain, stored_pool
 from ..storage.progressive_reads import pool_events_of_kinds
 from .stream import EventHub
 
+log = structlog.get_logger()
 HITS, PAYMENT = record_kind("hits"), record_kind("payment")
 T = TypeVar("T")
 FEED_BUFFER = 64  # the feed sends views, not events: the hub's buffer only needs to wake it
@@ -68,22 +70,27 @@ class PoolLog:
             for event in pool_events_of_kinds(
                 session, pool_id=self.pool_id, kinds=(HITS, PAYMENT), after_seq=self.seq
             ):
-                payload = event.payload_data()
-                if event.kind == HITS:
-                    for hit in payload.get("hits", []):
-                        self.hit_at[int(hit["hit_id"])] = event.created_at
-                else:
-                    level, amount, payer = (
-                        str(payload["level"]),
-                        int(payload["amount"]),
-                        str(payload["paid_by"]),
-                    )
-                    split = self.by_system if payer == self.system else self.by_attendant
-                    split[level] = split.get(level, 0) + amount
-                    self.payments[int(payload["hit_id"])] = _Payment(
-                        event.created_at, payer, str(payload.get("verified_by", ""))
+                try:
+                    self._read(event.kind, event.payload_data(), event.created_at)
+                except (KeyError, TypeError, ValueError) as error:  # a forged row: the display goes on
+                    log.warning(
+                        "progressive.display_unreadable",
+                        pool_id=self.pool_id,
+                        seq=event.seq,
+                        error=str(error),
                     )
                 self.seq = event.seq
+
+    def _read(self, kind: str, payload: dict[str, Any], at: datetime) -> None:
+        if kind == HITS:
+            made = {int(hit["hit_id"]): at for hit in payload["hits"]}
+            self.hit_at.update(made)
+            return
+        level, amount, payer = str(payload["level"]), int(payload["amount"]), str(payload["paid_by"])
+        hit_id, verified_by = int(payload["hit_id"]), str(payload.get("verified_by", ""))
+        split = self.by_system if payer == self.system else self.by_attendant
+        split[level] = split.get(level, 0) + amount
+        self.payments[hit_id] = _Payment(at, payer, verified_by)
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -13,6 +13,7 @@ down), held for the pit; the meter reseeds to its reset 1_000_000, 99_959 cents 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Iterator
@@ -20,10 +21,13 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
+from structlog.testing import capture_logs
 
+from table_controller.api.routers import progressive_display
 from table_controller.settings import TableSettings
 from table_controller.storage.session import unit_of_work
 
+from ..storage.helpers import tamper
 from ..test_progressive_pool import AWARD, HANDS, METER_AT_HIT, SEED
 from ..test_side_wagers_round import play
 from .conftest import Api, make_api, served_api
@@ -214,3 +218,80 @@ def test_the_stream_sends_the_view_now_and_after_each_change(tmp_path):
         [data] = [line for line in once.text.splitlines() if line.startswith("data:")]
         assert json.loads(data[5:])["seq"] == last["seq"]
         assert api.get("/api/progressive/t1/stream", "admin", params={"follow": "false"}).status_code == 403
+
+
+def test_a_pool_not_loaded_yet_has_no_display(engine: Engine):
+    """The pool is read at resume: before it (the store was away at start) the display is 404."""
+    for api in make_api(engine, SETTINGS):
+        answer = api.get("/api/progressive/t1/display", "dealer")
+        assert answer.status_code == 404 and "no meters yet" in answer.json()["detail"]
+
+
+def test_a_forged_payment_row_is_skipped_by_the_display_and_a_chain_without_its_creation_refused(api: Api):
+    hit_round(api)
+    api.post("/api/progressive/t1/hits/1/pay", "pit", json={"verified_by": "cy"})
+    with capture_logs() as logs:
+        tamper(
+            api.engine,
+            "UPDATE events SET payload = '{\"kind\": \"payment\"}' WHERE table_id = 'progressive.t1'"
+            " AND kind = 'progressive.payment'",
+        )
+        shown = api.get("/api/progressive/t1/display", "dealer")
+    assert shown.status_code == 200 and shown.json()["levels"][0]["paid_by_attendant"] == 0
+    assert any(entry["event"] == "progressive.display_unreadable" for entry in logs)
+    # the day report names the unreadable record as a variance
+    day = api.get("/api/progressive/t1/day", "pit").json()
+    assert not day["reconciled"] and any(v["detail"].startswith("unreadable") for v in day["variances"])
+    tamper(
+        api.engine,
+        "UPDATE events SET kind = 'progressive.forged' WHERE table_id = 'progressive.t1' AND seq = 1",
+    )
+    with capture_logs() as logs:
+        refused = api.get("/api/progressive/t1/day", "pit")
+    assert refused.status_code == 409 and refused.json()["error"] == "progressive-refused"
+    assert [entry["event"] for entry in logs if entry["log_level"] == "error"] == [
+        "progressive.report_refused"
+    ]
+
+
+def test_no_pdf_without_weasyprint_is_503(api: Api, monkeypatch):
+    def missing(*_args, **_kwargs):
+        raise OSError("cannot load library 'libpango-1.0-0'")
+
+    monkeypatch.setattr(progressive_display, "progressive_day_pdf", missing)
+    hit_round(api)
+    answer = api.get("/api/progressive/t1/day.pdf", "pit")
+    assert answer.status_code == 503 and answer.json()["error"] == "pdf-unavailable"
+
+
+class _Hub:
+    """A hub whose chain stands at ``head``: enough of EventHub for ``_frames``."""
+
+    def __init__(self) -> None:
+        self.head, self.closed, self.poll_interval = 7, False, 0.01
+
+    async def wait(self, seq, timeout):
+        self.closed = True  # one round of the loop is enough
+        return False
+
+
+def test_the_stream_keeps_the_display_when_a_read_fails():
+    """The store away for a moment: logged, read again after a poll, the frame then sent."""
+    reads = []
+
+    async def latest(head):
+        reads.append(head)
+        if len(reads) == 1:
+            raise OSError("database is locked")
+        return 7, b"id: 7\ndata: {}\n\n"
+
+    async def valid(_from_store):
+        return True
+
+    async def collect():
+        return [frame async for frame in progressive_display._frames(_Hub(), latest, True, valid)]
+
+    with capture_logs() as logs:
+        frames = asyncio.run(collect())
+    assert frames == [b"id: 7\ndata: {}\n\n"] and reads == [7, 7]
+    assert [entry["event"] for entry in logs] == ["progressive.display_read_failed"]
