@@ -57,7 +57,10 @@ def progressive_day(
 ) -> ProgressiveDayPublic:
     """The pool's gaming day ``day`` (or its ``shift``) reconciled. 404 when the pool did not
     exist before the period's end."""
-    period = calendar.day_period(day) if shift is None else calendar.shift_period(day, shift)
+    try:
+        period = calendar.day_period(day) if shift is None else calendar.shift_period(day, shift)
+    except OverflowError:  # a day at the calendar's ends (9999-12-31 has no next day to end on)
+        raise ApiError(422, f"gaming day {day.isoformat()} is outside the calendar") from None
     events = pool_chain_until(session, pool_id=pool_id, before=period.end)
     if not events:
         raise ApiError(404, f"pool {pool_id} has no record before {period.end.isoformat()}", "not-found")

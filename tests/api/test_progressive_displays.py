@@ -162,6 +162,7 @@ def test_the_day_report_reconciles_the_meter_worked_by_hand(api: Api):
     assert api.get("/api/progressive/t1/day", "pit", params={"gaming_day": "2000-01-01"}).status_code == 404
     assert api.get("/api/progressive/t1/day", "pit", params={"shift": "brunch"}).status_code == 404
     assert api.get("/api/progressive/t1/day", "pit", params={"gaming_day": "not-a-day"}).status_code == 422
+    assert api.get("/api/progressive/t1/day", "pit", params={"gaming_day": "9999-12-31"}).status_code == 422
 
 
 def test_a_forged_projection_is_flagged_as_a_display_variance(api: Api):
