@@ -53,12 +53,8 @@ _DOCUMENTS: dict[int | str, dict[str, Any]] = {
 
 
 def feeds(request: Request) -> PoolFeeds:
-    found: PoolFeeds | None = getattr(request.app.state, "pool_feeds", None)
-    if found is None:  # an app made without create_app's lifespan (never in the daemon)
-        hub: EventHub = request.app.state.hub
-        found = request.app.state.pool_feeds = PoolFeeds(
-            request.app.state.engine, poll_interval=hub.poll_interval, system=SYSTEM
-        )
+    """The app's pools' feeds (create_app makes them, its lifespan stops their hubs)."""
+    found: PoolFeeds = request.app.state.pool_feeds
     return found
 
 
