@@ -125,4 +125,11 @@ def reconcile(
     )
 
 
-__all__ = ["DEFAULT_ALERT_ABOVE", "NamedLine", "Reconciliation", "computed_result", "reconcile", "variance_of"]
+__all__ = [
+    "DEFAULT_ALERT_ABOVE",
+    "NamedLine",
+    "Reconciliation",
+    "computed_result",
+    "reconcile",
+    "variance_of",
+]

@@ -293,7 +293,11 @@ def accounting_rows(section: AccountingSection | None, leading: tuple[str, ...])
             "missing": "; ".join(line.missing) or None,
             "win_hold_percent": line.hold_percent,
             "theoretical_hold_percent_of_drop": line.theoretical_hold_percent,
-            "variance_flagged": None if line.variance_flagged is None else "yes" if line.variance_flagged else "no",
+            "variance_flagged": None
+            if line.variance_flagged is None
+            else "yes"
+            if line.variance_flagged
+            else "no",
         }
         rows.append([*lead(values), *cells(values, CSV_ACCOUNTING_COLUMNS), *[""] * len(CSV_RATING_COLUMNS)])
     for rating in section.ratings:
@@ -309,6 +313,23 @@ def accounting_rows(section: AccountingSection | None, leading: tuple[str, ...])
         accounting = cells({"gaming_day": day["gaming_day"], "shift": section.shift}, CSV_ACCOUNTING_COLUMNS)
         rows.append([*lead(values), *accounting, *cells(values, CSV_RATING_COLUMNS)])
     return rows
+
+
+def report_checkpoint(item: Checkpoint, in_period: bool) -> ReportCheckpoint:
+    """A checkpoint as a report carries it (the table's and the floor's)."""
+    return ReportCheckpoint(
+        seq=item.seq,
+        hash=item.hash,
+        at=item.at,
+        reason=item.reason,
+        signature=item.signature,
+        in_period=in_period,
+    )
+
+
+def checkpoint_cells(item: ReportCheckpoint) -> list[Any]:
+    """The CSV_CHECKPOINT_COLUMNS of one checkpoint line (the table's CSV and the floor's)."""
+    return [item.seq, item.hash, item.at, item.reason, item.signature, "yes" if item.in_period else "no"]
 
 
 def report_csv(found: ReportPublic) -> str:

@@ -63,7 +63,11 @@ def _day_report(api: Api, closer: dict[str, int]) -> tuple[dict, dict]:
 def test_the_day_report_carries_the_accounting_reconciled_and_the_ratings(api: Api) -> None:
     day, report = _day_report(api, CLOSER)
     section = report["accounting"]
-    assert (section["gaming_day"], section["shift"], section["alert_above_cents"]) == (day["gaming_day"], None, 0)
+    assert (section["gaming_day"], section["shift"], section["alert_above_cents"]) == (
+        day["gaming_day"],
+        None,
+        0,
+    )
     table, pit = section["lines"]
     assert (table["scope"], table["table_id"], table["pit"]) == ("table", "t1", "pit-a")
     assert (pit["scope"], pit["pit"], section["total"]["scope"]) == ("pit", "pit-a", "total")
@@ -103,7 +107,9 @@ def test_the_day_report_carries_the_accounting_reconciled_and_the_ratings(api: A
         ).scalar_one()
     with localcontext() as context:
         context.prec = 40
-        half = int((Decimal("1.96") * Decimal(variance).sqrt()).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+        half = int(
+            (Decimal("1.96") * Decimal(variance).sqrt()).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
+        )
     assert (table["band_low_cents"], table["band_high_cents"]) == (156 - half, 156 + half)
     assert table["outside_band"] is (not 156 - half <= -7_125 <= 156 + half)
     ratings = [

@@ -193,7 +193,9 @@ class AccountingLine(BaseModel):
     win_cents: int | None = Field(
         description="drop + (closer - opener) + credits - fills; null without both counts"
     )
-    hold_percent: str | None = Field(description="win / drop x 100, two places half-even; null: no win or drop")
+    hold_percent: str | None = Field(
+        description="win / drop x 100, two places half-even; null: no win or drop"
+    )
     theoretical_rounds: int = Field(description="settled rounds that carry a theoretical win")
     theoretical_win_cents: int | None = Field(description="their theoretical win; null: none carries one")
     theoretical_hold_percent: str | None = Field(description="theoretical win / drop x 100, as the hold")

@@ -103,9 +103,7 @@ async def day_report_csv(
     _: AuditDep, settings: SettingsDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
 ) -> Response:
     """The day report as CSV."""
-    return _csv(
-        await store.read(_day, settings, date, tz), f"{settings.table_id}-day-{date.isoformat()}"
-    )
+    return _csv(await store.read(_day, settings, date, tz), f"{settings.table_id}-day-{date.isoformat()}")
 
 
 @router.get("/shift", response_model=ReportPublic, responses=responses())
