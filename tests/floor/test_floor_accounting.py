@@ -148,7 +148,7 @@ def day(floor: Floor) -> Floor:
     _count(floor, "t1", CountKind.OPENER, 10)  # 100,000
     _slip(floor, "t1", SlipKind.FILL, {10_000: 2})  # 20,000
     _drop(floor, "t1", DropKind.CASH, 50_000)
-    _count_cents(floor, "t1", CountKind.CLOSER, {10_000: 6, 2_500: 3, 500: 3})  # 60,000 + 7,500 + 1,500 = 69,000
+    _count_cents(floor, "t1", CountKind.CLOSER, {10_000: 6, 2_500: 3, 500: 3})  # 69,000
     _count(floor, "t2", CountKind.OPENER, 20)  # 200,000
     _slip(floor, "t2", SlipKind.CREDIT, {10_000: 3})  # 30,000
     _drop(floor, "t2", DropKind.MARKER, 10_000, "M-9")
@@ -161,7 +161,7 @@ def day(floor: Floor) -> Floor:
             line=NamedLine("tips", -500, "pia"),
             now=utc(11, 12),
         )
-    _count_cents(floor, "t2", CountKind.CLOSER, {10_000: 15, 2_500: 3, 500: 1})  # 150,000 + 7,500 + 500 = 158,000
+    _count_cents(floor, "t2", CountKind.CLOSER, {10_000: 15, 2_500: 3, 500: 1})  # 158,000
     _count(floor, "t3", CountKind.OPENER, 30)
     _rating(
         floor,
