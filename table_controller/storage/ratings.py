@@ -884,6 +884,22 @@ def seated(
     return live
 
 
+def seated_players(session: Session, *, table_ids: Iterable[str]) -> dict[str, list[tuple[int, str]]]:
+    """(seat, player) of the rated players holding a seat at each of ``table_ids``, by seat
+    (one SELECT: the floor's pit map)."""
+    found: dict[str, list[tuple[int, str]]] = {table_id: [] for table_id in table_ids}
+    if not found:
+        return found
+    rows = session.exec(
+        select(RatingRow.table_id, RatingRow.seat, RatingRow.player)
+        .where(col(RatingRow.table_id).in_(list(found)), col(RatingRow.seated).is_(True))
+        .order_by(col(RatingRow.table_id), col(RatingRow.seat))
+    )
+    for table_id, seat, player in rows:
+        found[table_id].append((seat, player))
+    return found
+
+
 def player_history(session: Session, *, player: str, limit: int = 500) -> list[RatingRecord]:
     """One player's ratings at every table of this store, newest first."""
     rows = session.exec(
@@ -1008,4 +1024,5 @@ __all__ = [
     "ratings_of_day",
     "seat_player",
     "seated",
+    "seated_players",
 ]
