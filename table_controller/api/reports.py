@@ -17,7 +17,7 @@ from ..accounting.closing import DayFigures, RatingSums, add_figures, rating_sum
 from ..accounting.gaming_day import Period
 from ..accounting.ratings import AdjustableField, Rating
 from ..storage.checkpoints import Checkpoint, report_checkpoints
-from ..storage.closing import closing_figures
+from ..storage.closing import RatingFromRounds, closing_figures, ratings_from_rounds
 from ..storage.ratings import ratings_between
 from ..storage.reports import THEORY_FIELDS, band_of, period_sums
 from .models.reports import (
@@ -197,8 +197,9 @@ def accounting_line(
     )
 
 
-def rating_line(rating: Rating, pit: str | None) -> RatingLine:
-    """A rating's figures as shown (``Rating.value``: adjustments in)."""
+def rating_line(rating: Rating, pit: str | None, from_rounds: RatingFromRounds) -> RatingLine:
+    """A rating's figures as shown (``Rating.value``: adjustments in), and whether its recorded
+    ones are those computed again from the rounds."""
     return RatingLine(
         table_id=rating.table_id,
         pit=pit,
@@ -215,6 +216,7 @@ def rating_line(rating: Rating, pit: str | None) -> RatingLine:
         actual_win_cents=rating.value(AdjustableField.ACTUAL_WIN),
         theoretical_win_cents=rating.value(AdjustableField.THEORETICAL_WIN),
         adjustments=len(rating.adjustments),
+        matches_rounds=from_rounds.matches(rating),
     )
 
 
@@ -228,6 +230,7 @@ def accounting_section(
         session, table_ids=tables, day=period.day, shift=period.shift, start=period.start, end=period.end
     )
     found = ratings_between(session, table_ids=tables, start=period.start, end=period.end)
+    again = ratings_from_rounds(session, table_ids=tables, start=period.start, end=period.end)
     per_table: dict[str, list[Rating]] = defaultdict(list)
     for record in found:
         per_table[record.rating.table_id].append(record.rating)
@@ -264,7 +267,14 @@ def accounting_section(
         alert_above_cents=alert_above,
         total=total,
         lines=lines,
-        ratings=[rating_line(record.rating, tables.get(record.rating.table_id)) for record in found],
+        ratings=[
+            rating_line(
+                record.rating,
+                tables.get(record.rating.table_id),
+                again.get(record.rating.rating_id, RatingFromRounds()),
+            )
+            for record in found
+        ],
     )
 
 
@@ -309,6 +319,7 @@ def accounting_rows(section: AccountingSection | None, leading: tuple[str, ...])
             "rating_end": None if rating.end is None else rating.end.isoformat(),
             "rating_rounds": rating.rounds,
             "rating_theoretical_win_cents": rating.theoretical_win_cents,
+            "matches_rounds": "yes" if rating.matches_rounds else "no",
         }
         accounting = cells({"gaming_day": day["gaming_day"], "shift": section.shift}, CSV_ACCOUNTING_COLUMNS)
         rows.append([*lead(values), *accounting, *cells(values, CSV_RATING_COLUMNS)])

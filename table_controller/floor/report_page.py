@@ -189,6 +189,7 @@ def _rating_row(rating: RatingLine, zone: ZoneInfo) -> str:
         dollars(rating.average_wager_cents),
         dollars(rating.actual_win_cents),
         dollars(rating.theoretical_win_cents),
+        "yes" if rating.matches_rounds else "NOT in the rounds",
     )
     return (
         f"<tr><th scope='row'>{escape(rating.table_id)}</th>"
@@ -226,6 +227,7 @@ def _accounting(section: AccountingSection | None, zone: ZoneInfo) -> str:
             "Avg wager",
             "Actual win",
             "Theor. win",
+            "Matches the rounds",
         )
     )
     rated = "".join(_rating_row(rating, zone) for rating in section.ratings)

@@ -14,18 +14,23 @@ the same figures. Integer cents; the figures are built by accounting/closing.py.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
+from sqlalchemy.sql.expression import ColumnElement
 from sqlmodel import Session
 
 from ..accounting.chips import CountKind
 from ..accounting.closing import DayFigures, table_figures
 from ..accounting.drop import DropKind
+from ..accounting.ratings import Rating
 from ..accounting.slips import SlipKind
 from .accounting import AccountingCount, AccountingDrop, AccountingLine, AccountingSlip
-from .reports import ROUNDS, _count, _settled_only, _theory_columns, theory_of
+from .models import BANKER_POSITION
+from .ratings import RatingRow
+from .reports import POSITION_ROWS, ROUNDS, _count, _settled_only, _theory_columns, theory_of
 
 COUNTS = AccountingCount.__table__  # type: ignore[attr-defined]
 SLIPS = AccountingSlip.__table__  # type: ignore[attr-defined]
@@ -127,4 +132,135 @@ def closing_figures(
     return found
 
 
-__all__ = ["closing_figures"]
+# --- the ratings computed again from the record ---------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RatingFromRounds:
+    """A rating's figures computed from the settled rounds its seat played in its window
+    (start to end; an open rating: to its last activity), in the query: the rounds, the main
+    and bonus wagers, the actual win (minus the seat's nets) and the theoretical win (each
+    round's split among its seats by wagers, largest remainder, as accounting/ratings.py's
+    ``apportion``), and how many of those rounds carried one."""
+
+    rounds: int = 0
+    main_wagered: int = 0
+    bonus_wagered: int = 0
+    actual_win: int = 0
+    theoretical_win: int = 0
+    theoretical_rounds: int = 0
+
+    def matches(self, rating: Rating) -> bool:
+        """The rating's recorded figures (before any adjustment) are these."""
+        return (
+            self.rounds,
+            self.main_wagered,
+            self.bonus_wagered,
+            self.actual_win,
+            self.theoretical_win,
+            self.theoretical_rounds,
+        ) == (
+            rating.rounds,
+            rating.main_wagered,
+            rating.bonus_wagered,
+            rating.actual_win,
+            rating.theoretical_win,
+            rating.theoretical_rounds,
+        )
+
+
+def _floor_mod(a: ColumnElement[Any], b: ColumnElement[Any]) -> ColumnElement[Any]:
+    """``a mod b`` as Python's ``%`` for ``b > 0`` (SQL's ``%`` keeps the dividend's sign)."""
+    return ((a % b) + b) % b
+
+
+def ratings_from_rounds(
+    session: Session, *, table_ids: Iterable[str], start: datetime, end: datetime
+) -> dict[str, RatingFromRounds]:
+    """Each rating of ``table_ids`` started in ``[start, end)`` computed again from the rounds,
+    in one SELECT aggregating in the query: the settled rounds' player positions (a
+    player-banked round's positions turned into seats, game/banking.py's ``seat_of_position``),
+    each round's theoretical win split among its seats by window functions (floor of
+    theoretical x wager / all wagers, the cents left to the largest remainders, ties to the
+    lower seat), joined to the rating holding that seat when the round settled."""
+    ids = sorted(set(table_ids))
+    if not ids:
+        return {}
+    r, p, g = ROUNDS.c, POSITION_ROWS.c, RatingRow.__table__.c  # type: ignore[attr-defined]
+    ratings = (
+        select(
+            g.rating_id, g.table_id, g.seat, g.started_at, func.coalesce(g.ended_at, g.last_at).label("until")
+        )
+        .where(g.table_id.in_(ids), g.started_at >= start, g.started_at < end)
+        .cte("day_ratings")
+    )
+    bonus = p.big_hand_bonus_cents + p.joker_bonus_cents
+    seat = case((r.banker_seat.is_(None), p.position), else_=(r.banker_seat + p.position - 2) % 7 + 1)
+    seats = (
+        select(
+            r.round_id,
+            r.table_id,
+            r.closed_at,
+            r.theoretical_win_cents.label("theory"),
+            seat.label("seat"),
+            p.wager_cents.label("main"),
+            bonus.label("bonus"),
+            p.net_cents.label("net"),
+            func.sum(p.wager_cents + bonus).over(partition_by=r.round_id).label("whole"),
+        )
+        .join(POSITION_ROWS, p.round_id == r.round_id)
+        .where(
+            r.table_id.in_(ids),
+            r.phase == "closed",
+            r.closed_at >= select(func.min(ratings.c.started_at)).scalar_subquery(),
+            r.closed_at <= select(func.max(ratings.c.until)).scalar_subquery(),
+            p.position != BANKER_POSITION,
+            p.house_hand.is_(False),
+        )
+        .cte("day_seats")
+    )
+    s = seats.c
+    product = s.theory * (s.main + s.bonus)
+    has_share = s.theory.is_not(None) & (s.whole > 0)
+    remainder = case((has_share, _floor_mod(product, s.whole)), else_=0)
+    # exact: product - (product mod whole) is a multiple of whole, so the division never rounds
+    base = case((has_share, (product - _floor_mod(product, s.whole)) // s.whole), else_=0)
+    split = select(
+        s.round_id,
+        s.table_id,
+        s.closed_at,
+        s.seat,
+        s.main,
+        s.bonus,
+        s.net,
+        s.theory,
+        base.label("base"),
+        func.sum(base).over(partition_by=s.round_id).label("based"),
+        func.row_number().over(partition_by=s.round_id, order_by=(remainder.desc(), s.seat)).label("place"),
+    ).cte("day_split")
+    t = split.c
+    share = t.base + case((t.theory.is_not(None) & (t.place <= t.theory - t.based), 1), else_=0)
+    rows = session.execute(
+        select(
+            ratings.c.rating_id,
+            func.count(),
+            func.sum(t.main),
+            func.sum(t.bonus),
+            -func.sum(t.net),
+            func.sum(share),
+            _count(t.theory.is_not(None)),
+        )
+        .select_from(ratings)
+        .join(
+            split,
+            (t.table_id == ratings.c.table_id)
+            & (t.seat == ratings.c.seat)
+            & (t.closed_at >= ratings.c.started_at)
+            & (t.closed_at <= ratings.c.until),
+        )
+        .group_by(ratings.c.rating_id)
+    ).all()
+    return {row[0]: RatingFromRounds(*(int(value or 0) for value in row[1:])) for row in rows}
+
+
+__all__ = ["RatingFromRounds", "closing_figures", "ratings_from_rounds"]

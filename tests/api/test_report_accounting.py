@@ -130,6 +130,8 @@ def test_the_day_report_carries_the_accounting_reconciled_and_the_ratings(api: A
         ("P-500", 5, 3, 3_000, 1_000, 0, 45, True),  # still seated: figures as last folded
     ]
     assert section["ratings"][0]["seconds_played"] >= 0 and section["ratings"][1]["seconds_played"] is None
+    # both ratings' recorded figures are those the rounds give again (storage/closing.py)
+    assert [r["matches_rounds"] for r in section["ratings"]] == [True, True]
     # the CSV: the accounting's lines and the ratings after the rounds' lines, one table
     as_csv = api.get("/api/reports/day.csv", params={"date": day["gaming_day"], "tz": "UTC"})
     assert as_csv.status_code == 200

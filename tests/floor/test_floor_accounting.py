@@ -315,7 +315,7 @@ def test_the_accounting_in_the_csv_the_page_and_the_pdf(day: Floor) -> None:
     assert "-$20.00 FLAGGED" in page  # t2's variance
     assert "-$19.49 to $26.89 (inside)" in page  # t1's band
     assert "Not counted yet (left out of the sums): t3: closer." in page
-    assert "P-1" in page and "$77.50" in page
+    assert "P-1" in page and "$77.50" in page and "NOT in the rounds" in page
     pdf = day.get("/api/floor/reports/day.pdf", "cy", params=QUERY)
     if pdf.status_code == 503:
         pytest.skip("no PDF on this host (WeasyPrint's Pango missing)")

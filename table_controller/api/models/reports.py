@@ -169,6 +169,7 @@ CSV_RATING_COLUMNS = (
     "actual_win_cents",
     "rating_theoretical_win_cents",
     "adjustments",
+    "matches_rounds",
 )
 
 
@@ -236,6 +237,10 @@ class RatingLine(BaseModel):
     actual_win_cents: int | None
     theoretical_win_cents: int | None
     adjustments: int = Field(description="pit adjustments of its figures (each chained, both values)")
+    matches_rounds: bool = Field(
+        description="its recorded figures (rounds, wagers, actual and theoretical win, before any"
+        " adjustment) equal those computed again from the settled rounds its seat played in its window"
+    )
 
 
 class AccountingSection(BaseModel):
