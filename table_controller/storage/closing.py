@@ -187,12 +187,13 @@ def ratings_from_rounds(
     if not ids:
         return {}
     r, p, g = ROUNDS.c, POSITION_ROWS.c, RatingRow.__table__.c  # type: ignore[attr-defined]
-    ratings = (
-        select(
-            g.rating_id, g.table_id, g.seat, g.started_at, func.coalesce(g.ended_at, g.last_at).label("until")
-        )
-        .where(g.table_id.in_(ids), g.started_at >= start, g.started_at < end)
-        .cte("day_ratings")
+    of_day = (g.table_id.in_(ids), g.started_at >= start, g.started_at < end)
+    until = func.coalesce(g.ended_at, g.last_at)
+    # the ratings are joined as the table itself (not a CTE), so its (table_id, ...) index finds a
+    # round's rating: a CTE would be scanned once per seat row
+    first, last = (
+        select(func.min(g.started_at)).where(*of_day).scalar_subquery(),
+        select(func.max(until)).where(*of_day).scalar_subquery(),
     )
     bonus = p.big_hand_bonus_cents + p.joker_bonus_cents
     seat = case((r.banker_seat.is_(None), p.position), else_=(r.banker_seat + p.position - 2) % 7 + 1)
@@ -212,8 +213,8 @@ def ratings_from_rounds(
         .where(
             r.table_id.in_(ids),
             r.phase == "closed",
-            r.closed_at >= select(func.min(ratings.c.started_at)).scalar_subquery(),
-            r.closed_at <= select(func.max(ratings.c.until)).scalar_subquery(),
+            r.closed_at >= first,
+            r.closed_at <= last,
             p.position != BANKER_POSITION,
             p.house_hand.is_(False),
         )
@@ -242,7 +243,7 @@ def ratings_from_rounds(
     share = t.base + case((t.theory.is_not(None) & (t.place <= t.theory - t.based), 1), else_=0)
     rows = session.execute(
         select(
-            ratings.c.rating_id,
+            g.rating_id,
             func.count(),
             func.sum(t.main),
             func.sum(t.bonus),
@@ -250,15 +251,16 @@ def ratings_from_rounds(
             func.sum(share),
             _count(t.theory.is_not(None)),
         )
-        .select_from(ratings)
+        .select_from(split)
         .join(
-            split,
-            (t.table_id == ratings.c.table_id)
-            & (t.seat == ratings.c.seat)
-            & (t.closed_at >= ratings.c.started_at)
-            & (t.closed_at <= ratings.c.until),
+            RatingRow.__table__,  # type: ignore[attr-defined]
+            (g.table_id == t.table_id)
+            & (g.seat == t.seat)
+            & (t.closed_at >= g.started_at)
+            & (t.closed_at <= until),
         )
-        .group_by(ratings.c.rating_id)
+        .where(*of_day)
+        .group_by(g.rating_id)
     ).all()
     return {row[0]: RatingFromRounds(*(int(value or 0) for value in row[1:])) for row in rows}
 
