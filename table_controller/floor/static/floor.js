@@ -90,7 +90,7 @@ function place(p) {
     ? p.rated.map((r) => `seat ${r.seat}: ${r.player}`).join(", ")
     : "no rated player";
   const theory = p.today.theoretical_win_cents === null ? "" : ` (theor. ${money(p.today.theoretical_win_cents)})`;
-  return el("div", { class: `pit-place ${p.state}`, "data-table": p.table_id },
+  return el("div", { class: `pit-place ${p.state}`, "data-place": p.table_id },
     el("a", { href, class: "pit-table" }, p.table_id),
     el("span", { class: "pit-state" }, p.state === "dealing" ? `dealing: ${p.phase_words}` : p.state),
     p.why ? el("span", { class: "pit-why" }, p.why) : null,
