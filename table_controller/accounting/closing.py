@@ -107,7 +107,8 @@ def add_figures(parts: Iterable[DayFigures]) -> DayFigures:
     """The sum of the complete parts; the others are named in ``missing`` and summed nowhere.
     A nullable figure stays None while every complete part's is (no table counted: no opener)."""
     sums: dict[str, int | None] = {name: None if name in _NULLABLE else 0 for name in _SUMMED}
-    tables, missing = 0, []
+    tables = 0
+    missing: list[str] = []
     for part in parts:
         tables += part.tables
         missing.extend(part.missing)

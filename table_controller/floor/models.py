@@ -62,6 +62,9 @@ class FloorTablePublic(BaseModel):
     today: TodayPublic
 
 
+PlaceState = Literal["dealing", "stopped", "not-answering"]
+
+
 class RatedSeatPublic(BaseModel):
     seat: int
     player: str = Field(description="the rated player's card number")
@@ -71,7 +74,7 @@ class PitPlacePublic(BaseModel):
     """One table on the pit map: whether it deals, and why not; its rated seats; today's hold."""
 
     table_id: str
-    state: Literal["dealing", "stopped", "not-answering"] = Field(
+    state: PlaceState = Field(
         description="dealing: answering, open, no fault or hold; stopped: see why; not-answering:"
         " its daemon was not heard from within stale_after"
     )
@@ -113,6 +116,7 @@ __all__ = [
     "FloorTablePublic",
     "PitMapPublic",
     "PitPlacePublic",
+    "PlaceState",
     "RatedSeatPublic",
     "TodayPublic",
 ]

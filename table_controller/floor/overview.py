@@ -41,6 +41,7 @@ from .models import (
     FloorTablePublic,
     PitMapPublic,
     PitPlacePublic,
+    PlaceState,
     RatedSeatPublic,
     TodayPublic,
 )
@@ -152,7 +153,7 @@ def tables_overview(
     return answer
 
 
-def table_state(table: FloorTablePublic) -> tuple[str, str | None]:
+def table_state(table: FloorTablePublic) -> tuple[PlaceState, str | None]:
     """Whether the table deals, and why not: not answering, a device fault, a hold, closed."""
     if not table.alive:
         return "not-answering", f"not heard from since {table.seen_at.isoformat(timespec='seconds')}"
@@ -195,7 +196,7 @@ def pit_maps(
         state, why = table_state(table)
         places.setdefault(table.pit, {})[table.table_id] = PitPlacePublic(
             table_id=table.table_id,
-            state=state,  # type: ignore[arg-type]
+            state=state,
             why=why,
             phase_words=table.phase_words,
             dealer=table.dealer,
