@@ -88,6 +88,17 @@ class DayFigures:
         return None if self.theoretical_win is None else hold_percent(self.theoretical_win, self.drop)
 
     @property
+    def hold_band(self) -> tuple[Decimal, Decimal] | None:
+        """The 95% band as holds over the same drop (its low and high over the drop, rounded as
+        the hold), to read beside the hold; None without a theoretical win or a drop."""
+        found = self.band
+        if found is None or not self.drop:
+            return None
+        low, high = hold_percent(found.low_cents, self.drop), hold_percent(found.high_cents, self.drop)
+        assert low is not None and high is not None  # a drop: both are percents
+        return low, high
+
+    @property
     def variance(self) -> Cents | None:
         """counted win - computed result - named lines; None without a counted win."""
         win = self.win

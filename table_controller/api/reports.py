@@ -163,6 +163,7 @@ def accounting_line(
 ) -> AccountingLine:
     """A table's, pit's or the total's line from its figures (accounting/closing.py)."""
     found = figures.band
+    hold_band = figures.hold_band
     return AccountingLine(
         scope=scope,
         **key,
@@ -184,6 +185,8 @@ def accounting_line(
         band_low_cents=None if found is None else found.low_cents,
         band_high_cents=None if found is None else found.high_cents,
         outside_band=None if found is None else found.outside,
+        band_low_hold_percent=None if hold_band is None else str(hold_band[0]),
+        band_high_hold_percent=None if hold_band is None else str(hold_band[1]),
         settled_rounds=figures.settled_rounds,
         computed_result_cents=figures.computed_result,
         explained_cents=figures.explained,

@@ -163,7 +163,12 @@ def _accounting_cell(line: AccountingLine, name: str) -> str:
         if line.band_low_cents is None or line.band_high_cents is None:
             return "\u2014"
         inside = "outside" if line.outside_band else "inside"
-        return f"{dollars(line.band_low_cents)} to {dollars(line.band_high_cents)} ({inside})"
+        holds = (
+            ""
+            if line.band_low_hold_percent is None
+            else f"; {line.band_low_hold_percent}% to {line.band_high_hold_percent}%"
+        )
+        return f"{dollars(line.band_low_cents)} to {dollars(line.band_high_cents)}{holds} ({inside})"
     value = getattr(line, name)
     if name.endswith("_cents"):
         text = dollars(value)

@@ -5,13 +5,15 @@ docs/accounting.md, "The day in the reports"), worked out by hand.
   100,000) + 0 - 20,000 = -1,000, hold -2.00 %; computed -1,000, no line: variance 0.
   Theoretical 370 (variance 1,400,000): 1.96 x sqrt(1,400,000) = 2,319.10.. -> 2,319, the band
   [-1,949, 2,689] around the covered result -1,000: inside; theoretical hold 370 / 50,000 =
-  0.74 %.
+  0.74 %; the band as holds over the drop: -1,949 / 50,000 = -3.898 -> -3.90 %, 2,689 / 50,000 =
+  5.378 -> 5.38 %.
 - B: opener 200,000, closer 158,000, credit 30,000, a 10,000 marker, tips -500: win 10,000 -
   42,000 + 30,000 = -2,000, hold -20.00 %; computed 500: variance -2,000 - 500 + 500 = -2,000.
 - C: no closer: no win, no hold, no variance, named ``C: closer``.
 - A + B + C: the sums of A and B (C left out, named): win -3,000 = 60,000 - 73,000 + 30,000 -
   20,000, hold -5.00 %, variance -2,000, theoretical 370, its hold 370 / 60,000 = 0.6166.. ->
-  0.62 %.
+  0.62 %, the band as holds -1,949 / 60,000 = -3.248.. -> -3.25 %, 2,689 / 60,000 = 4.481.. ->
+  4.48 %.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def test_a_tables_win_hold_band_and_variance() -> None:
     band = A.band
     assert band is not None and (band.low_cents, band.high_cents, band.outside) == (-1_949, 2_689, False)
     assert A.theoretical_hold_percent == Decimal("0.74")
+    assert A.hold_band == (Decimal("-3.90"), Decimal("5.38"))
     assert (B.win, B.hold_percent, B.variance, B.flagged(0), B.flagged(2_000)) == (
         -2_000,
         Decimal("-20.00"),
@@ -66,11 +69,12 @@ def test_a_tables_win_hold_band_and_variance() -> None:
         True,
         False,
     )
-    assert (B.band, B.theoretical_hold_percent) == (None, None)
+    assert (B.band, B.theoretical_hold_percent, B.hold_band) == (None, None, None)
 
 
 def test_a_table_not_counted_has_no_win_and_is_named() -> None:
     assert (C.complete, C.win, C.hold_percent, C.variance, C.flagged(0)) == (False, None, None, None, None)
+    assert C.hold_band is None  # a theoretical win but no drop: no hold to set it beside
     assert C.missing == ("C: closer",)
     assert table_figures("D", opener=None, closer=None).missing == ("D: opener", "D: closer")
 
@@ -81,6 +85,7 @@ def test_a_pit_sums_its_counted_tables_and_names_the_others() -> None:
     assert (pit.drop, pit.win, pit.hold_percent, pit.variance) == (60_000, -3_000, Decimal("-5.00"), -2_000)
     assert (pit.computed_result, pit.explained, pit.theoretical_win) == (-500, -500, 370)
     assert pit.theoretical_hold_percent == Decimal("0.62")
+    assert pit.hold_band == (Decimal("-3.25"), Decimal("4.48"))
     assert pit.win == (A.win or 0) + (B.win or 0)  # the win of a group is the sum of its wins
     nothing = add_figures([C])
     assert (nothing.opener, nothing.win, nothing.theoretical_win, nothing.missing) == (

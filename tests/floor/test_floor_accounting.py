@@ -14,7 +14,7 @@ The money, entered through the store's functions (worked out by hand):
   win = 50,000 + (69,000 - 100,000) + 0 - 20,000 = -1,000; hold -1,000 / 50,000 = -2.00 %;
   variance -1,000 - (-1,000) - 0 = 0. Theoretical 250 + 120 = 370, hold 370 / 50,000 = 0.74 %;
   band: 1.96 x sqrt(1,400,000) = 1.96 x 1,183.216.. = 2,319.10.. -> 2,319: [-1,949, 2,689],
-  the actual -1,000 inside.
+  the actual -1,000 inside; as holds over the drop -3.898 -> -3.90 % to 5.378 -> 5.38 %.
 - t2: opener 200,000; a credit of 30,000; a $100 marker M-9 (10,000); $5 of tips from the tray
   (a named line, -500); closer 158,000 ($20 of chips gone besides).
   win = 10,000 + (158,000 - 200,000) + 30,000 - 0 = -2,000; hold -20.00 %;
@@ -23,7 +23,8 @@ The money, entered through the store's functions (worked out by hand):
 - pit-a (t1 + t2): opener 300,000, closer 227,000, fills 20,000, credits 30,000, drop 60,000:
   win = 60,000 - 73,000 + 30,000 - 20,000 = -3,000 (= -1,000 + -2,000); hold -5.00 %;
   computed -500, lines -500, variance -3,000 + 500 + 500 = -2,000; theoretical 370, hold
-  370 / 60,000 = 0.6166.. % -> 0.62; band as t1's.
+  370 / 60,000 = 0.6166.. % -> 0.62; band as t1's, as holds over 60,000: -3.248.. -> -3.25 %
+  to 4.481.. -> 4.48 %.
 - pit-b: t3 only, not counted: no figures. The floor: pit-a's figures, 3 tables, t3 missing.
 
 A rating of P-1 at t1 seat 2, 16:00 to 17:00 UTC: 2 rounds, 15,000 + 500 wagered, average
@@ -193,6 +194,8 @@ T1 = {
     "band_low_cents": -1_949,
     "band_high_cents": 2_689,
     "outside_band": False,
+    "band_low_hold_percent": "-3.90",
+    "band_high_hold_percent": "5.38",
     "settled_rounds": 2,
     "computed_result_cents": -1_000,
     "explained_cents": 0,
@@ -219,6 +222,8 @@ T2 = {
     "band_low_cents": None,
     "band_high_cents": None,
     "outside_band": None,
+    "band_low_hold_percent": None,
+    "band_high_hold_percent": None,
     "settled_rounds": 1,
     "computed_result_cents": 500,
     "explained_cents": -500,
@@ -240,6 +245,8 @@ PIT_A = {
     "win_cents": -3_000,
     "hold_percent": "-5.00",
     "theoretical_hold_percent": "0.62",
+    "band_low_hold_percent": "-3.25",
+    "band_high_hold_percent": "4.48",
     "settled_rounds": 3,
     "computed_result_cents": -500,
     "explained_cents": -500,
@@ -313,7 +320,7 @@ def test_the_accounting_in_the_csv_the_page_and_the_pdf(day: Floor) -> None:
     page = day.get("/api/floor/reports/day.html", "cy", params=QUERY).text
     assert "Table accounting: gaming day 2026-03-10 (whole day)" in page
     assert "-$20.00 FLAGGED" in page  # t2's variance
-    assert "-$19.49 to $26.89 (inside)" in page  # t1's band
+    assert "-$19.49 to $26.89; -3.90% to 5.38% (inside)" in page  # t1's band
     assert "Not counted yet (left out of the sums): t3: closer." in page
     assert "P-1" in page and "$77.50" in page and "NOT in the rounds" in page
     pdf = day.get("/api/floor/reports/day.pdf", "cy", params=QUERY)

@@ -144,6 +144,8 @@ CSV_ACCOUNTING_COLUMNS = (
     "win_cents",
     "win_hold_percent",
     "theoretical_hold_percent_of_drop",
+    "band_low_hold_percent",
+    "band_high_hold_percent",
     "settled_rounds",
     "computed_result_cents",
     "explained_cents",
@@ -204,6 +206,10 @@ class AccountingLine(BaseModel):
     band_low_cents: int | None = Field(None, description="theoretical - 1.96 sqrt(variance), the 95% band")
     band_high_cents: int | None = Field(None, description="theoretical + 1.96 sqrt(variance)")
     outside_band: bool | None = None
+    band_low_hold_percent: str | None = Field(
+        None, description="band_low_cents / drop x 100, as the hold: the band beside the hold"
+    )
+    band_high_hold_percent: str | None = Field(None, description="band_high_cents / drop x 100")
     settled_rounds: int = Field(description="settled rounds opened in the period")
     computed_result_cents: int = Field(description="the controller's computed result: their house result")
     explained_cents: int = Field(description="the named lines (tips, untracked side wagers, ...)")
