@@ -51,6 +51,7 @@ from table_controller.storage.ratings import RatingRow
 
 from .conftest import Floor
 from .report_fixtures import DAY, ZONE, utc, write_day
+from .test_floor_reports import _shift
 
 GAMING_DAY = date(2026, 3, 10)
 CHIPS = ChipSet((100, 500, 2_500, 10_000))
@@ -328,3 +329,23 @@ def test_the_accounting_in_the_csv_the_page_and_the_pdf(day: Floor) -> None:
         pytest.skip("no PDF on this host (WeasyPrint's Pango missing)")
     text = " ".join(page.extract_text() for page in pypdf.PdfReader(io.BytesIO(pdf.content)).pages)
     assert "Table accounting" in text and "FLAGGED" in text
+
+
+def test_a_shift_report_carries_the_calendar_shift_it_opened_in(day: Floor) -> None:
+    """pia's shift of pit-a opened at 15:00 UTC on the 10th (08:00 in Los Angeles): the calendar
+    shift ``day`` of gaming day 2026-03-10, 06:00 to 14:00 local = 13:00 to 21:00 UTC. The counts
+    were entered for the whole day, so none is the shift's: every table is named, no win. In it:
+    t1's fill (20,000) and t2's credit (30,000), delivered at 17:00 UTC; t1's r1 and r2 (computed
+    -1,000); no drop entered for the shift; P-1's rating (16:00)."""
+    shift_id = _shift(day)
+    found = day.get(f"/api/floor/reports/shift/{shift_id}", "pia", params={"tz": ZONE})
+    assert found.status_code == 200, found.text
+    section = found.json()["accounting"]
+    assert (section["gaming_day"], section["shift"]) == (DAY, "day")
+    assert (section["start"], section["end"]) == ("2026-03-10T13:00:00Z", "2026-03-10T21:00:00Z")
+    t1, t2, pit = section["lines"]
+    assert (t1["fills_cents"], t1["computed_result_cents"], t1["drop_cents"]) == (20_000, -1_000, 0)
+    assert (t2["credits_cents"], t2["computed_result_cents"], t2["settled_rounds"]) == (30_000, 0, 0)
+    assert pit["pit"] == "pit-a" and section["total"]["win_cents"] is None
+    assert section["total"]["missing"] == ["t1: opener", "t1: closer", "t2: opener", "t2: closer"]
+    assert [r["player"] for r in section["ratings"]] == ["P-1"]
