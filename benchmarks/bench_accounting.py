@@ -8,8 +8,9 @@ takes under a minute, most of it writing the day.
 
 The day, written before timing through the schema's own migrations: every table's 700 settled
 rounds (1 to 6 seats each, a bonus wager now and then, 9 in 10 rounds carrying a theoretical
-win) with their positions (the banker's row too, as the recorder writes it), a signed opener
-and closer, a fill, a credit, a cash and a marker drop, a named line, and a closed rating for
+win, 1 in 20 banked by a player at a free seat) with their positions (the banker's row too, as
+the recorder writes it; a player-banked round's counted from the banker), a signed opener and
+closer, a fill, a credit, a cash and a marker drop, a named line, and a closed rating for
 every seat, its figures folded by the accounting core's ``RatingBuilder`` from the same rounds.
 The closer is chosen so that every table's variance is 0: a run checks that it is.
 
@@ -25,7 +26,8 @@ ratio of two figures measured side by side in the same run is what counts:
   table, per pit and in total.
 - **bare SQL**: hand-written SQL over the DB-API connection computing the same figures: the
   same sums per table, the ratings' rows, and every rating again from the rounds with the same
-  window functions; rows returned as tuples, nothing built. The figures of both are compared.
+  window functions, and its banks; rows returned as tuples, nothing built. The figures of both
+  are compared.
 - **read the rounds**: the bare SQL that only reads the day's rounds and positions (every row
   fetched), the issue's first baseline.
 - **fold** (with ``--fold``): the path before this benchmark's work, each table's settled rounds
@@ -56,7 +58,7 @@ from sqlalchemy.engine import Engine, make_url
 
 from table_controller.accounting.chips import Chips, ChipSet, CountKind, InventoryCount
 from table_controller.accounting.drop import DropEntry, DropKind, DropSource
-from table_controller.accounting.facts import SeatResult, SettledRound
+from table_controller.accounting.facts import BankResult, SeatResult, SettledRound
 from table_controller.accounting.ratings import RatingBuilder, SeatTaken, TableClosed
 from table_controller.accounting.reconcile import reconcile
 from table_controller.accounting.win import account_table
@@ -94,19 +96,35 @@ def _rounds_of(t: int, rounds: int, rng: random.Random) -> list[SettledRound]:
             seats.append(SeatResult(seat, main, bonus, net))
         opened = PERIOD.start + timedelta(seconds=60 * r + 30)
         theory = rng.randint(0, 500) if rng.random() < 0.9 else None
+        free = [seat for seat in range(2, 8) if seat not in {s.seat for s in seats}]
+        bank = None
+        house = -sum(s.net for s in seats)
+        if free and rng.random() < 0.05:  # a player banks: the house keeps a cut, the bank the rest
+            cut = rng.randint(0, 200)
+            bank = BankResult(
+                rng.choice(free), sum(s.wagered for s in seats), -sum(s.net for s in seats) - cut
+            )
+            house = cut
         found.append(
             SettledRound(
                 round_id=f"t{t:02d}-{r + 1}",
                 table_id=f"t{t:02d}",
                 opened_at=opened,
                 settled_at=opened + timedelta(seconds=20),
-                house_result=-sum(s.net for s in seats),
+                house_result=house,
                 seats=tuple(seats),
+                bank=bank,
                 theoretical_win=theory,
                 theoretical_variance=None if theory is None else theory * 1_000,
             )
         )
     return found
+
+
+def _position(seat: int, fact: SettledRound) -> int:
+    """The seat's position in the round: counted from the banker (game/banking.py's
+    ``seat_of_position`` the other way round); the seat itself when the house banks."""
+    return seat if fact.bank is None else (seat - fact.bank.seat) % 7 + 1
 
 
 def write_day(engine: Engine, tables: int, rounds: int, seed: int) -> dict[str, str | None]:
@@ -135,6 +153,9 @@ def write_day(engine: Engine, tables: int, rounds: int, seed: int) -> dict[str, 
                         "house_result_cents": f.house_result,
                         "theoretical_win_cents": f.theoretical_win,
                         "theoretical_variance": f.theoretical_variance,
+                        "banker_seat": None if f.bank is None else f.bank.seat,
+                        "bank_cents": None if f.bank is None else f.bank.amount,
+                        "banker_result_cents": None if f.bank is None else f.bank.banker_net,
                     }
                     for n, f in enumerate(facts)
                 ],
@@ -154,7 +175,7 @@ def write_day(engine: Engine, tables: int, rounds: int, seed: int) -> dict[str, 
                     for f in facts
                     for position, main, bonus, net in (
                         (1, 0, 0, 0),  # the banker's row, as the recorder writes it
-                        *((s.seat, s.main_wager, s.bonus_wager, s.net) for s in f.seats),
+                        *((_position(s.seat, f), s.main_wager, s.bonus_wager, s.net) for s in f.seats),
                     )
                 ],
             )
@@ -187,6 +208,8 @@ def write_day(engine: Engine, tables: int, rounds: int, seed: int) -> dict[str, 
                         "actual_win_cents": rating.actual_win,
                         "theoretical_win_cents": rating.theoretical_win,
                         "theoretical_rounds": rating.theoretical_rounds,
+                        "banks": rating.banks,
+                        "bank_actual_win_cents": rating.bank_actual_win,
                         "round_ids": json.dumps(list(rating.round_ids)),
                     }
                     for rating in closed
@@ -342,6 +365,15 @@ GROUP BY g.rating_id, g.rounds, g.main_wagered_cents, g.bonus_wagered_cents, g.a
 ORDER BY g.rating_id
 """
 
+BARE_BANKS = """
+SELECT g.rating_id, COUNT(*), -SUM(COALESCE(r.banker_result_cents, 0))
+FROM rounds r JOIN ratings g ON g.table_id = r.table_id AND g.seat = r.banker_seat
+  AND r.closed_at >= g.started_at AND r.closed_at <= COALESCE(g.ended_at, g.last_at)
+WHERE g.table_id IN ({ids}) AND g.started_at >= :start AND g.started_at < :end
+  AND r.phase = 'closed' AND r.banker_seat IS NOT NULL
+GROUP BY g.rating_id
+"""
+
 READ_ROUNDS = """
 SELECT r.round_id, r.table_id, r.opened_at, r.closed_at, r.house_result_cents,
        r.theoretical_win_cents,
@@ -370,7 +402,11 @@ def _bare(engine: Engine, sql: str, pits: dict[str, str | None]) -> list[tuple[A
 def bare_sql(
     engine: Engine, pits: dict[str, str | None]
 ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-    return _bare(engine, BARE_TABLES, pits), _bare(engine, BARE_RATINGS, pits)
+    return (
+        _bare(engine, BARE_TABLES, pits),
+        _bare(engine, BARE_RATINGS, pits),
+        _bare(engine, BARE_BANKS, pits),
+    )
 
 
 def read_rounds(engine: Engine, pits: dict[str, str | None]) -> list[tuple[Any, ...]]:
@@ -409,9 +445,11 @@ def fold(engine: Engine, pits: dict[str, str | None]) -> int:
     return closed
 
 
-def check(section: AccountingSection, bare: tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]) -> None:
-    """The close's figures are the bare SQL's, every variance is 0, every rating matches."""
-    tables, ratings = bare
+def check(section: AccountingSection, bare: tuple[list[tuple[Any, ...]], ...]) -> None:
+    """The close's figures are the bare SQL's, every variance is 0, every rating matches (its
+    banks too: some seat banked somewhere)."""
+    tables, ratings, banks = bare
+    assert banks, "no rating banked a round: the banks go unchecked"
     lines = {line.table_id: line for line in section.lines if line.scope == "table"}
     for table_id, opener, closer, fills, credits, drop, lines_sum, settled, computed, theory, _ in tables:
         line = lines[table_id]

@@ -14,7 +14,7 @@ the same figures. Integer cents; the figures are built by accounting/closing.py.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -141,7 +141,8 @@ class RatingFromRounds:
     (start to end; an open rating: to its last activity), in the query: the rounds, the main
     and bonus wagers, the actual win (minus the seat's nets) and the theoretical win (each
     round's split among its seats by wagers, largest remainder, as accounting/ratings.py's
-    ``apportion``), and how many of those rounds carried one."""
+    ``apportion``), and how many of those rounds carried one; the rounds it banked and the
+    bank's actual win (minus the player-banker's net, ``banker_result_cents``)."""
 
     rounds: int = 0
     main_wagered: int = 0
@@ -149,6 +150,8 @@ class RatingFromRounds:
     actual_win: int = 0
     theoretical_win: int = 0
     theoretical_rounds: int = 0
+    banks: int = 0
+    bank_actual_win: int = 0
 
     def matches(self, rating: Rating) -> bool:
         """The rating's recorded figures (before any adjustment) are these."""
@@ -159,6 +162,8 @@ class RatingFromRounds:
             self.actual_win,
             self.theoretical_win,
             self.theoretical_rounds,
+            self.banks,
+            self.bank_actual_win,
         ) == (
             rating.rounds,
             rating.main_wagered,
@@ -166,6 +171,8 @@ class RatingFromRounds:
             rating.actual_win,
             rating.theoretical_win,
             rating.theoretical_rounds,
+            rating.banks,
+            rating.bank_actual_win,
         )
 
 
@@ -182,7 +189,8 @@ def ratings_from_rounds(
     player-banked round's positions turned into seats, game/banking.py's ``seat_of_position``),
     each round's theoretical win split among its seats by window functions (floor of
     theoretical x wager / all wagers, the cents left to the largest remainders, ties to the
-    lower seat), joined to the rating holding that seat when the round settled."""
+    lower seat), joined to the rating holding that seat when the round settled; and one more
+    for the rounds each rating's seat banked."""
     ids = sorted(set(table_ids))
     if not ids:
         return {}
@@ -262,7 +270,20 @@ def ratings_from_rounds(
         .where(*of_day)
         .group_by(g.rating_id)
     ).all()
-    return {row[0]: RatingFromRounds(*(int(value or 0) for value in row[1:])) for row in rows}
+    found = {row[0]: RatingFromRounds(*(int(value or 0) for value in row[1:])) for row in rows}
+    on_seat = (g.table_id == r.table_id) & (g.seat == r.banker_seat)
+    in_window = (r.closed_at >= g.started_at) & (r.closed_at <= until)
+    for rating_id, banks, bank_win in session.execute(
+        select(g.rating_id, func.count(), -func.sum(func.coalesce(r.banker_result_cents, 0)))
+        .select_from(ROUNDS)
+        .join(RatingRow.__table__, on_seat & in_window)  # type: ignore[attr-defined]
+        .where(*of_day, r.table_id.in_(ids), r.phase == "closed", r.banker_seat.is_not(None))
+        .group_by(g.rating_id)
+    ).all():
+        found[rating_id] = replace(
+            found.get(rating_id, RatingFromRounds()), banks=int(banks), bank_actual_win=int(bank_win or 0)
+        )
+    return found
 
 
 __all__ = ["RatingFromRounds", "closing_figures", "ratings_from_rounds"]

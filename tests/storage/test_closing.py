@@ -17,6 +17,9 @@ Table t1, ratings R3 (seat 3) and R5 (seat 5), both from 10:00 to 12:00 UTC:
 - C, house-banked, no theoretical: seat 3 wagers 500 (net -500).
 - D at 12:30, after both ratings ended: seat 3 wagers 99,900: in neither.
 
+R4 at seat 4 banked B: the player-banker's net (``banker_result_cents``) +245, so the bank's
+actual win from the house's side is -245: 1 bank, -245, no round played.
+
 R3: 3 rounds, main 2,500 + 1,000 + 500 = 4,000, bonus 100, actual -(2,375 - 1,100 - 500) = -775,
 theoretical 37 - 4 = 33 over 2 rounds. R5: 2 rounds, main 1,900, actual -(0 + 855) = -855,
 theoretical 15 - 3 = 12 over 2 rounds.
@@ -42,7 +45,12 @@ def at(hour: int, minute: int = 0) -> datetime:
 
 
 def _round(
-    engine: Engine, settled: datetime, theory: int | None, banker_seat: int | None, seats: list
+    engine: Engine,
+    settled: datetime,
+    theory: int | None,
+    banker_seat: int | None,
+    seats: list,
+    banker_result: int | None = None,
 ) -> None:
     with unit_of_work(engine) as session:
         found = create_round(
@@ -60,6 +68,7 @@ def _round(
                 theoretical_win_cents=theory,
                 theoretical_variance=None if theory is None else 1_000,
                 banker_seat=banker_seat,
+                banker_result_cents=banker_result,
             ),
         )
         for position, main, bonus, net in seats:
@@ -100,8 +109,9 @@ def test_ratings_are_computed_again_from_the_rounds_in_the_query(engine: Engine)
     assert apportion(-7, {3: 1_100, 5: 900}) == {3: -4, 5: -3}
     _rating(engine, "R3", 3)
     _rating(engine, "R5", 5)
+    _rating(engine, "R4", 4)
     _round(engine, at(10, 10), 52, None, [(3, 2_500, 0, 2_375), (5, 1_000, 0, 0)])
-    _round(engine, at(10, 20), -7, 4, [(1, 0, 0, 245), (7, 1_000, 100, -1_100), (2, 900, 0, 855)])
+    _round(engine, at(10, 20), -7, 4, [(1, 0, 0, 245), (7, 1_000, 100, -1_100), (2, 900, 0, 855)], 245)
     _round(engine, at(10, 30), None, None, [(3, 500, 0, -500)])
     _round(engine, at(12, 30), 10, None, [(3, 99_900, 0, 0)])
     with unit_of_work(engine) as session:
@@ -125,4 +135,5 @@ def test_ratings_are_computed_again_from_the_rounds_in_the_query(engine: Engine)
             theoretical_win=12,
             theoretical_rounds=2,
         ),
+        "R4": RatingFromRounds(banks=1, bank_actual_win=-245),
     }
