@@ -227,8 +227,8 @@ def accounting_section(
     session: Session, *, tables: Mapping[str, str | None], period: Period, alert_above: int
 ) -> AccountingSection:
     """The period's accounting over ``tables`` (table id -> pit): each table, each named pit, the
-    total, and every rating started in the period (storage/closing.py: five grouped SELECTs, and
-    two for the ratings, whatever the number of tables)."""
+    total, and every rating started in the period, checked against the rounds (storage/closing.py:
+    five grouped SELECTs, and four for the ratings, whatever the number of tables)."""
     figures = closing_figures(
         session, table_ids=tables, day=period.day, shift=period.shift, start=period.start, end=period.end
     )
