@@ -75,6 +75,18 @@ def test_the_pits_tables_and_a_new_alert_highlighted_then_acknowledged(site, bro
     assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-beeps") == "1"
     assert text(browser, "#alerts-new") == "1 new"
     wait_for(browser, lambda d: "1 critical" in text(d, '[data-table="t2"] .open-alerts'))
+    # the pit map (docs/floor.md, "The pit map"): pit-a, not laid out, its tables in order; t2 stopped
+    places = [p.get_attribute("data-place") for p in browser.find_elements(By.CSS_SELECTOR, ".pit-place")]
+    assert places == ["t1", "t2"]
+    assert "(not laid out" in text(browser, '.pit-map[data-pit="pit-a"] h3')
+    wait_for(
+        browser,
+        lambda d: "stopped" in d.find_element(By.CSS_SELECTOR, '[data-place="t2"]').get_attribute("class"),
+    )
+    assert text(browser, '[data-place="t2"] .pit-why') == "shuffler jam: card jam"
+    assert text(browser, '[data-place="t1"] .pit-state').startswith("dealing")
+    link = browser.find_element(By.CSS_SELECTOR, '[data-place="t1"] .pit-table').get_attribute("href")
+    assert link == "http://t1.pit.example:8080/ui/table.html"
 
     row.find_element(By.CSS_SELECTOR, "input.note").send_keys("shuffler cleared")
     row.find_element(By.CSS_SELECTOR, "button.ack").click()
