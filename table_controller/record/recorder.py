@@ -451,7 +451,7 @@ def step_projection(state: RoundState, event: Any) -> tuple[dict[str, Any], dict
                 for position, cards in state.hands.items()
             }
     elif isinstance(event, PlayerSet):
-        positions[event.position] = _setting_columns(state.set_hands[event.position])
+        positions[event.position] = dict(_setting_columns(state.set_hands[event.position]))
     elif isinstance(event, DealerSet):
         override = isinstance(event, DealerOverride)
         positions[BANKER_POSITION] = {
