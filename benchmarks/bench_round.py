@@ -134,7 +134,7 @@ class SixPositions(AutoDealer):
 # -- the bare commit of the same rows ---------------------------------------------------------------
 
 
-_ROUND_FIELDS = (
+ROUND_FIELDS = (
     "phase",
     "house_way_rule_id",
     "override",
@@ -143,9 +143,9 @@ _ROUND_FIELDS = (
     "house_result_cents",
     "closed_at",
 )
-_DEAL_FIELDS = ("cards", "seven_card_category", "house_way_rule_id")
-_SETTING_FIELDS = ("high", "low", "high_category", "low_category")
-_SETTLE_FIELDS = ("outcome", "fouled", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents")
+DEAL_FIELDS = ("cards", "seven_card_category", "house_way_rule_id")
+SETTING_FIELDS = ("high", "low", "high_category", "low_category")
+SETTLE_FIELDS = ("outcome", "fouled", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents")
 
 
 def round_rows(engine, round_id: str) -> tuple[list[Any], Any, list[Any]]:
@@ -198,7 +198,7 @@ def bare_commit(engine, round_id: str, number: int) -> tuple[float, float]:
                         session,
                         round_id=bare_id,
                         position=seat.position,
-                        changes=RoundPositionUpdate(**_pick(seat, _DEAL_FIELDS)),
+                        changes=RoundPositionUpdate(**pick(seat, DEAL_FIELDS)),
                     )
             elif event.kind == "player.set":
                 position = json.loads(event.payload)["position"]
@@ -206,7 +206,7 @@ def bare_commit(engine, round_id: str, number: int) -> tuple[float, float]:
                     session,
                     round_id=bare_id,
                     position=position,
-                    changes=RoundPositionUpdate(**_pick(by_position[position], _SETTING_FIELDS)),
+                    changes=RoundPositionUpdate(**pick(by_position[position], SETTING_FIELDS)),
                 )
             elif event.kind in ("dealer.set", "dealer.override"):
                 update_position(
@@ -214,7 +214,7 @@ def bare_commit(engine, round_id: str, number: int) -> tuple[float, float]:
                     round_id=bare_id,
                     position=1,
                     changes=RoundPositionUpdate(
-                        **_pick(by_position[1], _SETTING_FIELDS), override=by_position[1].override
+                        **pick(by_position[1], SETTING_FIELDS), override=by_position[1].override
                     ),
                 )
             else:
@@ -223,9 +223,9 @@ def bare_commit(engine, round_id: str, number: int) -> tuple[float, float]:
                         session,
                         round_id=bare_id,
                         position=seat.position,
-                        changes=RoundPositionUpdate(**_pick(seat, _SETTLE_FIELDS)),
+                        changes=RoundPositionUpdate(**pick(seat, SETTLE_FIELDS)),
                     )
-                changes.update(_pick(final, _ROUND_FIELDS[3:]))
+                changes.update(pick(final, ROUND_FIELDS[3:]))
             update_round(session, round_id=bare_id, changes=RoundUpdate(**changes))
     return time.perf_counter() - start, time.thread_time() - cpu
 
@@ -267,7 +267,7 @@ def _phases(stored: list[Any]) -> list[str]:
     return phases
 
 
-def _pick(row: Any, names: Sequence[str]) -> dict[str, Any]:
+def pick(row: Any, names: Sequence[str]) -> dict[str, Any]:
     return {name: getattr(row, name) for name in names}
 
 
