@@ -1186,10 +1186,13 @@ def run(args: argparse.Namespace) -> int:
 
         # ---- the costs of a unit of work, nothing else dealing and no terminal
         time.sleep(STATS_FLUSH_SECONDS)
-        idle_began, (idle_tx, _) = time.monotonic(), pg_counts(url)
+        idle_began, (idle_tx, idle_xid) = time.monotonic(), pg_counts(url)
         time.sleep(args.idle_seconds)
-        idle_per_second = (pg_counts(url)[0] - idle_tx - 1) / (time.monotonic() - idle_began)
+        idle_end, idle_end_xid = pg_counts(url)
+        idle_per_second = (idle_end - idle_tx - 1) / (time.monotonic() - idle_began)
+        idle_writes_per_second = (idle_end_xid - idle_xid) / (time.monotonic() - idle_began)
         units["idle_tx_per_second"] = idle_per_second
+        units["idle_writes_per_second"] = idle_writes_per_second
         say(f"idle: {idle_per_second:.1f} PostgreSQL transactions a second (the tables' heartbeats)")
 
         tx_before, xid_before = pg_counts(url)
@@ -1204,7 +1207,9 @@ def run(args: argparse.Namespace) -> int:
         units["alone_tx_per_round"] = (
             tx_after - tx_before - 1 - idle_per_second * (time.monotonic() - alone_began)
         ) / rounds_dealt
-        units["alone_writes_per_round"] = (xid_after - xid_before) / rounds_dealt
+        units["alone_writes_per_round"] = (
+            xid_after - xid_before - idle_writes_per_second * (time.monotonic() - alone_began)
+        ) / rounds_dealt
         hosts[0].put(("bare", alone_ids))
         units["bare_cpu"] = _get(answers, "bare", 600, processes)[1]
         say(
@@ -1233,13 +1238,13 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         units["page_tx"] = request_transactions(
-            url, tokens[probe_pit], f"{bases[PROBE]}/api/table", args.unit_requests // 2, idle_per_second
+            url, tokens[probe_pit], f"{bases[PROBE]}/api/table", args.unit_requests * 2, idle_per_second
         )
         units["overview_tx"] = request_transactions(
             url,
             tokens[probe_pit],
             f"{floor_url}/api/floor/tables?pit={probe_pit}",
-            args.unit_requests // 2,
+            args.unit_requests * 2,
             idle_per_second,
         )
         say(
@@ -1325,6 +1330,7 @@ def run(args: argparse.Namespace) -> int:
             process.start()
             processes.append(process)
             terminal_commands.append(commands)
+            assert process.pid is not None
             terminal_pids[process.pid] = f"terminals {n}"
         streams = sum(_get(answers, "connected", 300, processes)[1] for _ in terminal_commands)
         say(f"{args.terminals} terminals in {args.terminal_procs} processes, {streams} streams held")
@@ -1432,8 +1438,8 @@ def report(
         f" {sum(rounds.get(t, 0) for t in own)} in the store, {sum(chained.get(t, 0) for t in own)} chained;"
         f" {twice} settled twice)"
     )
-    for line in mismatched[:10]:
-        print(f"  {line}")
+    for mismatch in mismatched[:10]:
+        print(f"  {mismatch}")
     failures = [f"{t}: {f}" for t, r in results.items() for f in r[2]]
     if failures:
         print(f"rounds that failed: {len(failures)}; first: {failures[:3]}")
@@ -1449,8 +1455,8 @@ def report(
         f" {sum(f.resumed for f in figures)} streams resumed after a drop)"
     )
     for f in figures:
-        for line in f.lost_examples:
-            print(f"  {line}")
+        for example in f.lost_examples:
+            print(f"  {example}")
     retried = {name: sum(f.retried.get(name, 0) for f in figures) for f in figures for name in f.retried}
     if retried:
         print(f"requests sent again on a connection the server had closed: {retried}")
@@ -1481,8 +1487,8 @@ def report(
             f" {p50:8.1f} {p99:8.1f}  {verdict}"
         )
     for f in figures:
-        for line in f.first_errors:
-            print(f"  error: {line}")
+        for first in f.first_errors:
+            print(f"  error: {first}")
 
     under_load = results.get(PROBE, (0, [], []))[1]
     if alone and under_load:
@@ -1507,13 +1513,13 @@ def report(
     )
     worst = 0.0
     for pid, name in pids.items():
-        samples = memory.get(pid, [])
+        rss = memory.get(pid, [])
         start = min(MEMORY_FROM_MINUTES, minutes / 2)
-        slope = _slope_mib_per_min(samples, start)
+        slope = _slope_mib_per_min(rss, start)
         if slope is None:
             continue
         worst = max(worst, slope)
-        first, last = samples[0][1], samples[-1][1]
+        first, last = rss[0][1], rss[-1][1]
         print(f"  {name:34} {first:7.1f} -> {last:7.1f} MiB, {slope:+6.2f} MiB/min (after {start:.1f} min)")
     print(f"  worst {worst:+.2f} MiB/min: {'met' if worst < GOAL_MEMORY_MIB_PER_MIN else 'NOT met'}")
 
@@ -1552,13 +1558,16 @@ def report(
         f"PostgreSQL transactions: a round alone {units['alone_tx_per_round']:.1f}"
         f" ({units['alone_writes_per_round']:.1f} wrote);"
         f" a page {units['page_tx']:.2f}, a floor overview {units['overview_tx']:.2f};"
-        f" idle {units['idle_tx_per_second']:.1f} a second (heartbeats)"
+        f" idle (the tables' heartbeats and whatever else runs while nothing deals)"
+        f" {units['idle_tx_per_second']:.1f} a second, {units['idle_writes_per_second']:.1f} of them writes"
     )
     if settled:
+        idle_writes = units["idle_writes_per_second"] * minutes * 60
         print(
             f"  under load: {load['tx']} in {minutes:.1f} min ({load['tx'] / (minutes * 60):.0f} a second),"
             f" {load['tx'] / settled:.1f} per settled round, of which {writes / settled:.1f} wrote and"
-            f" {(load['tx'] - writes) / settled:.1f} only read"
+            f" {(load['tx'] - writes) / settled:.1f} only read; less the idle writes,"
+            f" {(writes - idle_writes) / settled:.1f} writes per settled round"
         )
 
     # ---- where the CPU went, and what the unit costs predict

@@ -23,7 +23,7 @@ def main() -> None:
     def with_empty(*args: Any, **kwargs: Any) -> Any:
         return add_empty_endpoint(real(*args, **kwargs))
 
-    workers.create_floor_app = with_empty  # type: ignore[assignment]
+    workers.create_floor_app = with_empty
     command()
 
 
