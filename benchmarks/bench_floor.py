@@ -1520,7 +1520,9 @@ def report(
             continue
         worst = max(worst, slope)
         rss_first, rss_last = rss[0][1], rss[-1][1]
-        print(f"  {name:34} {rss_first:7.1f} -> {rss_last:7.1f} MiB, {slope:+6.2f} MiB/min (after {start:.1f} min)")
+        print(
+            f"  {name:34} {rss_first:7.1f} -> {rss_last:7.1f} MiB, {slope:+6.2f} MiB/min (after {start:.1f} min)"
+        )
     print(f"  worst {worst:+.2f} MiB/min: {'met' if worst < GOAL_MEMORY_MIB_PER_MIN else 'NOT met'}")
 
     # ---- the costs of a unit of work
