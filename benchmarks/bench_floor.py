@@ -1521,7 +1521,8 @@ def report(
         worst = max(worst, slope)
         rss_first, rss_last = rss[0][1], rss[-1][1]
         print(
-            f"  {name:34} {rss_first:7.1f} -> {rss_last:7.1f} MiB, {slope:+6.2f} MiB/min (after {start:.1f} min)"
+            f"  {name:34} {rss_first:7.1f} -> {rss_last:7.1f} MiB,"
+            f" {slope:+6.2f} MiB/min (after {start:.1f} min)"
         )
     print(f"  worst {worst:+.2f} MiB/min: {'met' if worst < GOAL_MEMORY_MIB_PER_MIN else 'NOT met'}")
 
