@@ -1186,9 +1186,20 @@ def run(args: argparse.Namespace) -> int:
 
         # ---- the costs of a unit of work, nothing else dealing and no terminal
         time.sleep(STATS_FLUSH_SECONDS)
+        idle_pids = [*host_pids, floor_pid]
+        idle_cpu = {pid: cpu_seconds(pid) or 0.0 for pid in idle_pids}
+        idle_pg = server_cpu(postmaster) if postmaster else None
         idle_began, (idle_tx, idle_xid) = time.monotonic(), pg_counts(url)
         time.sleep(args.idle_seconds)
         idle_end, idle_end_xid = pg_counts(url)
+        idle_minutes = (time.monotonic() - idle_began) / 60
+        units["idle_cpu_per_minute"] = {
+            "tables": sum((cpu_seconds(pid) or 0.0) - idle_cpu[pid] for pid in host_pids) / idle_minutes,
+            "floor": ((cpu_seconds(floor_pid) or 0.0) - idle_cpu[floor_pid]) / idle_minutes,
+            "PostgreSQL": None
+            if idle_pg is None or postmaster is None
+            else (server_cpu(postmaster) - idle_pg) / idle_minutes,
+        }
         idle_per_second = (idle_end - idle_tx - 1) / (time.monotonic() - idle_began)
         idle_writes_per_second = (idle_end_xid - idle_xid) / (time.monotonic() - idle_began)
         units["idle_tx_per_second"] = idle_per_second
@@ -1587,10 +1598,18 @@ def report(
         by_kind[kind] += spent
     if load["pg_cpu"] is not None:
         by_kind["PostgreSQL"] = load["pg_cpu"]
-    print(f"\nCPU under load, seconds a minute (2 cores give {2 * 60:g}):")
+    idle = units["idle_cpu_per_minute"]
+    print(f"\nCPU under load, seconds a minute (2 cores give {2 * 60:g}), and idle before the load:")
     for kind, spent in sorted(by_kind.items()):
-        print(f"  {kind:34} {spent / minutes:7.1f}")
+        before = idle.get(kind)
+        print(f"  {kind:34} {spent / minutes:7.1f}" + ("" if before is None else f"   idle {before:5.1f}"))
     print(f"  {'all measured':34} {sum(by_kind.values()) / minutes:7.1f}")
+    probe = next((spent for pid, spent in load["cpu"].items() if pids[pid] == f"tables {PROBE}"), None)
+    if probe is not None:
+        print(
+            f"  of the tables, {PROBE}'s own process (one table, {args.terminals // args.tables} terminals'"
+            f" pages): {probe / minutes:.2f}"
+        )
     pages = len(requests.get("table page", []))
     floor_requests = sum(len(requests.get(k, [])) for k in ("floor tables", "floor alerts", "floor history"))
     delivered = sum(int(np.sum(f.delivery[k])) for f in figures for k in f.delivery)
