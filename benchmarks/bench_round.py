@@ -230,23 +230,34 @@ def bare_commit(engine, round_id: str, number: int) -> tuple[float, float]:
     return time.perf_counter() - start, time.thread_time() - cpu
 
 
-def machine_and_projection(engine, service: TableService, round_id: str) -> float:
-    """The CPU seconds (this thread's) of the round's steps through the round machine and the
-    record's projection alone: its stored events applied again from the opening and each
-    projected (``recorder.step_projection``), nothing read or written meanwhile."""
+REPEATS = 15  # the machine and the projection alone: each round applied again this often, the best kept
+
+
+def machine_and_projection(engine, service: TableService, round_id: str) -> tuple[float, float]:
+    """The CPU seconds (this thread's) of the round's steps through the round machine, and
+    through the record's projection, alone: its stored events applied again from the opening
+    and each projected (``recorder.step_projection``), nothing read or written meanwhile; the
+    best of ``REPEATS`` (the least disturbed by the machine's other work)."""
     with read_snapshot(engine) as session:
         stored = list_events(session, table_id=TABLE, round_id=round_id)
     events = [event_from_payload(json.loads(e.payload)) for e in stored if e.kind in ROUND_EVENT_KINDS]
     opened = events[0]
     assert isinstance(opened, RoundOpened)
     rules = service.recorder.rules_for(opened)
-    state = open_round(opened)
     steps = [e.model_copy(update={"result": None}) if isinstance(e, RoundSettled) else e for e in events[1:]]
-    start = time.thread_time()
-    for event in steps:
-        state = apply(state, event, rules)
-        step_projection(state, event)
-    return time.thread_time() - start
+    best_machine = best_projection = float("inf")
+    for _ in range(REPEATS):
+        state = open_round(opened)
+        machine = projection = 0.0
+        for event in steps:
+            began = time.thread_time()
+            state = apply(state, event, rules)
+            applied = time.thread_time()
+            step_projection(state, event)
+            machine += applied - began
+            projection += time.thread_time() - applied
+        best_machine, best_projection = min(best_machine, machine), min(best_projection, projection)
+    return best_machine, best_projection
 
 
 def _phases(stored: list[Any]) -> list[str]:
@@ -286,7 +297,7 @@ async def play(engine, rounds: int) -> tuple[list[float], list[float], dict[str,
     stop = asyncio.Event()
     processing: list[float] = []
     bare: list[float] = []
-    cpu: dict[str, list[float]] = {"processing": [], "bare": [], "machine": []}
+    cpu: dict[str, list[float]] = {"processing": [], "bare": [], "machine": [], "projection": []}
     try:
         shuffler = ShufflerAdapter(
             service,
@@ -321,7 +332,9 @@ async def play(engine, rounds: int) -> tuple[list[float], list[float], dict[str,
             wall, bare_cpu = bare_commit(engine, state.round_id, number)
             bare.append(wall)
             cpu["bare"].append(bare_cpu)
-            cpu["machine"].append(machine_and_projection(engine, service, state.round_id))
+            machine, projection = machine_and_projection(engine, service, state.round_id)
+            cpu["machine"].append(machine)
+            cpu["projection"].append(projection)
     finally:
         stop.set()
         await conductor.close()
@@ -384,12 +397,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"  ratio (median processing / median bare commit): {ratio:.2f}   "
         f"goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}"
     )
-    c_proc, c_bare, c_machine = (statistics.median(cpu[k]) for k in ("processing", "bare", "machine"))
+    c_proc, c_bare, c_machine, c_projection = (
+        statistics.median(cpu[k]) for k in ("processing", "bare", "machine", "projection")
+    )
     print("  CPU (this thread's, medians per round):")
     print(f"    processing {c_proc * ms:7.2f} ms, bare commit {c_bare * ms:7.2f} ms: {c_proc / c_bare:.2f}x")
     print(
-        "    of the processing, the round machine and the projection alone (no store):"
-        f" {c_machine * ms:6.2f} ms ({c_machine / c_proc:.0%})"
+        f"    the round machine alone {c_machine * ms:6.3f} ms,"
+        f" the projection alone {c_projection * ms:6.3f} ms (no store; best of {REPEATS} each round):"
+        f" {(c_machine + c_projection) / c_proc:.1%} of the processing"
     )
     return 0
 
