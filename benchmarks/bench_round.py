@@ -17,6 +17,12 @@ auto-dealer, six positions wagering every round. For each settled round it times
 Both run in the same process on the same store (SQLite in a temporary folder, WAL,
 ``synchronous=FULL``; or ``--db-url``), interleaved round by round. It prints the medians and
 the ratio; the goal (docs/round-lifecycle.md) is at most 2x the bare commit.
+
+It also counts CPU, not wall time (the calling thread's, ``time.thread_time``: what the figures
+mean on a machine other work shares): the same processing and bare commit per round, and the
+part of the processing that is the round machine and the record's projection alone (the round's
+events applied again and projected, no store), the part "one pass down" changed
+(docs/round-lifecycle.md, Speed).
 """
 
 from __future__ import annotations
@@ -49,7 +55,15 @@ from simulators.dice_shaker import DiceShakerSimulator
 from simulators.shuffler.simulator import ShufflerSimulator
 from table_controller.conductor import Conductor, ShakerAdapter, ShufflerAdapter
 from table_controller.game.cards import Game
-from table_controller.round.events import Wager
+from table_controller.record.recorder import step_projection
+from table_controller.round.events import (
+    ROUND_EVENT_KINDS,
+    RoundOpened,
+    RoundSettled,
+    Wager,
+    event_from_payload,
+)
+from table_controller.round.machine import apply, open_round
 from table_controller.settings import AutoDealerSettings, TableSettings
 from table_controller.storage import (
     RoundCreate,
@@ -86,14 +100,16 @@ class TimedService(TableService):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.spent: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     def _timed(self, name: str, call, *args: Any, **kwargs: Any):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         try:
             return call(*args, **kwargs)
         finally:
             round_id = self.round.round_id if self.round is not None else ""
             self.spent[round_id] = self.spent.get(round_id, 0.0) + time.perf_counter() - start
+            self.cpu[round_id] = self.cpu.get(round_id, 0.0) + time.thread_time() - cpu
 
     def record_deal(self, event):
         return self._timed("record_deal", super().record_deal, event)
@@ -118,7 +134,7 @@ class SixPositions(AutoDealer):
 # -- the bare commit of the same rows ---------------------------------------------------------------
 
 
-_ROUND_FIELDS = (
+ROUND_FIELDS = (
     "phase",
     "house_way_rule_id",
     "override",
@@ -127,9 +143,9 @@ _ROUND_FIELDS = (
     "house_result_cents",
     "closed_at",
 )
-_DEAL_FIELDS = ("cards", "seven_card_category", "house_way_rule_id")
-_SETTING_FIELDS = ("high", "low", "high_category", "low_category")
-_SETTLE_FIELDS = ("outcome", "fouled", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents")
+DEAL_FIELDS = ("cards", "seven_card_category", "house_way_rule_id")
+SETTING_FIELDS = ("high", "low", "high_category", "low_category")
+SETTLE_FIELDS = ("outcome", "fouled", "win_cents", "commission_cents", "bonus_paid_cents", "net_cents")
 
 
 def round_rows(engine, round_id: str) -> tuple[list[Any], Any, list[Any]]:
@@ -139,8 +155,9 @@ def round_rows(engine, round_id: str) -> tuple[list[Any], Any, list[Any]]:
         return stored, get_round(session, round_id=round_id), get_positions(session, round_id=round_id)
 
 
-def bare_commit(engine, round_id: str, number: int) -> float:
-    """Write the same rows as the round's 9 steps, values known in advance; return the seconds."""
+def bare_commit(engine, round_id: str, number: int) -> tuple[float, float]:
+    """Write the same rows as the round's 9 steps, values known in advance; return the seconds
+    and the CPU seconds (this thread's) it took."""
     stored, final, seats = round_rows(engine, round_id)
     by_position = {seat.position: seat for seat in seats}
     with unit_of_work(engine) as session:  # the round's opening is not part of either figure
@@ -162,7 +179,7 @@ def bare_commit(engine, round_id: str, number: int) -> float:
             )
     bare_id = row.round_id
     phases = _phases(stored)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.thread_time()
     for event, phase in zip(stored, phases, strict=True):
         with unit_of_work(engine) as session:
             append_event(
@@ -181,7 +198,7 @@ def bare_commit(engine, round_id: str, number: int) -> float:
                         session,
                         round_id=bare_id,
                         position=seat.position,
-                        changes=RoundPositionUpdate(**_pick(seat, _DEAL_FIELDS)),
+                        changes=RoundPositionUpdate(**pick(seat, DEAL_FIELDS)),
                     )
             elif event.kind == "player.set":
                 position = json.loads(event.payload)["position"]
@@ -189,7 +206,7 @@ def bare_commit(engine, round_id: str, number: int) -> float:
                     session,
                     round_id=bare_id,
                     position=position,
-                    changes=RoundPositionUpdate(**_pick(by_position[position], _SETTING_FIELDS)),
+                    changes=RoundPositionUpdate(**pick(by_position[position], SETTING_FIELDS)),
                 )
             elif event.kind in ("dealer.set", "dealer.override"):
                 update_position(
@@ -197,7 +214,7 @@ def bare_commit(engine, round_id: str, number: int) -> float:
                     round_id=bare_id,
                     position=1,
                     changes=RoundPositionUpdate(
-                        **_pick(by_position[1], _SETTING_FIELDS), override=by_position[1].override
+                        **pick(by_position[1], SETTING_FIELDS), override=by_position[1].override
                     ),
                 )
             else:
@@ -206,11 +223,41 @@ def bare_commit(engine, round_id: str, number: int) -> float:
                         session,
                         round_id=bare_id,
                         position=seat.position,
-                        changes=RoundPositionUpdate(**_pick(seat, _SETTLE_FIELDS)),
+                        changes=RoundPositionUpdate(**pick(seat, SETTLE_FIELDS)),
                     )
-                changes.update(_pick(final, _ROUND_FIELDS[3:]))
+                changes.update(pick(final, ROUND_FIELDS[3:]))
             update_round(session, round_id=bare_id, changes=RoundUpdate(**changes))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.thread_time() - cpu
+
+
+REPEATS = 15  # the machine and the projection alone: each round applied again this often, the best kept
+
+
+def machine_and_projection(engine, service: TableService, round_id: str) -> tuple[float, float]:
+    """The CPU seconds (this thread's) of the round's steps through the round machine, and
+    through the record's projection, alone: its stored events applied again from the opening
+    and each projected (``recorder.step_projection``), nothing read or written meanwhile; the
+    best of ``REPEATS`` (the least disturbed by the machine's other work)."""
+    with read_snapshot(engine) as session:
+        stored = list_events(session, table_id=TABLE, round_id=round_id)
+    events = [event_from_payload(json.loads(e.payload)) for e in stored if e.kind in ROUND_EVENT_KINDS]
+    opened = events[0]
+    assert isinstance(opened, RoundOpened)
+    rules = service.recorder.rules_for(opened)
+    steps = [e.model_copy(update={"result": None}) if isinstance(e, RoundSettled) else e for e in events[1:]]
+    best_machine = best_projection = float("inf")
+    for _ in range(REPEATS):
+        state = open_round(opened)
+        machine = projection = 0.0
+        for event in steps:
+            began = time.thread_time()
+            state = apply(state, event, rules)
+            applied = time.thread_time()
+            step_projection(state, event)
+            machine += applied - began
+            projection += time.thread_time() - applied
+        best_machine, best_projection = min(best_machine, machine), min(best_projection, projection)
+    return best_machine, best_projection
 
 
 def _phases(stored: list[Any]) -> list[str]:
@@ -231,14 +278,14 @@ def _phases(stored: list[Any]) -> list[str]:
     return phases
 
 
-def _pick(row: Any, names: Sequence[str]) -> dict[str, Any]:
+def pick(row: Any, names: Sequence[str]) -> dict[str, Any]:
     return {name: getattr(row, name) for name in names}
 
 
 # -- the run ----------------------------------------------------------------------------------------
 
 
-async def play(engine, rounds: int) -> tuple[list[float], list[float]]:
+async def play(engine, rounds: int) -> tuple[list[float], list[float], dict[str, list[float]]]:
     settings = TableSettings(
         table_id=TABLE,
         auto_dealer=AutoDealerSettings(enabled=True, seed=1, other_setting_rate=0.1, foul_rate=0.02),
@@ -250,6 +297,7 @@ async def play(engine, rounds: int) -> tuple[list[float], list[float]]:
     stop = asyncio.Event()
     processing: list[float] = []
     bare: list[float] = []
+    cpu: dict[str, list[float]] = {"processing": [], "bare": [], "machine": [], "projection": []}
     try:
         shuffler = ShufflerAdapter(
             service,
@@ -280,13 +328,19 @@ async def play(engine, rounds: int) -> tuple[list[float], list[float]]:
             if state.phase.value != "closed":
                 continue
             processing.append(service.spent.pop(state.round_id))
-            bare.append(bare_commit(engine, state.round_id, number))
+            cpu["processing"].append(service.cpu.pop(state.round_id))
+            wall, bare_cpu = bare_commit(engine, state.round_id, number)
+            bare.append(wall)
+            cpu["bare"].append(bare_cpu)
+            machine, projection = machine_and_projection(engine, service, state.round_id)
+            cpu["machine"].append(machine)
+            cpu["projection"].append(projection)
     finally:
         stop.set()
         await conductor.close()
         shuffler_sim.stop()
         shaker_sim.close()
-    return processing, bare
+    return processing, bare, cpu
 
 
 @contextlib.contextmanager
@@ -324,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         engine = open_store(url)
         try:
-            processing, bare = asyncio.run(play(engine, args.rounds))
+            processing, bare, cpu = asyncio.run(play(engine, args.rounds))
         finally:
             engine.dispose()
     ms = 1000
@@ -342,6 +396,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"  ratio (median processing / median bare commit): {ratio:.2f}   "
         f"goal <= {GOAL_RATIO:.0f}: {'met' if ratio <= GOAL_RATIO else 'NOT met'}"
+    )
+    c_proc, c_bare, c_machine, c_projection = (
+        statistics.median(cpu[k]) for k in ("processing", "bare", "machine", "projection")
+    )
+    print("  CPU (this thread's, medians per round):")
+    print(f"    processing {c_proc * ms:7.2f} ms, bare commit {c_bare * ms:7.2f} ms: {c_proc / c_bare:.2f}x")
+    print(
+        f"    the round machine alone {c_machine * ms:6.3f} ms,"
+        f" the projection alone {c_projection * ms:6.3f} ms (no store; best of {REPEATS} each round):"
+        f" {(c_machine + c_projection) / c_proc:.1%} of the processing"
     )
     return 0
 

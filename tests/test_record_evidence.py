@@ -531,7 +531,7 @@ def test_a_round_recorded_before_the_pins_and_the_chained_settlement_still_verif
             actor="system",
             payload=settled.model_dump(mode="json"),
         )
-        _project(session, new, settled, rules.ranking)
+        _project(session, new, settled)
     report = _check(engine)
     assert report.ok, report.describe()
     assert (report.rounds_checked, report.rounds_unchained_settlement) == (1, 1)

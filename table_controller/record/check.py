@@ -166,8 +166,8 @@ class _Projection:
             position: {**_defaults(RoundPositionFields), **values} for position, values in seats.items()
         }
 
-    def step(self, state: Any, event: Any, ranking: Any) -> None:
-        changes, positions = step_projection(state, event, ranking)
+    def step(self, state: Any, event: Any) -> None:
+        changes, positions = step_projection(state, event)
         self.round.update(changes)
         for position, values in positions.items():
             self.positions.setdefault(position, dict(_defaults(RoundPositionFields))).update(values)
@@ -250,7 +250,7 @@ class _RoundCheck:
                 event = event.model_copy(update={"result": None})  # re-derived, then compared
             try:
                 state = apply(state, event, rules)
-                projected.step(state, event, rules.ranking)
+                projected.step(state, event)
             except Exception as error:
                 kind = getattr(event, "kind", type(event).__name__)
                 self.found.add(

@@ -17,16 +17,8 @@ from typing import Any, TypedDict
 import structlog
 from sqlalchemy.engine import Engine
 
-from ..game.cards import codes, parse_cards
+from ..game.cards import codes
 from ..game.dealer import RequiredSetting
-from ..game.evaluator import (
-    RankingRules,
-    high_category,
-    low_category,
-    rank_high,
-    rank_low,
-    seven_card_category,
-)
 from ..round.events import (
     ROUND_EVENT_KINDS,
     DealerOverride,
@@ -41,7 +33,7 @@ from ..round.events import (
     Wager,
     event_from_payload,
 )
-from ..round.machine import RoundRules, RoundState, apply, open_round
+from ..round.machine import RoundRules, RoundState, SetHand, apply, open_round
 from ..round.phases import Phase
 from ..storage import (
     BANKER_POSITION,
@@ -207,7 +199,7 @@ class RoundRecorder:
             if not isinstance(event, RoundVoided):
                 expect_round_phase(session, round_id=state.round_id, phase=state.phase.value)
             extra = theoretical(new) if theoretical is not None and isinstance(event, RoundSettled) else None
-            _project(session, new, event, rules.ranking, extra)
+            _project(session, new, event, extra)
             if also is not None:  # what must be chained with the event or not at all (table/approvals.py)
                 also(session)
         return new
@@ -346,11 +338,10 @@ def _project(
     session: Any,
     state: RoundState,
     event: Any,
-    ranking: RankingRules,
     theoretical: tuple[int, int] | None = None,
 ) -> None:
     round_id = state.round_id
-    changes, positions = step_projection(state, event, ranking)
+    changes, positions = step_projection(state, event)
     if "closed_at" in changes:
         changes["closed_at"] = _now()
     if isinstance(event, RoundSettled) and theoretical is not None:
@@ -417,14 +408,18 @@ def _stored_text(value: Any) -> Any:
     return getattr(value, "value", value)  # an enum as the text its column keeps
 
 
-def step_projection(
-    state: RoundState, event: Any, ranking: RankingRules
-) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+def step_projection(state: RoundState, event: Any) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """The columns one accepted round event changes: (``rounds`` columns, ``round_positions``
     columns by position), computed from the round's state after it (``state``) alone, so that
     ``audit verify`` derives every projected field a person reads from the chain with this same
     definition (docs/audit-chain.md, "What verify checks"). ``closed_at`` is given as None: the
-    writer stamps its time; the theoretical win is the writer's (not in the chain)."""
+    writer stamps its time; the theoretical win is the writer's (not in the chain).
+
+    One pass down: the cards, the settings and their categories are read as the round machine
+    took them (``RoundState.hands``, ``seven_card``, ``set_hands``: parsed and ranked once, by
+    ``apply``), never parsed or ranked again here. ``audit verify`` still ranks every hand
+    itself: it replays the chain through the machine to get the state it projects from
+    (record/check.py)."""
     changes: dict[str, Any] = {"phase": state.phase.value}
     positions: dict[int, dict[str, Any]] = {}
     if isinstance(event, SideWagerPlaced):  # before the lock (docs/progressive.md)
@@ -450,27 +445,18 @@ def step_projection(
             positions = {
                 position: {
                     "cards": _hand_text(cards),
-                    "seven_card_category": seven_card_category(cards).label,
+                    "seven_card_category": state.seven_card[position].label,
                     "house_way_rule_id": state.required.rule_id if position == BANKER_POSITION else None,
                 }
                 for position, cards in state.hands.items()
             }
     elif isinstance(event, PlayerSet):
-        high, low = parse_cards(event.high), parse_cards(event.low)
-        positions[event.position] = {
-            "high": _hand_text(high),
-            "low": _hand_text(low),
-            **_categories(high, low, ranking),
-        }
+        positions[event.position] = dict(_setting_columns(state.set_hands[event.position]))
     elif isinstance(event, DealerSet):
-        setting = state.dealer_setting
-        assert setting is not None
         override = isinstance(event, DealerOverride)
         positions[BANKER_POSITION] = {
-            "high": _hand_text(setting.high),
-            "low": _hand_text(setting.low),
+            **_setting_columns(state.set_hands[BANKER_POSITION]),
             "override": override,
-            **_categories(setting.high, setting.low, ranking),
         }
         if override:
             changes["override"] = True
@@ -572,15 +558,19 @@ def _bank_columns(opened: RoundOpened) -> dict[str, Any]:
     }
 
 
-class _Categories(TypedDict):
+class _SettingColumns(TypedDict):
+    high: str
+    low: str
     high_category: str | None
     low_category: str | None
 
 
-def _categories(high: Any, low: Any, ranking: RankingRules) -> _Categories:
-    if len(high) != 5 or len(low) != 2:  # a foul by card count (004): no category to show
-        return {"high_category": None, "low_category": None}
+def _setting_columns(hand: SetHand) -> _SettingColumns:
+    """A setting's ``round_positions`` columns; no category for a foul by card count (004)."""
+    high, low = hand.high_category, hand.low_category
     return {
-        "high_category": high_category(rank_high(high, ranking)).label,
-        "low_category": low_category(rank_low(low, ranking)).label,
+        "high": _hand_text(hand.setting.high),
+        "low": _hand_text(hand.setting.low),
+        "high_category": None if high is None else high.label,
+        "low_category": None if low is None else low.label,
     }

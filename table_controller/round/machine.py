@@ -30,9 +30,20 @@ from pydantic import BaseModel
 from ..game.cards import Card, Game, codes, parse_cards
 from ..game.deal import BANKER_POSITION, PLAYER_POSITIONS, Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
-from ..game.evaluator import DEFAULT_RULES, RankingRules
+from ..game.evaluator import (
+    DEFAULT_RULES,
+    HighCategory,
+    LowCategory,
+    RankingRules,
+    SevenCardCategory,
+    high_category,
+    low_category,
+    rank_high,
+    rank_low,
+    seven_card_category,
+)
 from ..game.hand_words import read_high, read_low
-from ..game.setting import Setting, check_setting, is_legal
+from ..game.setting import Setting, check_setting, high_beats_low
 from ..game.settlement import RoundSettlement
 from .events import (
     DealerOverride,
@@ -90,6 +101,41 @@ class HouseWayDeviation(TransitionRefused):
         self.required = required
 
 
+@dataclass(frozen=True)
+class SetHand:
+    """A position's setting as the round took it: its cards parsed once and its two hands ranked
+    once (``evaluator.rank_high`` / ``rank_low`` under the round's ranking), so what the record
+    projects of a setting (its cards, its categories) is read from here, not worked out again
+    (docs/round-lifecycle.md, "One pass down"). The scores are None for a foul by card count
+    (not five behind and two in front, 004): such a hand has no category."""
+
+    setting: Setting
+    high_score: int | None
+    low_score: int | None
+
+    @property
+    def high_category(self) -> HighCategory | None:
+        return None if self.high_score is None else high_category(self.high_score)
+
+    @property
+    def low_category(self) -> LowCategory | None:
+        return None if self.low_score is None else low_category(self.low_score)
+
+    @property
+    def fouled(self) -> bool:
+        """Low outranks high, or the card count is wrong (001, 004)."""
+        if self.high_score is None or self.low_score is None:
+            return True
+        return not high_beats_low(self.high_score, self.low_score)
+
+
+def set_hand(high: tuple[Card, ...], low: tuple[Card, ...], ranking: RankingRules) -> SetHand:
+    """``high`` behind and ``low`` in front, each hand ranked once (none for a wrong count)."""
+    if len(high) != 5 or len(low) != 2:
+        return SetHand(Setting(high=high, low=low), None, None)
+    return SetHand(Setting(high=high, low=low), rank_high(high, ranking), rank_low(low, ranking))
+
+
 class RoundRules(Protocol):
     """What the machine asks of the game core; built from the rules stored in RoundOpened."""
 
@@ -122,11 +168,15 @@ class RoundState:
     piles: tuple[tuple[str, ...], ...] = ()
     unused: tuple[str, ...] = ()
     hands: Mapping[int, tuple[Card, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    # each kept hand's seven cards as the Big Hand Bonus counts them (003), found once at the deal
+    seven_card: Mapping[int, SevenCardCategory] = field(default_factory=lambda: MappingProxyType({}))
     misdeal: tuple[Discrepancy, ...] = ()
     required: RequiredSetting | None = None
     dealer_setting: Setting | None = None
     override: DealerOverride | None = None
     player_settings: Mapping[int, PlayerSet] = field(default_factory=lambda: MappingProxyType({}))
+    # every setting taken so far (the players' and the banker's), parsed and ranked once
+    set_hands: Mapping[int, SetHand] = field(default_factory=lambda: MappingProxyType({}))
     result: RoundSettlement | None = None  # the game core's settlement, typed (``as_dict`` for the record)
     side_placed: Mapping[int, SideWagerPlaced] = field(default_factory=lambda: MappingProxyType({}))
     void_reason: str | None = None
@@ -239,7 +289,10 @@ def _deal(state: RoundState, event: PilesDealt, rules: RoundRules) -> RoundState
     keep = (BANKER_POSITION, *state.playing_positions, *house)
     hands = MappingProxyType({p: cards for p, cards in check.hands.items() if p in keep})
     required = rules.required_setting(hands[BANKER_POSITION])
-    return replace(state, piles=piles, unused=tuple(event.unused), hands=hands, required=required)
+    seven = MappingProxyType({p: seven_card_category(cards) for p, cards in hands.items()})
+    return replace(
+        state, piles=piles, unused=tuple(event.unused), hands=hands, seven_card=seven, required=required
+    )
 
 
 def _after_deal(state: RoundState) -> Phase:
@@ -255,20 +308,21 @@ def _player_guard(state: RoundState, event: PlayerSet, rules: RoundRules) -> Non
         raise TransitionRefused(
             state.phase, event.kind, f"position {event.position} has already set its hand"
         )
-    cards = state.hands[event.position]
-    high, low = parse_cards(event.high), parse_cards(event.low)
-    if sorted(high + low) != sorted(cards):
-        # A setting must be made of the position's own seven cards; a wrong 5/2 split of
-        # them is a foul (004) and is settled by the foul rule, but other cards are refused.
-        raise TransitionRefused(
-            state.phase, event.kind, f"setting is not position {event.position}'s seven cards"
-        )
 
 
 def _player_set(state: RoundState, event: PlayerSet, rules: RoundRules) -> RoundState:
+    """The cards are parsed here once (the guard has checked the position): refused when they
+    are not the position's own seven; a wrong 5/2 split of them is a foul (004), taken and
+    settled by the foul rule."""
+    high, low = parse_cards(event.high), parse_cards(event.low)
+    if sorted(high + low) != sorted(state.hands[event.position]):
+        raise TransitionRefused(
+            state.phase, event.kind, f"setting is not position {event.position}'s seven cards"
+        )
     settings = dict(state.player_settings)
     settings[event.position] = event
-    return replace(state, player_settings=MappingProxyType(settings))
+    hands = {**state.set_hands, event.position: set_hand(high, low, rules.ranking)}
+    return replace(state, player_settings=MappingProxyType(settings), set_hands=MappingProxyType(hands))
 
 
 def _after_player(state: RoundState) -> Phase:
@@ -281,7 +335,7 @@ def _after_dealer(state: RoundState) -> Phase:
     return _after(Phase.DEALER_SETTING, state.game)
 
 
-def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> Setting:
+def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> SetHand:
     """The banker's seven cards as the event sets them, five behind and two in front.
 
     The house way sets the dealer's hand (and a co-banker's): it is never a foul, so a fouled
@@ -293,18 +347,18 @@ def _dealer_setting(state: RoundState, event: DealerSet, rules: RoundRules) -> S
         setting = check_setting(state.hands[BANKER_POSITION], parse_cards(event.high), parse_cards(event.low))
     except ValueError as error:
         raise TransitionRefused(state.phase, event.kind, str(error)) from error
-    if state.banker_follows_house_way and not is_legal(setting, rules.ranking):
+    hand = set_hand(setting.high, setting.low, rules.ranking)
+    if state.banker_follows_house_way and hand.fouled:
         raise TransitionRefused(
             state.phase,
             event.kind,
             f"the banker's hand may never be a foul: low {' '.join(event.low)} outranks "
             f"high {' '.join(event.high)} (the five-card hand must outrank the two-card hand)",
         )
-    return setting
+    return hand
 
 
-def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> None:
-    proposed = _dealer_setting(state, event, rules)
+def _dealer_check(state: RoundState, event: DealerSet, proposed: Setting, rules: RoundRules) -> None:
     assert state.required is not None
     if not state.banker_follows_house_way:
         return  # "When a player is banking, he is free to set the hand however he chooses" (004)
@@ -312,10 +366,9 @@ def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> Non
         raise HouseWayDeviation(state.phase, proposed, state.required, rules.ranking)
 
 
-def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules) -> None:
+def _override_check(state: RoundState, event: DealerOverride, proposed: Setting, rules: RoundRules) -> None:
     """The pit lets the dealer's deviation stand; never a co-banker's (004: the co-banker's
     hand "must also be set in the house way"): refused like a foul, whoever asks."""
-    proposed = _dealer_setting(state, event, rules)
     assert state.required is not None
     if (
         state.opened.bank is not None
@@ -333,8 +386,16 @@ def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules)
 
 
 def _dealer_set(state: RoundState, event: DealerSet, rules: RoundRules) -> RoundState:
+    """The banker's setting parsed and ranked once, then judged: the house way for the dealer's
+    own setting, the co-banker's rule for a pit override (refused: nothing changes)."""
+    hand = _dealer_setting(state, event, rules)
     override = event if isinstance(event, DealerOverride) else None
-    return replace(state, dealer_setting=_dealer_setting(state, event, rules), override=override)
+    if override is None:
+        _dealer_check(state, event, hand.setting, rules)
+    else:
+        _override_check(state, override, hand.setting, rules)
+    hands = {**state.set_hands, BANKER_POSITION: hand}
+    return replace(state, dealer_setting=hand.setting, override=override, set_hands=MappingProxyType(hands))
 
 
 def _settle(state: RoundState, event: RoundSettled, rules: RoundRules) -> RoundState:
@@ -365,10 +426,10 @@ TRANSITIONS: dict[tuple[Phase, type[BaseModel]], Transition] = {
         (Phase.PLAYERS_SETTING, Phase.DEALER_SETTING, Phase.SETTLING),
     ),
     (Phase.DEALER_SETTING, DealerSet): Transition(
-        _after_dealer, _dealer_set, _dealer_guard, (Phase.PLAYERS_SETTING, Phase.SETTLING)
+        _after_dealer, _dealer_set, reaches=(Phase.PLAYERS_SETTING, Phase.SETTLING)
     ),
     (Phase.DEALER_SETTING, DealerOverride): Transition(
-        _after_dealer, _dealer_set, _override_guard, (Phase.PLAYERS_SETTING, Phase.SETTLING)
+        _after_dealer, _dealer_set, reaches=(Phase.PLAYERS_SETTING, Phase.SETTLING)
     ),
     (Phase.SETTLING, RoundSettled): Transition(Phase.CLOSED, _settle),
     **{(phase, RoundVoided): Transition(Phase.VOID, _void) for phase in Phase if not phase.is_final},

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..game.cards import Card, parse_cards
+from ..game.cards import Card
 from ..game.deal import BANKER_POSITION
 from ..game.dealer import RequiredSetting, required_setting
 from ..game.evaluator import RankingRules
@@ -67,12 +67,8 @@ class GameRoundRules:
         assert state.dealer_setting is not None
         hands = []
         for position, wager in sorted(state.wagers.items()):
-            chosen = state.player_settings.get(position)
-            setting = (
-                None
-                if chosen is None
-                else Setting(high=parse_cards(chosen.high), low=parse_cards(chosen.low))
-            )
+            taken = state.set_hands.get(position)  # parsed once, when the round took it
+            setting = None if taken is None else taken.setting
             hands.append(
                 PositionHand(
                     position=position,
