@@ -19,12 +19,12 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from sqlalchemy import BigInteger, Text
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from .audit import append_event, list_events
 from .chain import TABLE_ID_MAX
 from .errors import StorageError
-from .models import UTCDateTime
+from .models import Event, UTCDateTime
 
 POOL_CHAIN_PREFIX: Final = "progressive."
 POOL_ID_MAX: Final = TABLE_ID_MAX - len(POOL_CHAIN_PREFIX)
@@ -108,14 +108,95 @@ def append_pool_events(
     return seq
 
 
+# -- a linked pool (table/progressive_link.py): every writer under the pool row's lock ----------
+
+
+def lock_pool(session: Session, *, pool_id: str) -> ProgressivePool | None:
+    """The pool's row, locked for the rest of the transaction (``SELECT ... FOR UPDATE``): the
+    tables of a linked pool take turns on it, so each step starts from the state the last
+    one left and no increment is lost. None when the pool has no row yet."""
+    return session.get(ProgressivePool, pool_id, with_for_update=True, populate_existing=True)
+
+
+def pool_state(row: ProgressivePool) -> dict[str, Any]:
+    """The pool's state as its row keeps it (JSON data: game/progressive_state.pool_as_dict)."""
+    state: dict[str, Any] = json.loads(row.state)
+    return state
+
+
+def write_locked_pool(
+    session: Session,
+    *,
+    pool_id: str,
+    row: ProgressivePool | None,
+    events: Sequence[tuple[str, Mapping[str, Any]]],
+    state: Mapping[str, Any],
+    actor: str,
+    round_id: str | None = None,
+) -> list[int]:
+    """Append the events to the pool's chain and write its state after them, in the caller's
+    transaction, with the row ``lock_pool`` gave (None: the pool is new); the events' seqs."""
+    seqs = [
+        append_event(
+            session, table_id=pool_chain(pool_id), round_id=round_id, kind=kind, actor=actor, payload=payload
+        ).seq
+        for kind, payload in events
+    ]
+    now = datetime.now(UTC)
+    text = json.dumps(state, sort_keys=True, separators=(",", ":"))
+    if row is None:
+        row = ProgressivePool(pool_id=pool_id, state=text, updated_at=now)
+    row.open, row.state, row.updated_at = bool(state["open"]), text, now
+    if seqs:
+        row.last_seq = seqs[-1]
+    session.add(row)
+    session.flush()
+    return seqs
+
+
+def pool_events_of(
+    session: Session,
+    *,
+    pool_id: str,
+    kinds: Sequence[str],
+    round_id: str | None = None,
+    after_seq: int = 0,
+) -> list[tuple[int, str, str, dict[str, Any]]]:
+    """The pool chain's events of ``kinds`` (of one round, after a seq), in order: (seq, kind,
+    actor, payload). Read through the events' (table, kind, seq) and (round, seq) indexes."""
+    statement = select(Event).where(
+        Event.table_id == pool_chain(pool_id), col(Event.kind).in_(list(kinds)), Event.seq > after_seq
+    )
+    if round_id is not None:
+        statement = statement.where(Event.round_id == round_id)
+    rows = session.exec(statement.order_by(col(Event.seq)))
+    return [(row.seq, row.kind, row.actor, json.loads(row.payload)) for row in rows]
+
+
+def last_pool_event_seq(session: Session, *, pool_id: str, kind: str) -> int:
+    """The seq of the pool chain's newest event of ``kind``, 0 when there is none."""
+    row = session.exec(
+        select(Event.seq)
+        .where(Event.table_id == pool_chain(pool_id), Event.kind == kind)
+        .order_by(col(Event.seq).desc())
+        .limit(1)
+    ).first()
+    return 0 if row is None else int(row)
+
+
 __all__ = [
     "POOL_CHAIN_PREFIX",
     "PoolChangedError",
     "ProgressivePool",
     "append_pool_events",
     "is_pool_chain",
+    "last_pool_event_seq",
+    "lock_pool",
     "pool_chain",
     "pool_events",
+    "pool_events_of",
     "pool_ids",
+    "pool_state",
     "stored_pool",
+    "write_locked_pool",
 ]
