@@ -18,8 +18,9 @@ sequence.
 - **Hits** are claimed first (``progressive.claimed``, one event per hit, its seq the hit's
   sequence) and resolved in a second transaction with every claim not yet resolved, ordered
   by sequence and paid by the configured rule (§1.8 question 4: in order at the current
-  meter, or shared). Under the shared rule a claim waits ``simultaneous_window_seconds`` so
-  that top hits at other tables in that time resolve with it. A claim left unresolved by a
+  meter, or shared). Between the two a claim waits ``simultaneous_window_seconds``, so that
+  hits at other tables in that time resolve in one batch with it (near-simultaneous hits,
+  PRG-24). A claim left unresolved by a
   crash is resolved by the next resolver (its own table's restart or any other table's hit):
   never twice, never lost.
 - **The link down** (the floor's store unreachable): ``LinkDownError``; the table closes its
@@ -45,7 +46,6 @@ from ..game.progressive import (
     Pool,
     ProgressiveError,
     Record,
-    SimultaneousRule,
     TwoPersonRuleError,
     UnreasonableContributionError,
     change_parameters,
@@ -347,8 +347,8 @@ class LinkedPoolKeeper(PoolKeeper):
             return pool, events
 
         self._locked(claim, round_id=round_id)
-        if self.table.simultaneous is SimultaneousRule.SHARED and self.window_seconds:
-            self._sleep(self.window_seconds)  # top hits at other tables meanwhile resolve with these
+        if self.window_seconds:
+            self._sleep(self.window_seconds)  # hits at other tables meanwhile resolve with these
         pool, _ = self._locked(self._resolve, round_id=round_id)
         return DoneStep(
             pool,
@@ -469,7 +469,7 @@ class LinkedPoolKeeper(PoolKeeper):
                 return pool, [(REFUSED, {"rule": rule, "level": new.name, "reason": str(error)})]
             return pool, _events([record])
 
-        pool, _ = self._locked(build, actor=approved_by or requested_by or SYSTEM)
+        pool, _ = self._locked(build, actor=approved_by.strip() or requested_by.strip() or SYSTEM)
         if refused:
             log.warning("progressive.refused", pool_id=self.pool_id, level=new.name, reason=str(refused[0]))
             raise refused[0]

@@ -686,6 +686,14 @@ class TableService:
             self._rules.check_side_wager(position, fortune, progressive)
         except SideWagerError as error:
             raise TableRefused(str(error)) from None
+        pool = self.pool
+        if progressive and isinstance(pool, LinkedPoolKeeper) and not (self._pool_broken or pool.link_down):
+            try:  # the pool as the floor has it now: another table may have closed or reopened it
+                pool.refresh()
+            except LinkDownError as error:
+                self._link_down(str(error))
+            except ProgressiveError:
+                pass  # not created yet (the start found the link down): closed below
         closed = self.progressive_closed if progressive else None
         if closed is not None:
             raise TableRefused(f"position {position}: the progressive is closed (PRG-35): {closed}")
@@ -735,7 +743,11 @@ class TableService:
                     try:
                         step = self.pool.contributions(progressive, round_id=self._round.round_id)
                     except ProgressiveError as error:  # never stops the base game (PRG-35)
-                        self.alert("progressive-contribution-refused", str(error), wagers=progressive)
+                        self.alert(
+                            "progressive-contribution-refused",
+                            str(error),
+                            wagers={str(p): w for p, w in progressive.items()},
+                        )
                         self._return_progressive(progressive, error)
             try:
                 state = self._record(event, self._pool_step(step))
