@@ -366,7 +366,6 @@ def test_contributions_from_many_tables_at_once_lose_no_increment(engine, link_u
         keeper = LinkedPoolKeeper(
             make_engine(link_url), pool_id=POOL, table=table, table_id=f"t{n:02}", paytable_sha256="a" * 64
         )
-        keeper.load()
         keepers.append(keeper)
     barrier = threading.Barrier(tables)
     failures: list[BaseException] = []
@@ -374,6 +373,7 @@ def test_contributions_from_many_tables_at_once_lose_no_increment(engine, link_u
     def deal_rounds(keeper: LinkedPoolKeeper) -> None:
         try:
             barrier.wait()
+            keeper.load()  # every table starts at once: the pool is created once
             for r in range(rounds):
                 keeper.contributions({3: 100, 5: 100}, round_id=f"{keeper.table_id}-r{r}")
         except BaseException as error:  # pragma: no cover - reported below
@@ -391,6 +391,8 @@ def test_contributions_from_many_tables_at_once_lose_no_increment(engine, link_u
     assert (jackpot.meter, jackpot.in_meter, jackpot.contributed) == (BASE + 2_880, 192, 2_880)
     assert (jackpot.reserve, jackpot.reserve_carry) == (38, 4_000)
     assert len(_pool_events(engine, ["progressive.contribution"])) == wagers
+    assert len(_pool_events(engine, ["progressive.created"])) == 1
+    assert len(_pool_events(engine, ["progressive.table-joined"])) == tables
     assert keepers[0].replayed() == keepers[0].refresh()
     # a round that contributed already adds nothing (a table retrying after a failure)
     keepers[0].contributions({3: 100, 5: 100}, round_id="t00-r0")

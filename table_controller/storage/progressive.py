@@ -21,7 +21,7 @@ from typing import Any, Final
 from sqlalchemy import BigInteger, Text
 from sqlmodel import Field, Session, SQLModel, col, select
 
-from .audit import append_event, list_events
+from .audit import append_event, list_events, lock_table
 from .chain import TABLE_ID_MAX
 from .errors import StorageError
 from .models import Event, UTCDateTime
@@ -85,7 +85,7 @@ def append_pool_events(
     the pool's state after them, in the caller's transaction; returns the chain's new seq.
     ``expect``: the seq the caller's copy of the pool is at (0: a new pool), else
     PoolChangedError and nothing is written."""
-    row = session.get(ProgressivePool, pool_id, with_for_update=True)
+    row = lock_pool(session, pool_id=pool_id)
     at = 0 if row is None else row.last_seq
     if at != expect:
         raise PoolChangedError(f"pool {pool_id}: its chain is at seq {at}, the writer's copy at {expect}")
@@ -112,9 +112,13 @@ def append_pool_events(
 
 
 def lock_pool(session: Session, *, pool_id: str) -> ProgressivePool | None:
-    """The pool's row, locked for the rest of the transaction (``SELECT ... FOR UPDATE``): the
-    tables of a linked pool take turns on it, so each step starts from the state the last
-    one left and no increment is lost. None when the pool has no row yet."""
+    """The pool's row, locked for the rest of the transaction: the tables of a linked pool take
+    turns on it, so each step starts from the state the last one left and no increment is lost.
+    The pool chain's head is locked first (made if need be), then the row (``SELECT ... FOR
+    UPDATE``): every writer of a pool takes the two in this order (its chain's appends take the
+    head again), so two never wait on each other crosswise, and two tables starting at once
+    create the pool once: the second waits, then finds the row. None when it has no row yet."""
+    lock_table(session, table_id=pool_chain(pool_id))
     return session.get(ProgressivePool, pool_id, with_for_update=True, populate_existing=True)
 
 
