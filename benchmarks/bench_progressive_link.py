@@ -61,28 +61,32 @@ def _engine(url: str):
     return make_engine(url)
 
 
-def _keeper(url: str, table_id: str) -> LinkedPoolKeeper:
+def _keeper(url: str, table_id: str, pool_id: str) -> LinkedPoolKeeper:
     table = load_progressive_paytable(ProgressiveSettings(enabled=True).file)
     return LinkedPoolKeeper(
-        _engine(url), pool_id=POOL, table=table, table_id=table_id, paytable_sha256="b" * 64
+        _engine(url), pool_id=pool_id, table=table, table_id=table_id, paytable_sha256="b" * 64
     )
 
 
-def _work(side: str, url: str, tables: list[str], rounds: int, start_at: float, out) -> None:  # type: ignore[no-untyped-def]
-    """One process: a thread per table, each dealing ``rounds`` contributions."""
+def _work(side: str, url: str, pool_id: str, tables: list[str], rounds: int, ready, go, out) -> None:  # type: ignore[no-untyped-def]
+    """One process: a thread per table, each dealing ``rounds`` contributions once ``go`` is set;
+    it puts (first start, last end, latencies) on ``out``."""
     _quiet()
     latencies: list[float] = []
+    spans: list[tuple[float, float]] = []
     lock = threading.Lock()
     workers = []
     for table_id in tables:
         if side == "linked":
-            keeper = _keeper(url, table_id)
+            keeper = _keeper(url, table_id, pool_id)
             keeper.load()
 
             def step(r: int, keeper: LinkedPoolKeeper = keeper) -> None:
                 keeper.contributions({3: WAGER}, round_id=f"{keeper.table_id}-{r}")
         else:
             engine = _engine(url)
+            with engine.connect() as connection:  # connected before the start, as the keeper is
+                connection.exec_driver_sql("SELECT 1")
 
             def step(r: int, engine=engine) -> None:  # type: ignore[no-untyped-def]
                 with engine.begin() as connection:
@@ -94,46 +98,55 @@ def _work(side: str, url: str, tables: list[str], rounds: int, start_at: float, 
 
     def run(step) -> None:  # type: ignore[no-untyped-def]
         mine = []
+        go.wait()
+        first = time.time()
         for r in range(rounds):
             began = time.perf_counter()
             step(r)
             mine.append(time.perf_counter() - began)
         with lock:
             latencies.extend(mine)
+            spans.append((first, time.time()))
 
-    while time.time() < start_at:  # every process starts at one moment
-        time.sleep(0.001)
     threads = [threading.Thread(target=run, args=(step,)) for step in workers]
     for thread in threads:
         thread.start()
+    ready.put(len(threads))
     for thread in threads:
         thread.join()
-    out.put(latencies)
+    out.put((min(a for a, _ in spans), max(b for _, b in spans), latencies))
 
 
-def _side(side: str, url: str, tables: int, rounds: int, procs: int) -> tuple[float, np.ndarray]:
+def _side(
+    side: str, url: str, pool_id: str, tables: int, rounds: int, procs: int
+) -> tuple[float, np.ndarray]:
+    """The wall time from the first contribution's start to the last one's end, every table
+    connected and waiting before the start; and every contribution's latency."""
     names = [f"t{n:02}" for n in range(1, tables + 1)]
-    groups = [names[i::procs] for i in range(procs)]
+    groups = [group for group in (names[i::procs] for i in range(procs)) if group]
     ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    start_at = time.time() + 4.0  # the processes import and connect first
+    ready, go, out = ctx.Queue(), ctx.Event(), ctx.Queue()
     processes = [
-        ctx.Process(target=_work, args=(side, url, group, rounds, start_at, out)) for group in groups if group
+        ctx.Process(target=_work, args=(side, url, pool_id, group, rounds, ready, go, out))
+        for group in groups
     ]
     for process in processes:
         process.start()
-    latencies: list[float] = []
     for _ in processes:
-        latencies.extend(out.get(timeout=600))
-    wall = time.time() - start_at
+        ready.get(timeout=600)
+    go.set()
+    results = [out.get(timeout=600) for _ in processes]
     for process in processes:
         process.join(60)
         if process.exitcode != 0:
             raise SystemExit(f"a {side} process failed: exit {process.exitcode}")
-    return wall, np.array(latencies)
+    wall = max(end for _, end, _ in results) - min(start for start, _, _ in results)
+    return wall, np.array([latency for _, _, latencies in results for latency in latencies])
 
 
 def _reset(url: str) -> None:
+    """A new bare row; the linked side's pool is new in each run (``_pool_id``): the chain is
+    append-only, its events are never deleted."""
     engine = _engine(url)
     with engine.begin() as connection:
         connection.exec_driver_sql("DROP TABLE IF EXISTS bench_meter")
@@ -142,13 +155,10 @@ def _reset(url: str) -> None:
             "(id integer PRIMARY KEY, meter bigint NOT NULL, in_meter bigint NOT NULL)"
         )
         connection.exec_driver_sql("INSERT INTO bench_meter VALUES (1, 0, 0)")
-        connection.exec_driver_sql("DELETE FROM events WHERE table_id = %s", (pool_chain(POOL),))
-        connection.exec_driver_sql("DELETE FROM chain_heads WHERE table_id = %s", (pool_chain(POOL),))
-        connection.exec_driver_sql("DELETE FROM progressive_pools WHERE pool_id = %s", (POOL,))
     engine.dispose()
 
 
-def _check(url: str, side: str, contributions: int) -> None:
+def _check(url: str, side: str, contributions: int, pool_id: str) -> None:
     """No increment lost: the figures every contribution must leave."""
     engine = _engine(url)
     try:
@@ -157,7 +167,7 @@ def _check(url: str, side: str, contributions: int) -> None:
                 meter, in_meter = connection.exec_driver_sql("SELECT meter, in_meter FROM bench_meter").one()
             assert (meter, in_meter) == (15 * contributions, contributions), (meter, in_meter)
             return
-        keeper = _keeper(url, "check")
+        keeper = _keeper(url, "check", pool_id)
         pool = keeper.refresh()
         jackpot = pool.meters["jackpot"]
         base = pool.params["jackpot"].base
@@ -165,7 +175,7 @@ def _check(url: str, side: str, contributions: int) -> None:
         with engine.connect() as connection:
             chained = connection.execute(
                 text("SELECT count(*) FROM events WHERE table_id = :t AND kind = 'progressive.contribution'"),
-                {"t": pool_chain(POOL)},
+                {"t": pool_chain(pool_id)},
             ).scalar_one()
         assert chained == contributions, chained
         assert keeper.replayed() == pool, "the pool re-derived from its chain differs from its row"
@@ -211,8 +221,9 @@ def main() -> None:
         for attempt in range(args.repeat):
             for side in ("bare", "linked"):
                 _reset(url_text)
-                wall, latencies = _side(side, url_text, args.tables, args.rounds, args.procs)
-                _check(url_text, side, contributions)
+                pool_id = f"{POOL}-{attempt + 1}"
+                wall, latencies = _side(side, url_text, pool_id, args.tables, args.rounds, args.procs)
+                _check(url_text, side, contributions, pool_id)
                 print(
                     f"  run {attempt + 1} {side:6}: {wall:6.2f} s, "
                     + _figures(contributions, wall, latencies)

@@ -75,6 +75,30 @@ def pool_from_dict(data: Mapping[str, Any]) -> Pool:
     return pool
 
 
+def meters_pool(data: Mapping[str, Any]) -> Pool:
+    """The part of a pool's state (``pool_as_dict``'s) that a contribution reads and changes:
+    its levels' parameters and meters and whether it is open, without its hits (a linked
+    pool's contribution, table/progressive_link.py: the rest is carried over untouched)."""
+    try:
+        levels = data["levels"]
+        return Pool(
+            name=str(data["name"]),
+            params={name: params_from_dict(level["params"]) for name, level in levels.items()},
+            meters={name: LevelMeters(**level["meters"]) for name, level in levels.items()},
+            open=bool(data["open"]),
+            next_hit_id=int(data["next_hit_id"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ProgressiveError(f"a pool's state that does not read: {error}") from error
+
+
+def with_meters(data: Mapping[str, Any], pool: Pool) -> dict[str, Any]:
+    """``data`` (a pool's state) with ``pool``'s meters and open flag: what ``pool_as_dict``
+    gives for the whole pool when only its meters moved."""
+    levels = {name: {**level, "meters": asdict(pool.meters[name])} for name, level in data["levels"].items()}
+    return {**data, "open": pool.open, "levels": levels}
+
+
 def replay_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Pool:
     """The pool its chain's ``(kind, payload)`` events make, in order (PRG-37). ProgressiveError
     when the chain does not begin with its creation or a record does not replay."""
@@ -96,4 +120,13 @@ def replay_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Pool:
     return pool
 
 
-__all__ = ["CREATED", "created_payload", "pool_as_dict", "pool_from_dict", "record_kind", "replay_events"]
+__all__ = [
+    "CREATED",
+    "created_payload",
+    "meters_pool",
+    "pool_as_dict",
+    "pool_from_dict",
+    "record_kind",
+    "replay_events",
+    "with_meters",
+]

@@ -31,8 +31,10 @@ This module imports no table service; the service chooses it when ``link_db_url`
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Final
 
 import structlog
@@ -59,20 +61,24 @@ from ..game.progressive_paytable import ProgressivePayTable
 from ..game.progressive_state import (
     CREATED,
     created_payload,
+    meters_pool,
     pool_as_dict,
     pool_from_dict,
     record_kind,
     replay_events,
+    with_meters,
 )
 from ..game.settlement import RoundSettlement
 from ..storage.errors import is_outage
 from ..storage.progressive import (
+    LockedPool,
     ProgressivePool,
     last_pool_event_seq,
     lock_pool,
     pool_events,
     pool_events_of,
     pool_state,
+    pool_step,
     write_locked_pool,
 )
 from ..storage.session import read_snapshot, unit_of_work
@@ -285,17 +291,24 @@ class LinkedPoolKeeper(PoolKeeper):
 
     def contributions(self, wagers: Mapping[int, Cents], *, round_id: str) -> PoolStep | None:
         """The round's contributions, committed to the floor's store now (a DoneStep), once per
-        round: a round that contributed already adds nothing. PoolClosedError (the pool closed
-        for a parameter change), LinkDownError: nothing was added."""
+        round: a round that contributed already adds nothing. The hot path of a linked pool:
+        one transaction of two round trips (``storage.progressive.pool_step``). PoolClosedError
+        (the pool closed for a parameter change), LinkDownError: nothing was added."""
         if not wagers:
             return None
         alerts: list[tuple[str, str, dict[str, Any]]] = []
+        after: list[Pool] = []
 
-        def build(session: Session, pool: Pool) -> tuple[Pool, list[tuple[str, dict[str, Any]]]]:
-            done = pool_events_of(session, pool_id=self.pool_id, kinds=[CONTRIBUTION], round_id=round_id)
-            if any(payload["table_id"] == self.table_id for _, _, _, payload in done):
+        def build(locked: LockedPool) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, Any]] | None:
+            # Only the levels' meters and the open flag take part in a contribution: the rest
+            # of the state (hits pending, the last 25 hits) is carried over as the row has it,
+            # not rebuilt, so the lock is held for as short a time as can be.
+            state = json.loads(locked.state)
+            pool = meters_pool(state)
+            if locked.done:
                 log.warning("progressive.contributed_already", pool_id=self.pool_id, round_id=round_id)
-                return pool, []
+                after.append(pool)
+                return None
             records: list[Record] = []
             for position, wager in sorted(wagers.items()):
                 try:
@@ -308,9 +321,28 @@ class LinkedPoolKeeper(PoolKeeper):
                     )
                     continue
                 records.append(record)
-            return pool, _events(records)
+            after.append(pool)
+            return _events(records), with_meters(state, pool)
 
-        pool, _ = self._locked(build, round_id=round_id)
+        try:
+            pool_step(
+                self.engine,
+                pool_id=self.pool_id,
+                build=build,
+                actor=SYSTEM,
+                round_id=round_id,
+                done_kind=CONTRIBUTION,
+            )
+        except Exception as error:
+            if is_outage(error):
+                raise self._down(error) from error
+            raise
+        # the keeper's copy takes the new meters; its seq is unknown (-1), so a locked step
+        # reads the whole pool from the row again before it writes
+        last = after[-1]
+        pool = last if self._pool is None else replace(self._pool, meters=last.meters, open=last.open)
+        self._pool, self._seq = pool, -1
+        self._up()
         return DoneStep(pool, [], round_id=round_id, alerts=alerts, seq=self._seq, pool_id=self.pool_id)
 
     def hits(self, result: RoundSettlement, *, round_id: str) -> PoolStep | None:
