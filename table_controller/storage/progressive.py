@@ -150,10 +150,13 @@ def lock_pool(session: Session, *, pool_id: str) -> ProgressivePool | None:
 # chain's head and reads both (and whether the round did this step already); one pipelined
 # batch appends the events, moves the head, writes the state and commits. Written for
 # PostgreSQL (psycopg's pipeline): the linked pool lives on the floor's PostgreSQL.
+# The round's events are found by the round's index (a MATERIALIZED CTE: the planner would
+# otherwise scan the pool chain's every contribution by the (table, kind) index, a cost that
+# grows with the chain).
 _STEP_LOCK = """
+WITH of_round AS MATERIALIZED (SELECT e.table_id, e.kind FROM events e WHERE e.round_id = %(round)s)
 SELECT p.last_seq, p.state, h.last_seq, h.last_hash,
-       EXISTS (SELECT 1 FROM events e WHERE e.round_id = %(round)s AND e.table_id = %(chain)s
-               AND e.kind = %(done_kind)s) AS done
+       EXISTS (SELECT 1 FROM of_round r WHERE r.table_id = %(chain)s AND r.kind = %(done_kind)s) AS done
 FROM progressive_pools p JOIN chain_heads h ON h.table_id = %(chain)s
 WHERE p.pool_id = %(pool)s
 FOR UPDATE OF p, h
