@@ -32,6 +32,7 @@ This module imports no table service; the service chooses it when ``link_db_url`
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -132,14 +133,34 @@ class LinkedPoolKeeper(PoolKeeper):
         self.window_seconds = window_seconds
         self._sleep = sleep
         self.link_down: str | None = None  # why the floor's store does not answer, while it does not
+        self._mutex = threading.Lock()  # the copy and its seq (``_keep``)
 
     # -- one locked step ---------------------------------------------------------------------
 
     def _current(self, row: ProgressivePool) -> Pool:
         """The pool as the locked row holds it (the keeper's copy when it is at the row's seq)."""
-        if self._pool is not None and self._seq == row.last_seq:
-            return self._pool
+        with self._mutex:
+            pool, seq = self._pool, self._seq
+        if pool is not None and seq == row.last_seq:
+            return pool
         return pool_from_dict(pool_state(row))
+
+    def _keep(self, pool: Pool, seq: int) -> None:
+        """The keeper's copy and the seq it is at, set together: the heartbeat's link check and
+        the round's steps run on two threads, and a copy paired with another's seq would be
+        taken for the row's state."""
+        with self._mutex:
+            self._pool, self._seq = pool, seq
+
+    def adopt(self, step: PoolStep) -> None:
+        """A step's pool and seq, as it was committed (the pair it was made with)."""
+        assert step.seq is not None
+        self._keep(step.pool, step.seq)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the keeper has read the pool once (a start with the link down has not)."""
+        return self._pool is not None
 
     def _locked(
         self, build: Build, *, actor: str = SYSTEM, round_id: str | None = None
@@ -167,7 +188,7 @@ class LinkedPoolKeeper(PoolKeeper):
             if is_outage(error):
                 raise self._down(error) from error
             raise
-        self._pool, self._seq = pool, seq
+        self._keep(pool, seq)
         self._up()
         return pool, seqs
 
@@ -203,7 +224,7 @@ class LinkedPoolKeeper(PoolKeeper):
             if is_outage(error):
                 raise self._down(error) from error
             raise
-        self._pool, self._seq = pool, seq
+        self._keep(pool, seq)
         self._up()
         return pool
 
@@ -278,7 +299,7 @@ class LinkedPoolKeeper(PoolKeeper):
         if refused is not None:  # chained; the table's progressive stays closed
             log.error("progressive.refused", pool_id=self.pool_id, table_id=self.table_id, reason=refused)
             raise NotLinkableError(refused)
-        self._pool, self._seq = pool, seq
+        self._keep(pool, seq)
         return pool
 
     def _member(self, session: Session) -> None:
@@ -340,8 +361,10 @@ class LinkedPoolKeeper(PoolKeeper):
         # the keeper's copy takes the new meters; its seq is unknown (-1), so a locked step
         # reads the whole pool from the row again before it writes
         last = after[-1]
-        pool = last if self._pool is None else replace(self._pool, meters=last.meters, open=last.open)
-        self._pool, self._seq = pool, -1
+        with self._mutex:
+            known = self._pool
+            pool = last if known is None else replace(known, meters=last.meters, open=last.open)
+            self._pool, self._seq = pool, -1
         self._up()
         return DoneStep(pool, [], round_id=round_id, alerts=alerts, seq=self._seq, pool_id=self.pool_id)
 

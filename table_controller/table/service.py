@@ -430,7 +430,7 @@ class TableService:
         pool = self.pool
         if not isinstance(pool, LinkedPoolKeeper) or self._pool_broken is not None:
             return None
-        if pool._pool is None:  # never loaded: the start found the link down
+        if not pool.loaded:  # the start found the link down
             try:
                 pool.load()
             except LinkDownError as error:
