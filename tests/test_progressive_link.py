@@ -512,3 +512,62 @@ def test_audit_verify_names_a_forged_linked_meter(engine, started):
         report = check_record(session)
     assert not report.ok
     assert f"progressive pool {POOL}" in report.describe()
+
+
+def test_a_meter_hit_with_the_link_down_refuses_the_settle_until_it_is_back(engine, stores, proxy):
+    relay, through = proxy
+    service = TableService(linked_settings("t1", through), stores("t1"))
+    service.resume()
+    service.open_round(WAGERS_T1, actor="dealer-ann")
+    to_settle(service, TOP_HANDS)  # two wagers contributed: 1,000,030 cents on the meter
+    relay.stop()
+    with pytest.raises(TableRefused, match="meter hit cannot be claimed"):
+        service.settle()
+    assert [a["alert"] for a in _alerts(service, "progressive-hit-unclaimed")] == [
+        "progressive-hit-unclaimed"
+    ]
+    assert not service.round.phase.is_final  # the round waits, nothing settled
+    relay.start()
+    service.settle()
+    [hit] = service.pool.refresh().pending
+    assert (hit.table_id, hit.amount) == ("t1", 1_000_030)
+    assert len(_pool_events(engine, ["progressive.claimed"])) == 1
+    service.pool.engine.dispose()
+    _verified(engine)
+
+
+def test_a_pool_state_that_does_not_agree_with_its_chain_is_refused_nothing_written(engine, started):
+    from table_controller.storage.errors import ChainHeadMismatchError
+
+    t1 = started("t1")
+    with unit_of_work(engine) as session:
+        session.execute(
+            text("UPDATE progressive_pools SET last_seq = last_seq + 1 WHERE pool_id = :p"), {"p": POOL}
+        )
+    before = len(_pool_events(engine))
+    with pytest.raises(ChainHeadMismatchError, match="its state is at seq"):
+        t1.pool.contributions({3: 100}, round_id="t1-9")
+    assert len(_pool_events(engine)) == before
+
+
+def test_a_pool_that_is_not_made_and_a_state_that_does_not_read_are_refused(engine, link_url):
+    from table_controller.game.progressive import ProgressiveError
+    from table_controller.game.progressive_state import meters_pool, pool_from_dict
+    from table_controller.storage.progressive import PoolChangedError, pool_step
+
+    with pytest.raises(PoolChangedError, match="not made yet"):
+        pool_step(
+            engine,
+            pool_id="nowhere",
+            build=lambda locked: None,
+            actor="system",
+            round_id="t1-1",
+            done_kind="x.y",
+        )
+    for bad in ({}, {"name": "p", "levels": {"jackpot": {"params": {}, "meters": {}}}}):
+        with pytest.raises(ProgressiveError, match="does not read"):
+            pool_from_dict(bad)
+        with pytest.raises(ProgressiveError, match="does not read"):
+            meters_pool(bad)
+    with pytest.raises(ValueError, match="link_db_url"):
+        ProgressiveSettings(enabled=True, link_db_url="sqlite:///floor.db")

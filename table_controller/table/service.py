@@ -1633,9 +1633,8 @@ def _pool_keeper(settings: TableSettings, engine: Engine, table: Any) -> PoolKee
     progressive = settings.progressive
     if progressive.link_db_url is None:
         return PoolKeeper(engine, pool_id=settings.pool_id, table=table, table_id=settings.table_id)
-    import hashlib
-
     from ..storage import make_engine
+    from ..storage.rules_store import sha256_hex
 
     url = progressive.link_db_url
     url += ("&" if "?" in url else "?") + "connect_timeout=3" if "connect_timeout" not in url else ""
@@ -1644,7 +1643,7 @@ def _pool_keeper(settings: TableSettings, engine: Engine, table: Any) -> PoolKee
         pool_id=settings.pool_id,
         table=table,
         table_id=settings.table_id,
-        paytable_sha256=hashlib.sha256(progressive.file.read_bytes()).hexdigest(),
+        paytable_sha256=sha256_hex(progressive.file.read_bytes()),  # as round.opened pins it
         window_seconds=progressive.simultaneous_window_seconds,
     )
 
