@@ -65,11 +65,16 @@ class Reconciliation:
 
     @property
     def variance(self) -> Cents:
-        return self.counted_win - self.computed_result - self.explained
+        return variance_of(self.counted_win, self.computed_result, self.explained)
 
     @property
     def flagged(self) -> bool:
         return abs(self.variance) > self.alert_above
+
+
+def variance_of(counted_win: Cents, computed: Cents, explained: Cents) -> Cents:
+    """counted win - computed result - named lines: the one definition of the variance."""
+    return counted_win - computed - explained
 
 
 def computed_result(rounds: Iterable[SettledRound]) -> Cents:
@@ -120,4 +125,11 @@ def reconcile(
     )
 
 
-__all__ = ["DEFAULT_ALERT_ABOVE", "NamedLine", "Reconciliation", "computed_result", "reconcile"]
+__all__ = [
+    "DEFAULT_ALERT_ABOVE",
+    "NamedLine",
+    "Reconciliation",
+    "computed_result",
+    "reconcile",
+    "variance_of",
+]

@@ -37,7 +37,8 @@ log = structlog.get_logger()
 
 T = TypeVar("T")
 
-BUFFER_SIZE = 4096
+# events kept for terminals catching up (about 35 rounds); a reconnect further behind reads the store
+BUFFER_SIZE = 1024
 STORE_PAGE = 500
 
 
@@ -237,9 +238,11 @@ class EventHub(PolledHub):
         frame = self._frames.get(event.seq)
         if frame is None:
             frame = render(event)
-            if len(self._frames) >= 2 * self._buffer.maxlen:  # type: ignore[operator]
-                oldest = sorted(self._frames)[: len(self._frames) // 2]
-                for seq in oldest:
+            if len(self._frames) >= self._buffer.maxlen:  # type: ignore[operator]
+                # frames only of the events still buffered: a terminal further behind reads the
+                # store and is sent frames made for it (the soak's memory stays flat)
+                first = self._buffer[0].seq if self._buffer else event.seq
+                for seq in [seq for seq in self._frames if seq < first] or sorted(self._frames)[:1]:
                     del self._frames[seq]
             self._frames[event.seq] = frame
         return frame

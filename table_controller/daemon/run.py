@@ -49,6 +49,7 @@ from ..storage.checkpoints import CheckpointKeyError
 from ..table.autodealer import AutoDealer
 from ..table.service import TableService
 from .children import compute_table_math, die_with_parent, table_math_for
+from .memory import start_memory_trim
 from .startup import collector_paused
 
 if TYPE_CHECKING:  # the classes the registry names; imported lazily, by name, at run time
@@ -418,6 +419,7 @@ async def run_table(settings: TableSettings, *, simulate: bool = False, rounds: 
         service.register_on_floor()  # on the floor before dealing (docs/round-lifecycle.md)
         stack.callback(start_floor_heartbeat(service, settings.floor_heartbeat_seconds))
         stack.callback(start_table_math(settings, service))
+        stack.callback(start_memory_trim())  # resident memory flat over a shift (daemon/memory.py)
         conductor = build_conductor(settings, service, addresses, stop)
         api = await start_api(settings, service, engine, sock) if sock is not None else None
         try:

@@ -62,6 +62,40 @@ class FloorTablePublic(BaseModel):
     today: TodayPublic
 
 
+PlaceState = Literal["dealing", "stopped", "not-answering"]
+
+
+class RatedSeatPublic(BaseModel):
+    seat: int
+    player: str = Field(description="the rated player's card number")
+
+
+class PitPlacePublic(BaseModel):
+    """One table on the pit map: whether it deals, and why not; its rated seats; today's hold."""
+
+    table_id: str
+    state: PlaceState = Field(
+        description="dealing: answering, open, no fault or hold; stopped: see why; not-answering:"
+        " its daemon was not heard from within stale_after"
+    )
+    why: str | None = Field(description="why it is stopped or not answering; null when dealing")
+    phase_words: str
+    dealer: str | None = Field(description="who opened the newest round")
+    rated: list[RatedSeatPublic] = Field(description="the rated players holding a seat, by seat")
+    today: TodayPublic
+    live_url: str | None
+
+
+class PitMapPublic(BaseModel):
+    """A pit's tables laid out as they stand (the floor's ``layout`` setting), row by row; a
+    null place is empty (an aisle, or a table not on this floor or not the person's to see).
+    The pit's tables the layout leaves out follow in a last row."""
+
+    pit: str | None = Field(description="null: the tables in no pit")
+    laid_out: bool = Field(description="the floor's layout places this pit's tables")
+    rows: list[list[PitPlacePublic | None]]
+
+
 class FloorAlertPublic(AlertPublic):
     """An alert of one of the floor's tables; its id is (table_id, seq)."""
 
@@ -75,4 +109,14 @@ class FloorEventPublic(ChainEventPublic):
     table_id: str
 
 
-__all__ = ["DevicesPublic", "FloorAlertPublic", "FloorEventPublic", "FloorTablePublic", "TodayPublic"]
+__all__ = [
+    "DevicesPublic",
+    "FloorAlertPublic",
+    "FloorEventPublic",
+    "FloorTablePublic",
+    "PitMapPublic",
+    "PitPlacePublic",
+    "PlaceState",
+    "RatedSeatPublic",
+    "TodayPublic",
+]

@@ -7,6 +7,7 @@ few SELECTs of one read snapshot.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
@@ -31,9 +32,19 @@ from ..storage.floor import (
 )
 from ..storage.floor_tables import FloorTable, find_floor_table
 from ..storage.open_alerts import OpenAlerts
+from ..storage.ratings import seated_players
 from ..storage.reports import today_bounds
 from ..table.state import TableHold
-from .models import DevicesPublic, FloorAlertPublic, FloorTablePublic, TodayPublic
+from .models import (
+    DevicesPublic,
+    FloorAlertPublic,
+    FloorTablePublic,
+    PitMapPublic,
+    PitPlacePublic,
+    PlaceState,
+    RatedSeatPublic,
+    TodayPublic,
+)
 from .scope import Scope
 from .severity import Severity, severity_of
 
@@ -142,6 +153,70 @@ def tables_overview(
     return answer
 
 
+def table_state(table: FloorTablePublic) -> tuple[PlaceState, str | None]:
+    """Whether the table deals, and why not: not answering, a device fault, a hold, closed."""
+    if not table.alive:
+        return "not-answering", f"not heard from since {table.seen_at.isoformat(timespec='seconds')}"
+    devices = table.devices
+    why = [f"{fault.kind}" + (f": {fault.detail}" if fault.detail else "") for fault in devices.faults]
+    if devices.hold is not None:
+        why.append(f"held: {devices.hold.reason}")
+    if devices.table_open is False:
+        why.append("table closed")
+    return ("stopped", "; ".join(why)) if why else ("dealing", None)
+
+
+def pit_maps(
+    session: Session,
+    scope: Scope,
+    *,
+    pit: str | None,
+    layout: Mapping[str, list[list[str]]],
+    now: datetime,
+    stale_after: float,
+    time_zone: str,
+    open_alerts: OpenAlerts,
+) -> list[PitMapPublic]:
+    """Each pit the person sees, its tables placed as ``layout`` (the floor's setting) lays them
+    out: the overview's state and today's money of each (``tables_overview``) and its rated seats
+    (one more SELECT). A table is drawn in the pit it registered in; a place of the layout whose
+    table is not in that pit, not on the floor or not the person's to see is empty."""
+    tables = tables_overview(
+        session,
+        scope,
+        pit=pit,
+        now=now,
+        stale_after=stale_after,
+        time_zone=time_zone,
+        open_alerts=open_alerts,
+    )
+    rated = seated_players(session, table_ids=[t.table_id for t in tables])
+    places: dict[str | None, dict[str, PitPlacePublic]] = {}
+    for table in tables:
+        state, why = table_state(table)
+        places.setdefault(table.pit, {})[table.table_id] = PitPlacePublic(
+            table_id=table.table_id,
+            state=state,
+            why=why,
+            phase_words=table.phase_words,
+            dealer=table.dealer,
+            rated=[RatedSeatPublic(seat=seat, player=player) for seat, player in rated[table.table_id]],
+            today=table.today,
+            live_url=table.live_url,
+        )
+    maps = []
+    for name in sorted(places, key=lambda p: (p is None, p or "")):
+        members = places[name]
+        drawn = [] if name is None else layout.get(name, [])
+        rows: list[list[PitPlacePublic | None]] = [[members.get(place) for place in row] for row in drawn]
+        placed = {place for row in drawn for place in row}
+        rest = [members[table_id] for table_id in sorted(members) if table_id not in placed]
+        if rest:
+            rows.append(list(rest))
+        maps.append(PitMapPublic(pit=name, laid_out=bool(drawn), rows=rows))
+    return maps
+
+
 def floor_alert_view(alert: Alert) -> FloorAlertPublic:
     """An alert of one of the floor's tables, with its table and severity."""
     return FloorAlertPublic(
@@ -171,6 +246,8 @@ __all__ = [
     "devices_view",
     "floor_alert_view",
     "hold_bp",
+    "pit_maps",
+    "table_state",
     "tables_overview",
     "visible_table",
     "visible_tables",

@@ -18,6 +18,7 @@ from html import escape
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from ..api.models.reports import AccountingLine, AccountingSection, RatingLine
 from ..game.money import format_cents
 from .reports import FloorReportLine, FloorReportPublic
 
@@ -139,6 +140,119 @@ def _table(first: str, lines: Iterable[FloorReportLine], total: FloorReportLine 
     )
 
 
+# the accounting's columns (docs/accounting.md, "The day in the reports"), after the line's name
+_ACCOUNTING_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Opener", "opener_cents"),
+    ("Closer", "closer_cents"),
+    ("Fills", "fills_cents"),
+    ("Credits", "credits_cents"),
+    ("Drop", "drop_cents"),
+    ("Win", "win_cents"),
+    ("Hold %", "hold_percent"),
+    ("Theoretical win", "theoretical_win_cents"),
+    ("Theor. hold %", "theoretical_hold_percent"),
+    ("95% band", "band"),
+    ("Rounds' result", "computed_result_cents"),
+    ("Named lines", "explained_cents"),
+    ("Variance", "variance_cents"),
+)
+
+
+def _accounting_cell(line: AccountingLine, name: str) -> str:
+    if name == "band":
+        if line.band_low_cents is None or line.band_high_cents is None:
+            return "\u2014"
+        inside = "outside" if line.outside_band else "inside"
+        holds = (
+            ""
+            if line.band_low_hold_percent is None
+            else f"; {line.band_low_hold_percent}% to {line.band_high_hold_percent}%"
+        )
+        return f"{dollars(line.band_low_cents)} to {dollars(line.band_high_cents)}{holds} ({inside})"
+    value = getattr(line, name)
+    if name.endswith("_cents"):
+        text = dollars(value)
+        return f"{text} FLAGGED" if name == "variance_cents" and line.variance_flagged else text
+    return "\u2014" if value is None else f"{value}%"
+
+
+def _accounting_name(line: AccountingLine) -> str:
+    if line.scope == "table":
+        return f"{line.table_id}" + (f" (pit {line.pit})" if line.pit else "")
+    return f"pit {line.pit}" if line.scope == "pit" else "Total"
+
+
+def _rating_row(rating: RatingLine, zone: ZoneInfo) -> str:
+    minutes = "\u2014" if rating.seconds_played is None else str(rating.seconds_played // 60)
+    cells = (
+        str(rating.seat),
+        rating.player,
+        _when(rating.start, zone),
+        "open" if rating.end is None else _when(rating.end, zone),
+        minutes,
+        str(rating.rounds),
+        dollars(rating.average_wager_cents),
+        dollars(rating.actual_win_cents),
+        dollars(rating.theoretical_win_cents),
+        "yes" if rating.matches_rounds else "NOT in the rounds",
+    )
+    return (
+        f"<tr><th scope='row'>{escape(rating.table_id)}</th>"
+        + "".join(f"<td class='num'>{escape(cell)}</td>" for cell in cells)
+        + "</tr>"
+    )
+
+
+def _accounting(section: AccountingSection | None, zone: ZoneInfo) -> str:
+    """The period's accounting per table, pit and in total, the missing counts named, then the
+    ratings started in it."""
+    if section is None:
+        return ""
+    head = "".join(f"<th scope='col'>{escape(title)}</th>" for title, _ in _ACCOUNTING_COLUMNS)
+    rows = []
+    for line in (*section.lines, section.total):
+        cells = "".join(
+            f"<td class='num'>{escape(_accounting_cell(line, name))}</td>" for _, name in _ACCOUNTING_COLUMNS
+        )
+        style = " class='total'" if line.scope == "total" else ""
+        rows.append(f"<tr{style}><th scope='row'>{escape(_accounting_name(line))}</th>{cells}</tr>")
+    period = section.shift or "whole day"
+    missing = section.total.missing
+    notes = f"<p>Not counted yet (left out of the sums): {escape(', '.join(missing))}.</p>" if missing else ""
+    rated_head = "".join(
+        f"<th scope='col'>{title}</th>"
+        for title in (
+            "Table",
+            "Seat",
+            "Player",
+            "Start",
+            "End",
+            "Minutes",
+            "Rounds",
+            "Avg wager",
+            "Actual win",
+            "Theor. win",
+            "Matches the rounds",
+        )
+    )
+    rated = "".join(_rating_row(rating, zone) for rating in section.ratings)
+    ratings = (
+        f"<table><thead><tr>{rated_head}</tr></thead><tbody>{rated}</tbody></table>"
+        if section.ratings
+        else "<p>No rated player in this period.</p>"
+    )
+    return (
+        "<section class='accounting'>"
+        f"<h2>Table accounting: gaming day {section.gaming_day} ({escape(period)})</h2>"
+        f"<p>{escape(_when(section.start, zone))} to {escape(_when(section.end, zone))}; win = drop +"
+        " (closer - opener) + credits - fills; variance = win - the rounds' result - named lines,"
+        f" flagged above {escape(dollars(section.alert_above_cents))}.</p>{notes}"
+        f"<table><thead><tr><th scope='col'>Table / pit</th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
+        f"<section class='ratings'><h2>Rated players</h2>{ratings}</section>"
+    )
+
+
 def _checkpoints(found: FloorReportPublic, zone: ZoneInfo) -> str:
     """The signed checkpoints the report was made under, whole (hash and signature in full, so
     that the printed page can be checked against the key by hand); or why there is none."""
@@ -244,7 +358,8 @@ def report_page(found: FloorReportPublic, *, paper: Paper = "a4") -> str:
         f"<html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
         f"<style>{style}</style></head><body>"
         f"<header><h1>{escape(title)}</h1><dl class='period'>{period_block}</dl></header>"
-        f"<main>{''.join(sections)}{_checkpoints(found, zone)}{signatures}</main>"
+        f"<main>{''.join(sections)}{_accounting(found.accounting, zone)}"
+        f"{_checkpoints(found, zone)}{signatures}</main>"
         "</body></html>\n"
     )
 

@@ -17,8 +17,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
-from ..api.models.reports import CSV_CHECKPOINT_COLUMNS, ReportCheckpoint
-from ..api.reports import checkpoint_cells, percent, report_checkpoint
+from ..accounting.gaming_day import Period
+from ..api.models.reports import (
+    CSV_ACCOUNTING_COLUMNS,
+    CSV_CHECKPOINT_COLUMNS,
+    CSV_RATING_COLUMNS,
+    AccountingSection,
+    ReportCheckpoint,
+)
+from ..api.reports import accounting_rows, accounting_section, checkpoint_cells, percent, report_checkpoint
 from ..storage.checkpoints import report_checkpoints
 from ..storage.floor_reports import floor_sums
 from ..storage.shifts import ShiftRecord
@@ -124,6 +131,11 @@ class FloorReportPublic(BaseModel):
         " compares them with its copy of each table's checkpoint file (docs/audit-chain.md)",
     )
     generated_at: datetime
+    accounting: AccountingSection | None = Field(
+        None,
+        description="the gaming day's (a shift: the calendar shift it opened in) accounting per"
+        " table, pit and in total, the counted win reconciled with the rounds, and the ratings",
+    )
 
 
 def shift_public(record: ShiftRecord) -> ShiftPublic:
@@ -182,8 +194,11 @@ def floor_report(
     table_id: str | None = None,
     by: By | None = None,
     shift: ShiftRecord | None = None,
+    accounting: Period | None = None,
+    alert_above: int = 0,
 ) -> FloorReportPublic:
-    """The report of ``[start, end)`` over ``tables`` (table id -> pit), already scope-filtered."""
+    """The report of ``[start, end)`` over ``tables`` (table id -> pit), already scope-filtered;
+    with ``accounting`` (a gaming day or calendar shift), its accounting and ratings."""
     sums = floor_sums(session, tables=tables, start=start, end=end)
     groups = {
         "table": [_line("table", s, table_id=s["table_id"], pit=s["pit"]) for s in sums.per_table],
@@ -208,23 +223,30 @@ def floor_report(
             for item, in_period in report_checkpoints(session, table_ids=sorted(tables), start=start, end=end)
         ],
         generated_at=now,
+        accounting=None
+        if accounting is None
+        else accounting_section(session, tables=tables, period=accounting, alert_above=alert_above),
     )
 
 
 def floor_report_csv(found: FloorReportPublic) -> str:
     """The report as CSV: one header line (CSV_COLUMNS, then the checkpoint columns), the total,
     each line, then each checkpoint the report was made under (scope ``checkpoint``, its table
-    named, the money columns empty), as the table's CSV carries them."""
+    named, the money columns empty), then the accounting's lines and the ratings (api/reports.py's
+    ``accounting_rows``: scopes ``accounting-table``, ``-pit``, ``-total`` and ``rating``), as the
+    table's CSV carries them."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow((*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS))
-    empty = [""] * len(CSV_CHECKPOINT_COLUMNS)
+    writer.writerow((*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS, *CSV_ACCOUNTING_COLUMNS, *CSV_RATING_COLUMNS))
+    after = [""] * (len(CSV_ACCOUNTING_COLUMNS) + len(CSV_RATING_COLUMNS))
+    empty = [""] * len(CSV_CHECKPOINT_COLUMNS) + after
     for line in (found.total, *found.lines):
         values = line.model_dump()
         writer.writerow(["" if values[name] is None else values[name] for name in CSV_COLUMNS] + empty)
     for item in found.checkpoints:
         named = {"scope": "checkpoint", "table_id": item.table_id}
-        writer.writerow([named.get(name, "") for name in CSV_COLUMNS] + checkpoint_cells(item))
+        writer.writerow([named.get(name, "") for name in CSV_COLUMNS] + checkpoint_cells(item) + after)
+    writer.writerows(accounting_rows(found.accounting, (*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS)))
     return out.getvalue()
 
 

@@ -9,6 +9,7 @@ the field named. ``db_url`` has no default: the floor reads the store its tables
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,9 +20,12 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from ..settings import HttpSettings, TableSettings, flags_env_toml, read_settings
+from ..settings import AccountingSettings, HttpSettings, TableSettings, flags_env_toml, read_settings
 
 DEFAULT_PORT = 8090
+_PIT = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}")  # as TableSettings.pit
+_TABLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")  # as TableSettings.table_id
+MAP_ROWS = 20  # a pit map's rows and places per row at most
 
 
 class FloorSettings(BaseSettings):
@@ -48,6 +52,12 @@ class FloorSettings(BaseSettings):
     # not answering; its daemon's heartbeat is more frequent than this
     stale_after: float = Field(default=30.0, gt=0, le=3_600)
     poll_interval: float = Field(default=0.25, gt=0, le=10)  # seconds between the stream's looks at the store
+    # the gaming day of the floor's reports and where a variance is flagged: the same keys as a
+    # table's [accounting] (settings.AccountingSettings), set alike on the floor and its tables
+    accounting: AccountingSettings = AccountingSettings()
+    # the pit map (docs/floor.md, "The pit map"): per pit, its tables row by row as they stand in
+    # the pit, "" an empty place; a pit's tables left out are shown after its rows
+    layout: dict[str, list[list[str]]] = Field(default_factory=dict)
 
     @classmethod
     def settings_customise_sources(
@@ -63,6 +73,25 @@ class FloorSettings(BaseSettings):
     # The same checks as a table's, one definition (settings.TableSettings).
     _time_zone = field_validator("time_zone")(TableSettings._time_zone.__func__)  # type: ignore[attr-defined]
     _db_url = field_validator("db_url", "read_db_url")(TableSettings._db_url.__func__)  # type: ignore[attr-defined]
+
+    @field_validator("layout")
+    @classmethod
+    def _layout(cls, value: dict[str, list[list[str]]]) -> dict[str, list[list[str]]]:
+        placed: dict[str, str] = {}
+        for pit, rows in value.items():
+            if not _PIT.fullmatch(pit):
+                raise ValueError(f"layout: pit {pit!r} is not a pit's name (letters, digits, ' _.-')")
+            if len(rows) > MAP_ROWS or any(len(row) > MAP_ROWS for row in rows):
+                raise ValueError(f"layout: pit {pit!r} has more than {MAP_ROWS} rows or places in a row")
+            for table_id in (place for row in rows for place in row if place != ""):
+                if not _TABLE.fullmatch(table_id):
+                    raise ValueError(f"layout: {table_id!r} in pit {pit!r} is not a table id")
+                if table_id in placed:
+                    raise ValueError(
+                        f"layout: table {table_id!r} is placed twice ({placed[table_id]!r}, {pit!r})"
+                    )
+                placed[table_id] = pit
+        return value
 
     @model_validator(mode="after")
     def _replica_differs(self) -> FloorSettings:

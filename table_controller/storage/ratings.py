@@ -838,6 +838,23 @@ def ratings_of_day(session: Session, *, table_id: str, day: date) -> list[Rating
     return _records(session, list(rows))
 
 
+def ratings_between(
+    session: Session, *, table_ids: Iterable[str], start: datetime, end: datetime
+) -> list[RatingRecord]:
+    """The ratings of ``table_ids`` that started in ``[start, end)`` (a gaming day or a shift of
+    it), by table, start and seat: the day and shift reports' (one SELECT and one for their
+    adjustments). An open rating carries its figures as last folded (the worker's sweep)."""
+    ids = sorted(set(table_ids))
+    if not ids:
+        return []
+    rows = session.exec(
+        select(RatingRow)
+        .where(col(RatingRow.table_id).in_(ids), RatingRow.started_at >= start, RatingRow.started_at < end)
+        .order_by(col(RatingRow.table_id), col(RatingRow.started_at), col(RatingRow.seat))
+    )
+    return _records(session, list(rows))
+
+
 def seated(
     session: Session, *, table_id: str, now: datetime | None = None, folding: Folding | None = None
 ) -> list[RatingRecord]:
@@ -865,6 +882,22 @@ def seated(
             )
         live.append(record)
     return live
+
+
+def seated_players(session: Session, *, table_ids: Iterable[str]) -> dict[str, list[tuple[int, str]]]:
+    """(seat, player) of the rated players holding a seat at each of ``table_ids``, by seat
+    (one SELECT: the floor's pit map)."""
+    found: dict[str, list[tuple[int, str]]] = {table_id: [] for table_id in table_ids}
+    if not found:
+        return found
+    rows = session.exec(
+        select(RatingRow.table_id, RatingRow.seat, RatingRow.player)
+        .where(col(RatingRow.table_id).in_(list(found)), col(RatingRow.seated).is_(True))
+        .order_by(col(RatingRow.table_id), col(RatingRow.seat))
+    )
+    for table_id, seat, player in rows:
+        found[table_id].append((seat, player))
+    return found
 
 
 def player_history(session: Session, *, player: str, limit: int = 500) -> list[RatingRecord]:
@@ -987,7 +1020,9 @@ __all__ = [
     "player_history",
     "push_done",
     "push_failed",
+    "ratings_between",
     "ratings_of_day",
     "seat_player",
     "seated",
+    "seated_players",
 ]

@@ -46,14 +46,20 @@ SHIFT_NAMES = ("day", "swing", "grave")  # three shifts of 8 hours from the gami
 def calendar_of(settings: TableSettings) -> GamingDayCalendar:
     """The gaming day of the table: ``accounting.gaming_day_starts`` in its ``time_zone``, three
     shifts of 8 hours from it (06:00: day 06:00, swing 14:00, grave 22:00)."""
-    hours, minutes = (int(part) for part in settings.accounting.gaming_day_starts.split(":"))
+    return calendar_from(settings.time_zone, settings.accounting.gaming_day_starts)
+
+
+def calendar_from(time_zone: str, gaming_day_starts: str) -> GamingDayCalendar:
+    """The gaming day starting at ``gaming_day_starts`` (``HH:MM``, local) in ``time_zone``, with
+    three shifts of 8 hours from it: the table's (``calendar_of``) and the floor's reports'."""
+    hours, minutes = (int(part) for part in gaming_day_starts.split(":"))
     start = time(hours, minutes)
     first = datetime.combine(date(2000, 1, 1), start)
     shifts = tuple(
         ShiftStart(name, (first + timedelta(hours=8 * index)).time())
         for index, name in enumerate(SHIFT_NAMES)
     )
-    return GamingDayCalendar(zone=settings.time_zone, day_start=start, shifts=shifts)
+    return GamingDayCalendar(zone=time_zone, day_start=start, shifts=shifts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,6 +462,7 @@ __all__ = [
     "Desk",
     "Imported",
     "ask_void",
+    "calendar_from",
     "calendar_of",
     "confirm_void",
     "day_accounting",

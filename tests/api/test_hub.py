@@ -42,6 +42,31 @@ async def test_a_terminal_behind_the_buffer_is_served_from_the_store(engine):
         await hub.stop()
 
 
+async def test_frames_are_kept_only_for_the_buffered_events(engine):
+    """A frame is made once for every terminal, and kept no longer than its event is buffered:
+    the frames cache never outgrows the buffer (the soak's memory, docs/development.md)."""
+    hub = EventHub(engine, "t1", poll_interval=0.01, buffer_size=3)
+    await hub.start()
+    try:
+        made: list[int] = []
+
+        def render(event) -> bytes:
+            made.append(event.seq)
+            return f"{event.seq}".encode()
+
+        write(engine, 8)
+        while hub.head < 8:
+            await hub.wait(hub.head, timeout=5)
+        for event in hub.read_store(0):  # a terminal from the start: every event framed
+            hub.frame(event, render)
+        for event in hub.after(5):  # and the newest three again, for a second terminal
+            hub.frame(event, render)
+        assert made == [1, 2, 3, 4, 5, 6, 7, 8]  # each made once while it was kept
+        assert len(hub._frames) <= 3 and set(hub._frames) <= {6, 7, 8}
+    finally:
+        await hub.stop()
+
+
 def another_writer(engine):
     """An engine of its own on the same store: its commits poke no hub of ``engine``, as a
     writer in another process (a CLI command, another daemon)."""

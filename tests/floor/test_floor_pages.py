@@ -75,6 +75,18 @@ def test_the_pits_tables_and_a_new_alert_highlighted_then_acknowledged(site, bro
     assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-beeps") == "1"
     assert text(browser, "#alerts-new") == "1 new"
     wait_for(browser, lambda d: "1 critical" in text(d, '[data-table="t2"] .open-alerts'))
+    # the pit map (docs/floor.md, "The pit map"): pit-a, not laid out, its tables in order; t2 stopped
+    places = [p.get_attribute("data-place") for p in browser.find_elements(By.CSS_SELECTOR, ".pit-place")]
+    assert places == ["t1", "t2"]
+    assert "(not laid out" in text(browser, '.pit-map[data-pit="pit-a"] h3')
+    wait_for(
+        browser,
+        lambda d: "stopped" in d.find_element(By.CSS_SELECTOR, '[data-place="t2"]').get_attribute("class"),
+    )
+    assert text(browser, '[data-place="t2"] .pit-why') == "shuffler jam: card jam"
+    assert text(browser, '[data-place="t1"] .pit-state').startswith("dealing")
+    link = browser.find_element(By.CSS_SELECTOR, '[data-place="t1"] .pit-table').get_attribute("href")
+    assert link == "http://t1.pit.example:8080/ui/table.html"
 
     row.find_element(By.CSS_SELECTOR, "input.note").send_keys("shuffler cleared")
     row.find_element(By.CSS_SELECTOR, "button.ack").click()
@@ -135,3 +147,27 @@ def test_every_floor_page_links_the_reports_and_a_tables_history_leads_back_to_t
     browser.get(f"{base}/ui/round.html?table=t1&id=t1-1")
     wait_for(browser, lambda d: "Floor" in links("nav a"))
     assert links("nav a")["Report"] == f"{report}?table=t1"
+
+
+def test_signed_in_once_at_the_floor_a_report_opens_from_its_link_and_sign_out_ends_it(site, browser):
+    base, floor = site
+    play(floor.services["t1"])
+    sign_in(browser, base, floor.tokens["paul"], page="floor.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".table-card")) == 2)
+    # the page keeps no token: the browser's HttpOnly session cookie is what lets it in
+    assert browser.execute_script("return sessionStorage.length") == 0
+    cookies = {cookie["name"]: cookie for cookie in browser.get_cookies()}
+    assert cookies["tc-session"]["httpOnly"] and cookies["tc-session"]["sameSite"] == "Strict"
+    # a report opened from a plain link (no script adds a header to a navigation)
+    report = browser.find_element(By.CSS_SELECTOR, '[data-table="t1"] .report-link').get_attribute("href")
+    browser.get(report)
+    wait_for(browser, lambda d: "Day report" in text(d, "h1"))
+    assert "table t1" in text(browser, "h1")
+    # signing out at the floor ends the session: the same link is refused
+    browser.get(f"{base}/ui/floor.html")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#sign-out, .sign-out"))
+    browser.find_element(By.CSS_SELECTOR, "#sign-out, .sign-out").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html"))
+    browser.get(report)
+    wait_for(browser, lambda d: "unauthorized" in d.page_source)  # the API's 401 answer
+    assert "Day report" not in browser.page_source

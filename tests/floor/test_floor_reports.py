@@ -14,7 +14,11 @@ import pypdf
 import pytest
 from sqlalchemy.engine import Engine
 
-from table_controller.api.models.reports import CSV_CHECKPOINT_COLUMNS
+from table_controller.api.models.reports import (
+    CSV_ACCOUNTING_COLUMNS,
+    CSV_CHECKPOINT_COLUMNS,
+    CSV_RATING_COLUMNS,
+)
 from table_controller.floor.report_page import dollars, report_pdf
 from table_controller.floor.reports import CSV_COLUMNS, FloorReportLine, FloorReportPublic, floor_report
 from table_controller.round.machine import HouseWayDeviation
@@ -168,7 +172,13 @@ def test_day_report_as_csv(floor: Floor):
     assert answer.headers["content-type"] == "text/csv; charset=utf-8"
     assert answer.headers["content-disposition"] == f'attachment; filename="floor-day-{DAY}.csv"'
     rows = list(csv.reader(io.StringIO(answer.text)))
-    assert tuple(rows[0]) == (*CSV_COLUMNS, *CSV_CHECKPOINT_COLUMNS)  # then each checkpoint, if any
+    # then each checkpoint, if any, and the accounting's lines (tests/floor/test_floor_accounting.py)
+    assert tuple(rows[0]) == (
+        *CSV_COLUMNS,
+        *CSV_CHECKPOINT_COLUMNS,
+        *CSV_ACCOUNTING_COLUMNS,
+        *CSV_RATING_COLUMNS,
+    )
     assert CSV_COLUMNS == (
         "scope",
         "table_id",
@@ -192,7 +202,9 @@ def test_day_report_as_csv(floor: Floor):
         "overrides",
         "device_faults",
     )
-    by_name = [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
+    by_name = [
+        dict(zip(rows[0], row, strict=True)) for row in rows[1:] if not row[0].startswith("accounting-")
+    ]
     assert [(r["scope"], r["table_id"] or r["pit"] or r["dealer"]) for r in by_name] == [
         ("total", ""),
         ("table", "t1"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -124,6 +124,145 @@ class ReportCheckpoint(BaseModel):
     )
 
 
+# --- the accounting and the ratings of the period (docs/accounting.md, "The day in the reports")
+
+# The CSV's accounting lines (scope ``accounting-table``, ``accounting-pit``, ``accounting-total``)
+# and rating lines (scope ``rating``) fill these columns, after the checkpoint columns, and the
+# report's own ``table_id`` and ``pit`` columns where it has them (the floor's); the other lines
+# leave them empty, so the file stays one table.
+CSV_ACCOUNTING_COLUMNS = (
+    "gaming_day",
+    "shift",
+    "missing",
+    "opener_cents",
+    "closer_cents",
+    "fills_cents",
+    "credits_cents",
+    "drop_cash_cents",
+    "drop_markers_cents",
+    "drop_cents",
+    "win_cents",
+    "win_hold_percent",
+    "theoretical_hold_percent_of_drop",
+    "band_low_hold_percent",
+    "band_high_hold_percent",
+    "settled_rounds",
+    "computed_result_cents",
+    "explained_cents",
+    "variance_cents",
+    "variance_flagged",
+    "ratings",
+    "rated_rounds",
+    "rated_wagered_cents",
+    "rated_actual_win_cents",
+    "rated_theoretical_win_cents",
+)
+CSV_RATING_COLUMNS = (
+    "rating_id",
+    "player",
+    "seat",
+    "rating_start",
+    "rating_end",
+    "end_reason",
+    "seconds_played",
+    "rating_rounds",
+    "average_wager_cents",
+    "total_wagered_cents",
+    "actual_win_cents",
+    "rating_theoretical_win_cents",
+    "adjustments",
+    "matches_rounds",
+)
+
+
+class AccountingLine(BaseModel):
+    """A table's, a pit's or the floor's money of the gaming day (or shift), in integer cents,
+    with the counted win reconciled with the rounds' settled win and the theoretical beside it.
+    A pit or total line sums the tables whose opener and closer are both signed; the others are
+    named in ``missing`` and summed nowhere."""
+
+    scope: Literal["table", "pit", "total"]
+    table_id: str | None = None
+    pit: str | None = None
+    tables: int = Field(description="tables in the line, counted or not")
+    missing: list[str] = Field(description="'TABLE: opener' (or closer) for each count not signed yet")
+    opener_cents: int | None = Field(description="the signed opener (null: none yet)")
+    closer_cents: int | None = Field(description="the signed closer (null: none yet)")
+    fills_cents: int = Field(description="fill slips delivered in the period, not voided")
+    credits_cents: int = Field(description="credit slips delivered in the period, not voided")
+    drop_cash_cents: int
+    drop_markers_cents: int
+    drop_cents: int
+    win_cents: int | None = Field(
+        description="drop + (closer - opener) + credits - fills; null without both counts"
+    )
+    hold_percent: str | None = Field(
+        description="win / drop x 100, two places half-even; null: no win or drop"
+    )
+    theoretical_rounds: int = Field(description="settled rounds that carry a theoretical win")
+    theoretical_win_cents: int | None = Field(description="their theoretical win; null: none carries one")
+    theoretical_hold_percent: str | None = Field(description="theoretical win / drop x 100, as the hold")
+    band_actual_cents: int | None = Field(None, description="the house result of those rounds")
+    band_low_cents: int | None = Field(None, description="theoretical - 1.96 sqrt(variance), the 95% band")
+    band_high_cents: int | None = Field(None, description="theoretical + 1.96 sqrt(variance)")
+    outside_band: bool | None = None
+    band_low_hold_percent: str | None = Field(
+        None, description="band_low_cents / drop x 100, as the hold: the band beside the hold"
+    )
+    band_high_hold_percent: str | None = Field(None, description="band_high_cents / drop x 100")
+    settled_rounds: int = Field(description="settled rounds opened in the period")
+    computed_result_cents: int = Field(description="the controller's computed result: their house result")
+    explained_cents: int = Field(description="the named lines (tips, untracked side wagers, ...)")
+    variance_cents: int | None = Field(
+        description="counted win - computed result - named lines; null without a counted win"
+    )
+    variance_flagged: bool | None = Field(description="|variance| above alert_above_cents")
+    ratings: int = Field(description="ratings started in the period")
+    rated_rounds: int
+    rated_wagered_cents: int
+    rated_actual_win_cents: int = Field(description="as shown (adjustments in), the house's side")
+    rated_theoretical_win_cents: int
+
+
+class RatingLine(BaseModel):
+    """One rating (a player's stay at a seat) started in the period, its figures as shown
+    (adjustments in), from the house's side."""
+
+    table_id: str
+    pit: str | None = None
+    rating_id: str
+    player: str
+    seat: int
+    start: datetime
+    end: datetime | None = Field(description="null: still open (figures as last folded)")
+    end_reason: str | None
+    seconds_played: int | None
+    rounds: int
+    average_wager_cents: int | None
+    total_wagered_cents: int
+    actual_win_cents: int | None
+    theoretical_win_cents: int | None
+    adjustments: int = Field(description="pit adjustments of its figures (each chained, both values)")
+    matches_rounds: bool = Field(
+        description="its recorded figures (rounds, wagers, actual and theoretical win, before any"
+        " adjustment) equal those computed again from the settled rounds its seat played in its window"
+    )
+
+
+class AccountingSection(BaseModel):
+    """The accounting of the gaming day (or the calendar shift) the report covers: per table,
+    per pit and in total, and the ratings started in it."""
+
+    gaming_day: date
+    shift: str | None = Field(description="null: the whole gaming day")
+    start: datetime = Field(description="the accounting period (the gaming day's calendar), UTC")
+    end: datetime
+    alert_above_cents: int = Field(description="a variance above this is flagged")
+    total: AccountingLine
+    lines: list[AccountingLine] = Field(description="per table, then per pit")
+    ratings: list[RatingLine]
+
+
 class ReportPublic(BaseModel):
     table_id: str
     kind: Literal["day", "shift"]
@@ -141,4 +280,7 @@ class ReportPublic(BaseModel):
         default_factory=list,
         description="signed checkpoints written in the period, and the first after it (the first to"
         " sign every row of the period): surveillance compares them with its copy",
+    )
+    accounting: AccountingSection | None = Field(
+        None, description="the gaming day's (or shift's) accounting, reconciliation and ratings"
     )

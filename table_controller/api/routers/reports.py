@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Annotated, Any
 
@@ -9,7 +10,10 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 from sqlmodel import Session
 
-from ..deps import AuditDep, ServiceDep, StoreDep
+from ...accounting.gaming_day import Period
+from ...settings import TableSettings
+from ...table.accounting import Desk
+from ..deps import AuditDep, SettingsDep, StoreDep
 from ..errors import ApiError, responses
 from ..models.reports import ReportPublic
 from ..reports import report, report_csv
@@ -28,16 +32,51 @@ StartQuery = Annotated[datetime, Query(description="shift start, with a time zon
 EndQuery = Annotated[datetime, Query(description="shift end, with a time zone; after the start")]
 
 
-def _day(session: Session, table_id: str, day: date, tz: str) -> ReportPublic:
+def _period(find: Callable[[], Period]) -> Period | None:
+    """The accounting's period; None at the calendar's ends (year 1, year 9999), where a gaming
+    day has no next day to end on: the rounds' report still answers."""
+    try:
+        return find()
+    except (OverflowError, ValueError):
+        return None
+
+
+def _day(session: Session, settings: TableSettings, day: date, tz: str) -> ReportPublic:
+    """The day's rounds from midnight to midnight in ``tz``; its accounting and ratings of
+    gaming day ``day`` as the table's calendar cuts it (accounting.gaming_day_starts)."""
     start, end = day_bounds(day, zone_of(tz))
-    return report(session, table_id=table_id, kind="day", start=start, end=end, time_zone=str(tz))
+    desk = Desk.of(settings)
+    return report(
+        session,
+        table_id=settings.table_id,
+        kind="day",
+        start=start,
+        end=end,
+        time_zone=str(tz),
+        accounting=_period(lambda: desk.period(day, None)),
+        pit=desk.pit,
+        alert_above=desk.alert_above,
+    )
 
 
-def _shift(session: Session, table_id: str, start: datetime, end: datetime) -> ReportPublic:
+def _shift(session: Session, settings: TableSettings, start: datetime, end: datetime) -> ReportPublic:
+    """The rounds opened from ``start`` to ``end``; the accounting and ratings of the calendar
+    shift ``start`` falls in (the reports page asks for exactly those bounds)."""
     start_utc, end_utc = aware_utc(start, "start"), aware_utc(end, "end")
     if start_utc >= end_utc:
         raise ApiError(422, "end must be after start")
-    return report(session, table_id=table_id, kind="shift", start=start_utc, end=end_utc, time_zone="UTC")
+    desk = Desk.of(settings)
+    return report(
+        session,
+        table_id=settings.table_id,
+        kind="shift",
+        start=start_utc,
+        end=end_utc,
+        time_zone="UTC",
+        accounting=_period(lambda: desk.calendar.period_of(start_utc)),
+        pit=desk.pit,
+        alert_above=desk.alert_above,
+    )
 
 
 def _csv(found: ReportPublic, name: str) -> Response:
@@ -50,34 +89,35 @@ def _csv(found: ReportPublic, name: str) -> Response:
 
 @router.get("/day", response_model=ReportPublic, responses=responses())
 async def day_report(
-    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
+    _: AuditDep, settings: SettingsDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
 ) -> ReportPublic:
     """The day's rounds, wagers, commission collected, bonuses paid and house result, in total,
-    per game and per position; the day runs from midnight to midnight in ``tz``."""
-    return await store.read(_day, service.table_id, date, tz)
+    per game and per position; the day runs from midnight to midnight in ``tz``. ``accounting``:
+    gaming day ``date``'s opener, closer, fills, credits, drop, win and hold beside the
+    theoretical, the counted win reconciled with the rounds, and the ratings."""
+    return await store.read(_day, settings, date, tz)
 
 
 @router.get("/day.csv", response_class=Response, responses={**responses(), **_CSV})
 async def day_report_csv(
-    _: AuditDep, service: ServiceDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
+    _: AuditDep, settings: SettingsDep, store: StoreDep, date: DayQuery, tz: ZoneQuery = UTC_ZONE
 ) -> Response:
     """The day report as CSV."""
-    return _csv(
-        await store.read(_day, service.table_id, date, tz), f"{service.table_id}-day-{date.isoformat()}"
-    )
+    return _csv(await store.read(_day, settings, date, tz), f"{settings.table_id}-day-{date.isoformat()}")
 
 
 @router.get("/shift", response_model=ReportPublic, responses=responses())
 async def shift_report(
-    _: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery, end: EndQuery
+    _: AuditDep, settings: SettingsDep, store: StoreDep, start: StartQuery, end: EndQuery
 ) -> ReportPublic:
-    """A shift's report: rounds opened from ``start`` to ``end``."""
-    return await store.read(_shift, service.table_id, start, end)
+    """A shift's report: rounds opened from ``start`` to ``end``; ``accounting``: the calendar
+    shift ``start`` falls in."""
+    return await store.read(_shift, settings, start, end)
 
 
 @router.get("/shift.csv", response_class=Response, responses={**responses(), **_CSV})
 async def shift_report_csv(
-    _: AuditDep, service: ServiceDep, store: StoreDep, start: StartQuery, end: EndQuery
+    _: AuditDep, settings: SettingsDep, store: StoreDep, start: StartQuery, end: EndQuery
 ) -> Response:
     """The shift report as CSV."""
-    return _csv(await store.read(_shift, service.table_id, start, end), f"{service.table_id}-shift")
+    return _csv(await store.read(_shift, settings, start, end), f"{settings.table_id}-shift")

@@ -1,6 +1,7 @@
 // The table's reports (docs/api.md, "Reports"): the last days and the shifts of a gaming day,
-// each with its rounds and house result and plain links to the report as JSON and CSV, which
-// open with the browser's session cookie (api/sessions.py).
+// each with its rounds and house result, its accounting (the counted win, its hold, the
+// variance against the rounds: docs/accounting.md, "The day in the reports") and plain links to
+// the report as JSON and CSV, which open with the browser's session cookie (api/sessions.py).
 import { api, el, me, money, nav, requireToken, showError } from "./app.js";
 requireToken();
 document.getElementById("nav").replaceWith(nav("reports.html", await me()));
@@ -12,12 +13,26 @@ function link(path, params, label) {
   return el("a", { href: `${path}?${new URLSearchParams(params)}`, class: "report-link" }, label);
 }
 
+// The period's counted win, hold and variance; or which count is missing.
+function accounting(section) {
+  if (!section) return el("td", { class: "accounting" }, "—");
+  const t = section.total;
+  if (t.win_cents === null) return el("td", { class: "accounting" }, `not counted yet: ${t.missing.join(", ")}`);
+  const hold = t.hold_percent === null ? "—" : `${t.hold_percent} %`;
+  const theory = t.theoretical_hold_percent === null ? "" : ` (theoretical ${t.theoretical_hold_percent} %)`;
+  return el("td", { class: `accounting${t.variance_flagged ? " flagged" : ""}` },
+    `win ${money(t.win_cents)}, hold ${hold}${theory}, variance ${money(t.variance_cents)}`,
+    t.variance_flagged ? " FLAGGED" : "",
+    t.ratings ? `, ${t.ratings} rated` : "");
+}
+
 function row(label, report, path, params, kind) {
   const total = report.total;
   return el("tr", { class: `report-row ${kind}`, "data-key": label },
     el("th", {}, label),
     el("td", {}, `${total.rounds} round${total.rounds === 1 ? "" : "s"}`),
     el("td", { class: "money" }, `house ${money(total.house_result_cents)}`),
+    accounting(report.accounting),
     el("td", {}, link(path, params, "report"), " · ", link(`${path}.csv`, params, "CSV")));
 }
 
@@ -53,9 +68,25 @@ async function load() {
       return row(date, await api("/api/reports/day", { params }), "/api/reports/day", params, "day");
     }));
     document.getElementById("days").replaceChildren(...rows);
+    await progressive(document.getElementById("gaming-day").value);
   } catch (error) {
     showError(error);
   }
+}
+
+// The table's progressive pool, if it keeps one: its gaming day as JSON, CSV, printable page and PDF.
+async function progressive(gamingDay) {
+  const table = await api("/api/table");
+  const box = document.getElementById("progressive");
+  if (!table.progressive) return;
+  const pool = table.progressive.pool_id;
+  const path = `/api/progressive/${encodeURIComponent(pool)}/day`;
+  const params = { gaming_day: gamingDay };
+  document.getElementById("pool-id").textContent = pool;
+  document.getElementById("progressive-links").replaceChildren(
+    link(path, params, "report (JSON)"), " · ", link(`${path}.csv`, params, "CSV"), " · ",
+    link(`${path}.html`, params, "printable page"), " · ", link(`${path}.pdf`, params, "PDF"));
+  box.hidden = false;
 }
 
 document.getElementById("day-form").addEventListener("submit", (event) => {

@@ -4,6 +4,7 @@ user sees their pit's tables only (floor/scope.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, Literal
 
@@ -12,12 +13,15 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from sqlmodel import Session
 
+from ...accounting.gaming_day import GamingDayCalendar, Period
 from ...api.deps import AuditDep, StoreDep
 from ...api.errors import ApiError, responses
 from ...api.times import TimeZone, day_bounds, zone_of
+from ...settings import AccountingSettings
 from ...storage.floor import floor_tables
 from ...storage.reports import today_bounds
 from ...storage.shifts import ShiftNotFoundError, get_shift
+from ...table.accounting import calendar_from
 from ..deps import ScopeDep, not_on_floor
 from ..report_page import Paper, page_policy, report_page, report_pdf
 from ..reports import By, FloorReportPublic, floor_report, floor_report_csv
@@ -75,9 +79,26 @@ def _tables(
     return {row.table_id: row.pit for row in rows}
 
 
+def _accounting(request: Request, zone_name: str) -> tuple[GamingDayCalendar, int]:
+    """The floor's gaming day in ``zone_name`` (its ``[accounting]`` settings, as its tables') and
+    the variance above which a table is flagged."""
+    settings = getattr(request.app.state, "settings", None)
+    found = settings.accounting if settings is not None else AccountingSettings()
+    return calendar_from(zone_name, found.gaming_day_starts), found.alert_above_cents
+
+
+def _period(find: Callable[[], Period]) -> Period | None:
+    """The accounting's period; None at the calendar's ends (year 1, year 9999)."""
+    try:
+        return find()
+    except (OverflowError, ValueError):
+        return None
+
+
 def _day(
     session: Session,
     scope: Scope,
+    calendar: tuple[GamingDayCalendar, int],
     day: date | None,
     zone_name: str,
     pit: str | None,
@@ -103,10 +124,19 @@ def _day(
         pit=pit if pit is not None or scope.everything else scope.pit,  # a pit user's: their pit
         table_id=table_id,
         by=by,
+        accounting=_period(lambda: calendar[0].day_period(day)),
+        alert_above=calendar[1],
     )
 
 
-def _shift(session: Session, scope: Scope, shift_id: int, zone_name: str, by: By | None) -> FloorReportPublic:
+def _shift(
+    session: Session,
+    scope: Scope,
+    calendar: tuple[GamingDayCalendar, int],
+    shift_id: int,
+    zone_name: str,
+    by: By | None,
+) -> FloorReportPublic:
     now = datetime.now(UTC)
     try:
         shift = get_shift(session, shift_id=shift_id)
@@ -126,6 +156,8 @@ def _shift(session: Session, scope: Scope, shift_id: int, zone_name: str, by: By
         pit=shift.pit,
         by=by,
         shift=shift,
+        accounting=_period(lambda: calendar[0].period_of(shift.opened_at)),
+        alert_above=calendar[1],
     )
 
 
@@ -165,14 +197,16 @@ def _day_route(fmt: Format) -> Any:
         paper: PaperQuery = "a4",
     ) -> Any:
         zone_name = _zone_name(request, tz)
-        found = await store.read(_day, scope, day, zone_name, pit, table, by)
+        found = await store.read(_day, scope, _accounting(request, zone_name), day, zone_name, pit, table, by)
         where = table or pit or "floor"
         return await _answer(store, found, fmt, paper, f"{where}-day-{found.day}")
 
     day_report.__doc__ = (
         f"The gaming day's report ({fmt}): rounds, wagers, commission, bonuses paid, actual and"
         " theoretical win, hold, voids, misdeals, house-way deviations, overrides and device"
-        " faults, in total and per table, pit and dealer, over the tables the person sees."
+        " faults, in total and per table, pit and dealer, over the tables the person sees; the"
+        " gaming day's accounting (drop, fills, credits, opener, closer, win and hold beside the"
+        " theoretical, the counted win reconciled with the rounds) and its ratings."
     )
     return day_report
 
@@ -189,7 +223,7 @@ def _shift_route(fmt: Format) -> Any:
         paper: PaperQuery = "a4",
     ) -> Any:
         zone_name = _zone_name(request, tz)
-        found = await store.read(_shift, scope, shift_id, zone_name, by)
+        found = await store.read(_shift, scope, _accounting(request, zone_name), shift_id, zone_name, by)
         return await _answer(store, found, fmt, paper, f"shift-{shift_id}")
 
     shift_report.__doc__ = (

@@ -23,8 +23,8 @@ from ...api.models.rounds import ReplayPublic, RoundDetailPublic, RoundPage
 from ...api.routers.rounds import HISTORY_PARAMETERS, HistoryParamsDep, RoundId
 from ...storage.floor_tables import PIT_MAX
 from ..deps import ScopeDep, not_on_floor
-from ..models import FloorTablePublic
-from ..overview import tables_overview, visible_table
+from ..models import FloorTablePublic, PitMapPublic
+from ..overview import pit_maps, tables_overview, visible_table
 from ..scope import Scope
 
 router = APIRouter(prefix="/api/floor", tags=["floor"])
@@ -64,6 +64,26 @@ async def get_tables(
         tables_overview,
         scope,
         pit=pit,
+        now=datetime.now(UTC),
+        stale_after=settings.stale_after,
+        time_zone=settings.time_zone,
+        open_alerts=request.app.state.open_alerts,
+    )
+
+
+@router.get("/pits", response_model=list[PitMapPublic], responses=responses())
+async def get_pits(
+    request: Request, _: ReadTableDep, scope: ScopeDep, store: StoreDep, pit: PitQuery = None
+) -> list[PitMapPublic]:
+    """The pit map: each pit the person sees, its tables laid out as the floor's ``layout``
+    setting places them, each dealing or stopped (and why), with its rated seats and today's
+    hold against the theoretical."""
+    settings = request.app.state.settings
+    return await store.read(
+        pit_maps,
+        scope,
+        pit=pit,
+        layout=settings.layout,
         now=datetime.now(UTC),
         stale_after=settings.stale_after,
         time_zone=settings.time_zone,

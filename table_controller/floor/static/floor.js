@@ -81,9 +81,43 @@ function card(t) {
     el("p", { class: "links" }, links));
 }
 
+// -- the pit map: each pit's tables laid out as in the pit (the floor's layout setting) ----------
+
+function place(p) {
+  if (p === null) return el("div", { class: "pit-place empty" });
+  const href = p.live_url || `history.html?table=${encodeURIComponent(p.table_id)}`;
+  const rated = p.rated.length
+    ? p.rated.map((r) => `seat ${r.seat}: ${r.player}`).join(", ")
+    : "no rated player";
+  const theory = p.today.theoretical_win_cents === null ? "" : ` (theor. ${money(p.today.theoretical_win_cents)})`;
+  return el("div", { class: `pit-place ${p.state}`, "data-place": p.table_id },
+    el("a", { href, class: "pit-table" }, p.table_id),
+    el("span", { class: "pit-state" }, p.state === "dealing" ? `dealing: ${p.phase_words}` : p.state),
+    p.why ? el("span", { class: "pit-why" }, p.why) : null,
+    el("span", { class: "pit-rated" }, rated),
+    el("span", { class: "pit-today" }, `win ${money(p.today.house_result_cents)}${theory}, hold ${basisPoints(p.today.hold_bp)}`));
+}
+
+function pitMap(map) {
+  const width = Math.max(1, ...map.rows.map((row) => row.length));
+  const grid = el("div", { class: "pit-grid" },
+    map.rows.flatMap((row) => [...row.map(place),
+      ...Array.from({ length: width - row.length }, () => place(null))]));
+  // through the CSSOM, which the pages' style-src 'self' allows (a style attribute it would refuse)
+  grid.style.gridTemplateColumns = `repeat(${width}, minmax(9rem, 1fr))`;
+  return el("section", { class: "pit-map", "data-pit": map.pit || "" },
+    el("h3", {}, map.pit ? `Pit ${map.pit}` : "No pit", map.laid_out ? "" : " (not laid out: tables in order)"),
+    grid);
+}
+
+async function loadPits() {
+  const maps = await api("/api/floor/pits", { params: { pit } });
+  document.getElementById("pits").replaceChildren(...maps.map(pitMap));
+}
+
 async function loadTables() {
   try {
-    const tables = await api("/api/floor/tables", { params: { pit } });
+    const [tables] = await Promise.all([api("/api/floor/tables", { params: { pit } }), loadPits()]);
     tablesBox.replaceChildren(...(tables.length ? tables.map(card) : [el("p", {}, "No table of this floor is yours to see.")]));
     showError(null);
   } catch (error) {
