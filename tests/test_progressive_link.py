@@ -571,3 +571,11 @@ def test_a_pool_that_is_not_made_and_a_state_that_does_not_read_are_refused(engi
             meters_pool(bad)
     with pytest.raises(ValueError, match="link_db_url"):
         ProgressiveSettings(enabled=True, link_db_url="sqlite:///floor.db")
+
+
+def test_the_tables_meter_displays_follow_the_linked_pool_on_the_floors_store(engine, started):
+    from table_controller.api.app import create_app
+
+    t1 = started("t1")
+    app = create_app(t1.settings, t1, t1.recorder.engine)
+    assert app.state.pool_feeds.engine is t1.pool.engine  # not the table's own store
