@@ -92,15 +92,28 @@ class FortuneSettings(BaseModel):
 
 
 class ProgressiveSettings(BaseModel):
-    """The progressive wager at this table, a stand-alone pool (docs/progressive.md); off by
-    default. ``paytable``: a file of ``config/progressive`` or a path; ``pool_id``: the pool's
-    id (default: the table's id), which keys its meters and its chain."""
+    """The progressive wager at this table (docs/progressive.md); off by default. ``paytable``:
+    a file of ``config/progressive`` or a path; ``pool_id``: the pool's id (default: the
+    table's id), which keys its meters and its chain. ``link_db_url``: the floor's PostgreSQL,
+    where a pool **linked** across tables keeps its meters (table/progressive_link.py);
+    without it the pool stands alone in the table's own store. ``simultaneous_window_seconds``:
+    how long a linked table's meter hit waits for hits at other tables to resolve with it
+    (§1.8 question 4, docs/progressive.md, "A pool linked across tables")."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = False
     paytable: str = DEFAULT_PROGRESSIVE_FILE
     pool_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,49}$")
+    link_db_url: str | None = None
+    simultaneous_window_seconds: float = Field(default=2.0, ge=0, le=30)
+
+    @field_validator("link_db_url")
+    @classmethod
+    def _link_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("postgresql:", "postgresql+psycopg:")):
+            raise ValueError("link_db_url: the floor's store, a postgresql: URL")
+        return value
 
     @property
     def file(self) -> Path:

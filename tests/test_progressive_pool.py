@@ -192,3 +192,54 @@ def test_the_progressive_wager_is_its_fixed_amount_and_a_table_without_one_refus
     assert plain.pool is None
     with pytest.raises(TableRefused, match="offers no side wagers"):
         plain.open_round({3: Wager(main=1000, progressive=100)}, actor="dealer-ann")
+
+
+def test_the_settlement_is_derived_once_at_the_settle_with_a_pool(engine, monkeypatch):
+    from table_controller.record import recorder
+    from table_controller.round import machine
+    from table_controller.round.events import RoundSettled
+
+    service = started(engine)
+    service.open_round(WAGERS, actor="dealer-ann")
+    derived = []
+    original = machine.apply
+
+    def counting(state, event, rules):
+        if isinstance(event, RoundSettled):
+            derived.append(event)
+        return original(state, event, rules)
+
+    monkeypatch.setattr(machine, "apply", counting)  # the service's own derivation
+    monkeypatch.setattr(recorder, "apply", counting)  # the recorder's
+    state = play(service, HANDS)
+    assert len(derived) == 1
+    assert state.result.side is not None and _jackpot(service).hits == 1  # the hit came from it
+    assert _check(engine).ok
+
+
+def test_a_voided_rounds_contributions_stay_on_the_meter_noted_as_funded_by_the_house(engine):
+    from table_controller.round.events import DiceRolled
+
+    service = started(engine)
+    service.open_round(WAGERS, actor="dealer-ann")
+    service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))  # 3 x 15 cents on the meter
+    service.void("pit-bob", "the shuffler jammed")
+    jackpot = _jackpot(service)
+    assert (jackpot.meter, jackpot.in_meter) == (1_000_045, 3)  # a meter never goes down (PRG-29)
+    with read_snapshot(engine) as session:
+        [note] = [
+            e.payload_data()
+            for e in list_events(session, table_id=pool_chain("t1"))
+            if e.kind == "progressive.round-voided"
+        ]
+    # 3 x 15 cents on the meter; 3 x 0.2 cents on the reserve is 0 whole cents (carried)
+    assert note == {"table_id": "t1", "wagers_returned": {"3": 100, "4": 100, "5": 100}, "house_funded": 45}
+    assert started(engine).pool.pool == service.pool.pool  # a note, not a record: the replay agrees
+    assert _check(engine).ok
+
+
+def test_a_void_before_the_dice_notes_nothing(engine):
+    service = started(engine)
+    service.open_round(WAGERS, actor="dealer-ann")
+    service.void("pit-bob", "wrong table limits")
+    assert "progressive.round-voided" not in _pool_kinds(engine)

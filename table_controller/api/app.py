@@ -143,7 +143,9 @@ def create_app(
     ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
     rating_worker = RatingWorker(engine, RatingDesk.of(settings), settings.ratings)
-    pool_feeds = PoolFeeds(engine, poll_interval=poll_interval, system=SYSTEM)
+    # the pool's chain is where its keeper keeps it: the table's store, or a linked pool's floor
+    pool_engine = engine if service.pool is None else service.pool.engine
+    pool_feeds = PoolFeeds(pool_engine, poll_interval=poll_interval, system=SYSTEM)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -65,7 +65,8 @@ def params_from_dict(data: Mapping[str, Any]) -> LevelParams:
     return LevelParams(**values)
 
 
-def _hit(data: Mapping[str, Any]) -> HitRecord:
+def hit_from_dict(data: Mapping[str, Any]) -> HitRecord:
+    """One hit of a batch (a pool's ``recent_hits`` too) from its JSON data."""
     values = dict(data)
     values["claim"] = HitClaim(**values["claim"])
     return HitRecord(**values)
@@ -84,7 +85,7 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
         if kind == "hits":
             values["rule"] = SimultaneousRule(values["rule"])
             values["percent_base"] = PercentBase(values["percent_base"])
-            values["hits"] = tuple(_hit(hit) for hit in values["hits"])
+            values["hits"] = tuple(hit_from_dict(hit) for hit in values["hits"])
             return HitBatchRecord(**values)
         if kind == "payment":
             return PaymentRecord(**values)
@@ -103,6 +104,7 @@ def record_from_dict(data: Mapping[str, Any]) -> Record:
 __all__ = [
     "KINDS",
     "RecordFormatError",
+    "hit_from_dict",
     "params_as_dict",
     "params_from_dict",
     "record_as_dict",

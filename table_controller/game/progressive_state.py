@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from typing import Any, Final
 
-from .progressive import Pool, ProgressiveError, apply, new_pool
-from .progressive_json import KINDS, params_as_dict, params_from_dict, record_from_dict
+from .progressive import LevelMeters, PendingHit, Pool, ProgressiveError, apply, new_pool
+from .progressive_json import KINDS, hit_from_dict, params_as_dict, params_from_dict, record_from_dict
 
 CREATED: Final = "progressive.created"
 RECORD_PREFIX: Final = "progressive."  # + a record's kind: progressive.contribution, .hits ...
@@ -55,6 +55,50 @@ def pool_as_dict(pool: Pool) -> dict[str, Any]:
     }
 
 
+def pool_from_dict(data: Mapping[str, Any]) -> Pool:
+    """The pool ``pool_as_dict`` gave (a linked pool's row, read under its lock:
+    table/progressive_link.py); ProgressiveError for data that is not one."""
+    try:
+        levels = data["levels"]
+        pool = Pool(
+            name=str(data["name"]),
+            params={name: params_from_dict(level["params"]) for name, level in levels.items()},
+            meters={name: LevelMeters(**level["meters"]) for name, level in levels.items()},
+            open=bool(data["open"]),
+            pending=tuple(PendingHit(**hit) for hit in data["pending"]),
+            recent_hits=tuple(hit_from_dict(hit) for hit in data["recent_hits"]),
+            next_hit_id=int(data["next_hit_id"]),
+        )
+        pool.check_ledger()
+    except (KeyError, TypeError, ValueError, AttributeError, AssertionError) as error:
+        raise ProgressiveError(f"a pool's state that does not read: {error}") from error
+    return pool
+
+
+def meters_pool(data: Mapping[str, Any]) -> Pool:
+    """The part of a pool's state (``pool_as_dict``'s) that a contribution reads and changes:
+    its levels' parameters and meters and whether it is open, without its hits (a linked
+    pool's contribution, table/progressive_link.py: the rest is carried over untouched)."""
+    try:
+        levels = data["levels"]
+        return Pool(
+            name=str(data["name"]),
+            params={name: params_from_dict(level["params"]) for name, level in levels.items()},
+            meters={name: LevelMeters(**level["meters"]) for name, level in levels.items()},
+            open=bool(data["open"]),
+            next_hit_id=int(data["next_hit_id"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ProgressiveError(f"a pool's state that does not read: {error}") from error
+
+
+def with_meters(data: Mapping[str, Any], pool: Pool) -> dict[str, Any]:
+    """``data`` (a pool's state) with ``pool``'s meters and open flag: what ``pool_as_dict``
+    gives for the whole pool when only its meters moved."""
+    levels = {name: {**level, "meters": asdict(pool.meters[name])} for name, level in data["levels"].items()}
+    return {**data, "open": pool.open, "levels": levels}
+
+
 def replay_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Pool:
     """The pool its chain's ``(kind, payload)`` events make, in order (PRG-37). ProgressiveError
     when the chain does not begin with its creation or a record does not replay."""
@@ -76,4 +120,13 @@ def replay_events(events: Iterable[tuple[str, Mapping[str, Any]]]) -> Pool:
     return pool
 
 
-__all__ = ["CREATED", "created_payload", "pool_as_dict", "record_kind", "replay_events"]
+__all__ = [
+    "CREATED",
+    "created_payload",
+    "meters_pool",
+    "pool_as_dict",
+    "pool_from_dict",
+    "record_kind",
+    "replay_events",
+    "with_meters",
+]

@@ -171,14 +171,17 @@ class RoundRecorder:
         rules: RoundRules,
         theoretical: Callable[[RoundState], tuple[int, int] | None] | None = None,
         also: Callable[[Any], None] | None = None,
+        applied: RoundState | None = None,
     ) -> RoundState:
         """Apply ``event`` (refused events raise, nothing written), then store it and its projection.
 
         ``theoretical`` gives a settled round's theoretical win and its variance (cents, cents
         squared) for the projection, or None when the table's math is not known (then missing).
         ``also`` writes more in the same transaction (a request's confirmation with the void it
-        confirms: both are chained, or neither)."""
-        new = apply(state, event, rules)
+        confirms: both are chained, or neither). ``applied``: the round after ``event`` as the
+        caller derived it already from the same state and rules (the settle with a progressive
+        pool), so it is not derived twice."""
+        new = apply(state, event, rules) if applied is None else applied
         if isinstance(event, RoundSettled) and event.result is None and new.result is not None:
             # the chain carries the money: every position's outcome, net, commission, bonus
             # lines and the banker's result (docs/audit-chain.md, "What the chain holds")

@@ -48,7 +48,7 @@ from ..game.progressive_json import record_as_dict
 from ..game.progressive_paytable import ProgressivePayTable
 from ..game.progressive_state import CREATED, created_payload, pool_as_dict, record_kind, replay_events
 from ..game.settlement import RoundSettlement
-from ..storage.progressive import append_pool_events, pool_events
+from ..storage.progressive import append_pool_events, pool_events, pool_events_of
 from ..storage.session import read_snapshot, unit_of_work
 
 log = structlog.get_logger()
@@ -57,6 +57,8 @@ SYSTEM: Final = "system"  # who pays a hit under hold_from: the table itself (PR
 REQUESTED: Final = "progressive.adjustment-requested"
 CLOSED: Final = "progressive.request-closed"
 REFUSED: Final = "progressive.refused"
+VOIDED: Final = "progressive.round-voided"
+CONTRIBUTION: Final = record_kind("contribution")
 
 
 class AdjustmentRequestError(ProgressiveError):
@@ -91,6 +93,31 @@ class PoolStep:
 
 def _events(records: Sequence[Record]) -> list[tuple[str, dict[str, Any]]]:
     return [(record_kind(record.kind), record_as_dict(record)) for record in records]
+
+
+def voided_note(
+    session: Session, pool_id: str, table_id: str, round_id: str
+) -> list[tuple[str, dict[str, Any]]]:
+    """The ``progressive.round-voided`` note of a voided round that contributed (none when it did
+    not, or when the note is chained already): its wagers and the cents the house now funds."""
+    if pool_events_of(session, pool_id=pool_id, kinds=[VOIDED], round_id=round_id):
+        return []
+    done = [
+        payload
+        for _, _, _, payload in pool_events_of(
+            session, pool_id=pool_id, kinds=[CONTRIBUTION], round_id=round_id
+        )
+        if payload["table_id"] == table_id
+    ]
+    if not done:
+        return []
+    funded = sum(
+        level["to_meter"] + level["to_reserve"] + level["to_overflow"]
+        for record in done
+        for level in record["levels"]
+    )
+    wagers = {str(record["position"]): record["wager"] for record in done}
+    return [(VOIDED, {"table_id": table_id, "wagers_returned": wagers, "house_funded": funded})]
 
 
 class PoolKeeper:
@@ -197,6 +224,19 @@ class PoolKeeper:
             pool, paid = confirm_payment(pool, hit.hit_id, paid_by=SYSTEM)
             records.append(paid)
         return self._step(pool, records, round_id=round_id, alerts=alerts)
+
+    def voided(self, round_id: str) -> int:
+        """A voided round's contributions stay on the meters: a meter goes down only by a paid
+        hit or a two-person correction (PRG-29), and the wagers are returned with the void, so
+        the house funds them; chained as ``progressive.round-voided`` (docs/progressive.md,
+        "A voided round"). The number of notes chained (0: the round contributed nothing)."""
+        with read_snapshot(self.engine) as session:
+            events = voided_note(session, self.pool_id, self.table_id, round_id)
+        if events:
+            self._commit(
+                PoolStep(self.pool, events, pool_id=self.pool_id, expect=self._seq, round_id=round_id)
+            )
+        return len(events)
 
     # -- the pit -----------------------------------------------------------------------------
 
@@ -315,4 +355,13 @@ class PoolKeeper:
         return {"pool_id": self.pool_id, "seq": self._seq, **pool_as_dict(self.pool)}
 
 
-__all__ = ["SYSTEM", "AdjustmentRequestError", "PoolKeeper", "PoolStep"]
+__all__ = [
+    "CONTRIBUTION",
+    "REFUSED",
+    "SYSTEM",
+    "VOIDED",
+    "AdjustmentRequestError",
+    "PoolKeeper",
+    "PoolStep",
+    "voided_note",
+]

@@ -80,6 +80,7 @@ from ..storage.floor import last_payloads
 from ..storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
 from ..storage.open_alerts import OpenAlerts
 from .device_health import DeviceHealthRegistry
+from .progressive_link import LinkDownError, LinkedPoolKeeper
 from .progressive_pool import PoolKeeper, PoolStep
 from .state import DeckCheck, OpenFault, Outage, TableHold, now_iso
 
@@ -161,10 +162,9 @@ class TableService:
         side = self._rules.side
         self.pool: PoolKeeper | None = None
         if side is not None and side.progressive is not None and settings.pool_id is not None:
-            self.pool = PoolKeeper(
-                engine, pool_id=settings.pool_id, table=side.progressive, table_id=settings.table_id
-            )
+            self.pool = _pool_keeper(settings, engine, side.progressive)
         self._pool_broken: str | None = None  # why the pool cannot be trusted: its wager is closed
+        self._link_alerted = False  # the linked pool's link-down alert is raised (until it is back)
         # the record checked at start and as the table plays, and anchored (record/watch.py)
         self.record = RecordWatch(engine, settings, self._pinned)
         self._record_broken: str | None = None  # what the check found: no round opens
@@ -395,8 +395,13 @@ class TableService:
         if self.pool is None:
             return
         try:
-            self._start_read("the progressive pool", self.pool.load, None)
+            if isinstance(self.pool, LinkedPoolKeeper):
+                self.pool.load()  # the floor's store: down, the progressive is closed (PRG-35)
+            else:
+                self._start_read("the progressive pool", self.pool.load, None)
             self._pool_broken = None
+        except LinkDownError as error:
+            self._link_down(str(error))
         except ProgressiveError as error:
             self._pool_broken = str(error)
             log.error("progressive.inoperable", pool_id=self.pool.pool_id, error=str(error))
@@ -404,6 +409,59 @@ class TableService:
                 "progressive-inoperable",
                 f"the progressive pool {self.pool.pool_id} cannot be trusted: {error}",
             )
+
+    def _link_down(self, reason: str) -> None:
+        """The linked pool's store does not answer: the progressive wager is closed at this table,
+        the base game plays on (PRG-35); the pit is told once (PRG-36), chained and alerted."""
+        if self._link_alerted:
+            return
+        self._link_alerted = True
+        assert self.pool is not None
+        self.alert(
+            "progressive-link-down",
+            f"the progressive pool {self.pool.pool_id} cannot be reached ({reason}): the progressive "
+            "wager is closed at this table; the base game plays on",
+            pool_id=self.pool.pool_id,
+        )
+
+    def check_progressive_link(self) -> bool | None:
+        """Probe a linked pool's store (the heartbeat calls it): the progressive wager reopens
+        when it answers again, chained as ``progressive.link-up``. None: no linked pool."""
+        pool = self.pool
+        if not isinstance(pool, LinkedPoolKeeper) or self._pool_broken is not None:
+            return None
+        if not pool.loaded:  # the start found the link down
+            try:
+                pool.load()
+            except LinkDownError as error:
+                self._link_down(str(error))
+                return False
+            except ProgressiveError as error:
+                self._pool_broken = str(error)
+                self.alert("progressive-inoperable", f"the progressive pool {pool.pool_id}: {error}")
+                return False
+        up = pool.check_link()
+        if not up:
+            self._link_down(str(pool.link_down))
+        elif self._link_alerted:
+            self._link_alerted = False
+            with self._lock:
+                self._notes([Note("progressive.link-up", "system", {"pool_id": pool.pool_id})])
+            log.info("progressive.link_back", pool_id=pool.pool_id)
+        return up
+
+    @property
+    def progressive_closed(self) -> str | None:
+        """Why the progressive wager is closed at this table now (None: it is open)."""
+        if self.pool is None:
+            return "this table offers no progressive"
+        if self._pool_broken is not None:
+            return f"the progressive pool cannot be trusted: {self._pool_broken}"
+        if isinstance(self.pool, LinkedPoolKeeper) and self.pool.link_down is not None:
+            return f"the link to the progressive pool is down: {self.pool.link_down}"
+        if not self._pool_open():
+            return f"the progressive pool {self.pool.pool_id} is closed"
+        return None
 
     def _pool_step(self, step: PoolStep | None) -> Callable[[Any], None] | None:
         return None if step is None else step.write
@@ -415,6 +473,22 @@ class TableService:
         self.pool.adopt(step)
         for kind, detail, data in step.alerts:
             self.alert(kind, detail, **data)
+
+    def _pool_voided(self, round_id: str) -> None:
+        """A voided round's progressive contributions stay on the meters, funded by the house
+        (table/progressive_pool.py, ``voided``); a failure to chain the note never undoes the
+        void: it is alerted for the pit to reconcile."""
+        if self.pool is None or self._pool_broken is not None:
+            return
+        try:
+            self.pool.voided(round_id)
+        except Exception as error:
+            log.error("progressive.void_note_failed", round_id=round_id, error=error_text(error))
+            self.alert(
+                "progressive-void-unrecorded",
+                f"round {round_id} was voided but its progressive contributions could not be noted: "
+                f"{error_text(error)}",
+            )
 
     def pay_hit(self, hit_id: int, *, actor: str, verified_by: str) -> Any:
         """A pending progressive hit paid by a pit user who verified the cards (PRG-28); a hit
@@ -612,8 +686,17 @@ class TableService:
             self._rules.check_side_wager(position, fortune, progressive)
         except SideWagerError as error:
             raise TableRefused(str(error)) from None
-        if progressive and (self.pool is None or self._pool_broken is not None or not self._pool_open()):
-            raise TableRefused(f"position {position}: the progressive is closed (PRG-35)")
+        pool = self.pool
+        if progressive and isinstance(pool, LinkedPoolKeeper) and not (self._pool_broken or pool.link_down):
+            try:  # the pool as the floor has it now: another table may have closed or reopened it
+                pool.refresh()
+            except LinkDownError as error:
+                self._link_down(str(error))
+            except ProgressiveError:
+                pass  # not created yet (the start found the link down): closed below
+        closed = self.progressive_closed if progressive else None
+        if closed is not None:
+            raise TableRefused(f"position {position}: the progressive is closed (PRG-35): {closed}")
 
     def _pool_open(self) -> bool:
         try:
@@ -660,7 +743,12 @@ class TableService:
                     try:
                         step = self.pool.contributions(progressive, round_id=self._round.round_id)
                     except ProgressiveError as error:  # never stops the base game (PRG-35)
-                        self.alert("progressive-contribution-refused", str(error), wagers=progressive)
+                        self.alert(
+                            "progressive-contribution-refused",
+                            str(error),
+                            wagers={str(p): w for p, w in progressive.items()},
+                        )
+                        self._return_progressive(progressive, error)
             try:
                 state = self._record(event, self._pool_step(step))
             except Exception:
@@ -670,6 +758,19 @@ class TableService:
             self._pool_done(step)
         log.info("dice.rolled", faces=list(event.faces), source=event.source, start_position=state.start)
         return state
+
+    def _return_progressive(self, wagers: Mapping[int, int], error: ProgressiveError) -> None:
+        """The pool took none of the round's progressive wagers (a linked pool's link down, the
+        pool closed): each is taken off its position before the dice lock the wagers, chained as the
+        system's ``wager.side``, so the round collects none of them and the base game plays on
+        (PRG-35)."""
+        if isinstance(error, LinkDownError):
+            self._link_down(str(error))
+        assert self._round is not None
+        for position in sorted(wagers):
+            fortune = self._round.wagers[position].fortune
+            self._record(SideWagerPlaced(position=position, fortune=fortune, progressive=0, actor="system"))
+        log.warning("progressive.wagers_returned", positions=sorted(wagers), reason=str(error))
 
     def record_deal(self, event: PilesDealt) -> RoundState:
         with self._lock:
@@ -754,9 +855,9 @@ class TableService:
 
     def settle(self) -> RoundState:
         with self._lock:
-            step = self._hits_of_settlement()
+            step, settled = self._hits_of_settlement()
             try:
-                state = self._record(RoundSettled(), self._pool_step(step))
+                state = self._record(RoundSettled(), self._pool_step(step), applied=settled)
             except Exception:
                 if step is not None and self.pool is not None:
                     self.pool.reload()
@@ -779,20 +880,32 @@ class TableService:
             self.checkpoint("every-rounds")
         return state
 
-    def _hits_of_settlement(self) -> PoolStep | None:
+    def _hits_of_settlement(self) -> tuple[PoolStep | None, RoundState | None]:
         """The meter hits the round's settlement claims, resolved on the pool, chained with
-        ``round.settled`` (the settlement is derived here first: the game core is pure)."""
+        ``round.settled``, and the settled round they came from: the settlement is derived
+        here once (the game core is pure) and recorded as it is, never derived twice. A linked
+        pool's store that does not answer refuses the settle (the hit must be claimed before
+        the round can settle; settle again once the link is back), alerted."""
         state, rules = self._round, self._round_rules
         if self.pool is None or state is None or rules is None or self._held is not None:
-            return None
+            return None, None
         from ..round.machine import apply
 
         try:
-            preview = apply(state, RoundSettled(), rules)
+            settled = apply(state, RoundSettled(), rules)
         except Exception:
-            return None  # the settle itself is refused or held as it would be without a pool
-        assert preview.result is not None
-        return self.pool.hits(preview.result, round_id=state.round_id)
+            return None, None  # the settle itself is refused or held as it would be without a pool
+        assert settled.result is not None
+        try:
+            return self.pool.hits(settled.result, round_id=state.round_id), settled
+        except LinkDownError as error:
+            self._link_down(str(error))
+            self.alert(
+                "progressive-hit-unclaimed",
+                f"round {state.round_id}: a meter hit cannot be claimed ({error}); settle again once "
+                "the link to the pool is back",
+            )
+            raise self._refuse("round.settled", f"the meter hit cannot be claimed: {error}") from error
 
     def void(
         self,
@@ -810,6 +923,7 @@ class TableService:
             state = self._record(
                 RoundVoided(actor=actor, reason=reason), self._confirming(approval, confirmed_by)
             )
+            self._pool_voided(state.round_id)
             second = {} if confirmed_by is None else {"confirmed_by": confirmed_by}
             self.alert(
                 "void",
@@ -835,6 +949,7 @@ class TableService:
                 return None
             reason = f"the {device} re-sent a message the controller refused: {what}"
             state = self._record(RoundVoided(actor=f"device:{device}", reason=reason))
+            self._pool_voided(state.round_id)
             self.alert("void", f"the controller voided the round: {reason}", actor=f"device:{device}")
             self._held = None
             self._round_done(state)
@@ -1075,7 +1190,14 @@ class TableService:
         if self._floor_failing is not None:
             log.info("floor.heartbeat_back", error_was=self._floor_failing)
             self._floor_failing = None
+        self._beat_link()
         return True
+
+    def _beat_link(self) -> None:
+        try:
+            self.check_progressive_link()
+        except Exception as error:  # the heartbeat thread never dies of it
+            log.error("progressive.link_check_failed", error=error_text(error))
 
     def hold_round(self, what_failed: str) -> None:
         """Hold the open round: something failed inside it (the conductor, a device step)."""
@@ -1269,7 +1391,9 @@ class TableService:
         if round_id is not None and (not self.in_progress or self._round_id() != round_id):
             raise self._refuse(what, f"it was asked for round {round_id}, which is no longer open")
 
-    def _record(self, event: Any, also: Callable[[Any], None] | None = None) -> RoundState:
+    def _record(
+        self, event: Any, also: Callable[[Any], None] | None = None, applied: RoundState | None = None
+    ) -> RoundState:
         with self._lock:
             self._writable(event.kind)
             if self._round is None or self._round_rules is None:
@@ -1282,7 +1406,7 @@ class TableService:
                 )
             try:
                 self._round = self.recorder.record(
-                    self._round, event, self._round_rules, self._theoretical, also=also
+                    self._round, event, self._round_rules, self._theoretical, also=also, applied=applied
                 )
             except TransitionRefused as refused:
                 self._notes(
@@ -1499,6 +1623,28 @@ def table_side_files(settings: TableSettings) -> SideFiles | None:
         progressive=progressive.file if progressive.enabled else None,
         envy=envy,
         pool_id=settings.pool_id,
+    )
+
+
+def _pool_keeper(settings: TableSettings, engine: Engine, table: Any) -> PoolKeeper:
+    """The table's progressive pool: linked on the floor's store when ``link_db_url`` is set
+    (table/progressive_link.py), else stand-alone in the table's own store."""
+    assert settings.pool_id is not None
+    progressive = settings.progressive
+    if progressive.link_db_url is None:
+        return PoolKeeper(engine, pool_id=settings.pool_id, table=table, table_id=settings.table_id)
+    from ..storage import make_engine
+    from ..storage.rules_store import sha256_hex
+
+    url = progressive.link_db_url
+    url += ("&" if "?" in url else "?") + "connect_timeout=3" if "connect_timeout" not in url else ""
+    return LinkedPoolKeeper(
+        make_engine(url),
+        pool_id=settings.pool_id,
+        table=table,
+        table_id=settings.table_id,
+        paytable_sha256=sha256_hex(progressive.file.read_bytes()),  # as round.opened pins it
+        window_seconds=progressive.simultaneous_window_seconds,
     )
 
 
