@@ -45,6 +45,7 @@ from .routers import (
     analysis,
     approvals,
     audit,
+    dealers,
     devices,
     me,
     progressive,
@@ -104,6 +105,7 @@ ROUTERS = (
     audit.router,
     accounting.router,
     ratings.router,
+    dealers.router,
 )
 
 
@@ -167,6 +169,7 @@ def create_app(
     install_error_handlers(app)
     accounting.install_accounting_errors(app)
     ratings.install_rating_errors(app)
+    dealers.install_dealer_errors(app)
     for router in (round.open_round_router(settings), *ROUTERS):
         document_roles(router)
         app.include_router(router)

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import structlog
 from fastapi import APIRouter, Request
+from sqlmodel import Session
 
 from ...game.departures import departures
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
 from ...game.paytables import Bonus
 from ...game.table_rules import FoulRule
 from ...record.pinned_rules import HOUSE_WAY, current_rules
-from ...settings import TableSettings
+from ...settings import Limits, TableSettings
 from ...storage.errors import is_outage
+from ...table.dealers import DayPace, DealerDesk, day_pace
 from ...table.service import TableService
-from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
+from ..deps import LimitsDep, OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
+from ..models.dealers import DealerNowPublic, LimitsCreate
 from ..models.table import (
     CommissionPublic,
     DeparturePublic,
@@ -46,8 +49,14 @@ async def get_table(
     database is away the table is still shown (its open alerts as last read), so the reason is
     seen (docs/round-lifecycle.md, "What a stopped table shows"). The banker's cards stay face
     down while the players set, for a role without ``see-face-down`` (the dealer)."""
+    desk = DealerDesk.of(service.settings)
+
+    def read(session: Session) -> TableStatePublic:
+        state = table_state(service, session, who.role)
+        return state.model_copy(update={"dealer": dealer_now(day_pace(session, desk))})
+
     try:
-        state = await store.read(lambda session: table_state(service, session, who.role))
+        state = await store.read(read)
     except Exception as error:
         if not is_outage(error):
             raise
@@ -59,6 +68,19 @@ async def get_table(
     if sampler is None:
         return state
     return state.model_copy(update={"read_lag": sampler.public(await sampler.status())})
+
+
+def dealer_now(found: DayPace) -> DealerNowPublic:
+    """The dealer on the box and the gaming day's hands per hour, theirs and the table's."""
+    box = found.on_box
+    mine = None if box is None else found.pace.of(box.dealer)
+    table_pace = found.pace.table.hands_per_hour
+    return DealerNowPublic(
+        dealer=None if box is None else box.dealer,
+        since=None if box is None else box.stint.start,
+        hands_per_hour=None if mine is None or mine.hands_per_hour is None else str(mine.hands_per_hour),
+        table_hands_per_hour=None if table_pace is None else str(table_pace),
+    )
 
 
 FOUL_RULE_WORDS = {
@@ -97,15 +119,16 @@ def _commission(policy: PercentCommission | NoCommission | FlatFee) -> Commissio
     return CommissionPublic(kind="none", words="no commission: wins are paid in full (003)")
 
 
-def table_rules_view(settings: TableSettings) -> TableRulesPublic:
+def table_rules_view(settings: TableSettings, limits: Limits | None = None) -> TableRulesPublic:
     """The rules new rounds at this table open under, from its settings and files as they are
-    now (``pinned_rules.current_rules``: the same contents and hashes a new round pins)."""
+    now (``pinned_rules.current_rules``: the same contents and hashes a new round pins), and
+    the ``limits`` in force (None: the configured ones)."""
     try:
         version = current_rules(settings.table_rules(), settings.house_way)
     except (ValueError, OSError) as error:  # a way or pay table file edited or removed since the start
         raise ApiError(409, f"the table's rules files no longer load: {error}", "rules-not-loaded") from None
     table, way = version.rules.table, version.rules.way
-    limits = settings.limits
+    limits = settings.limits if limits is None else limits
     paytables = [
         PayTablePublic(
             bonus=bonus.value,
@@ -151,7 +174,7 @@ async def get_rules(_: ReadTableDep, service: ServiceDep) -> TableRulesPublic:
     """The rules new rounds open under: the limits (cents), the game, the house way and the
     SHA-256 of its file, the foul rule, the commission, the bonus pay tables, and the hashes a
     new round pins. 409 when a way or pay table file was edited into one that no longer loads."""
-    return table_rules_view(service.settings)
+    return table_rules_view(service.settings, service.limits.main)
 
 
 async def _set_open(
@@ -172,6 +195,30 @@ async def open_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) ->
 async def close_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """Close the table: no new round opens (a round in progress finishes). ``table.closed`` in the chain."""
     return await _set_open(False, who, service, store)
+
+
+@router.post("/limits", response_model=TableStatePublic, responses=responses(409, 503))
+async def change_limits(
+    body: LimitsCreate, who: LimitsDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
+    """A pit user changes the table's limits while it runs, within the approved ones (the
+    configured limits): ``table.limits-changed`` chains the old and the new values and who; they
+    hold from the next round (a round taking its wagers keeps its own). 409 (``limits-refused``)
+    once the open round's wagers are locked: never mid-round. 422 (``invalid-limits``): the
+    least above the most, past the approved limits, a Fortune limit at a table without it, or
+    the limits in force already."""
+    state = await command(
+        store,
+        service,
+        who.role,
+        service.change_limits,
+        min_main=body.min_main_cents,
+        max_main=body.max_main_cents,
+        max_bonus=body.max_bonus_cents,
+        max_fortune=body.max_fortune_cents,
+        actor=who.name,
+    )
+    return state
 
 
 @router.post("/deck-check", response_model=TableStatePublic, responses=responses(409, 503))
