@@ -100,9 +100,9 @@ def test_a_stint_needs_a_dealer(name):
 
 def test_a_naive_time_is_refused():
     with pytest.raises(NaiveTimeError):
-        Stint("ann", datetime(2026, 12, 3, 14))  # noqa: DTZ001 - the point of the test
+        Stint("ann", datetime(2026, 12, 3, 14))
     with pytest.raises(NaiveTimeError):
-        pace([], {}, start=datetime(2026, 12, 3, 6), end=at(7))  # noqa: DTZ001
+        pace([], {}, start=datetime(2026, 12, 3, 6), end=at(7))
 
 
 def test_two_dealers_on_one_box_are_refused():
