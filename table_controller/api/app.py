@@ -170,7 +170,7 @@ def create_app(
     accounting.install_accounting_errors(app)
     ratings.install_rating_errors(app)
     dealers.install_dealer_errors(app)
-    for router in (round.open_round_router(settings), *ROUTERS):
+    for router in (round.open_round_router(settings), table.limits_router(settings), *ROUTERS):
         document_roles(router)
         app.include_router(router)
     app.mount("/ui", StaticFiles(directory=STATIC_DIR, html=True), name="ui")

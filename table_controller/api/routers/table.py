@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import structlog
 from fastapi import APIRouter, Request
+from pydantic import create_model
 from sqlmodel import Session
 
 from ...game.departures import departures
@@ -14,9 +17,11 @@ from ...record.pinned_rules import HOUSE_WAY, current_rules
 from ...settings import Limits, TableSettings
 from ...storage.errors import is_outage
 from ...table.dealers import DayPace, DealerDesk, day_pace
+from ...table.limits import TableLimits
 from ...table.service import TableService
 from ..deps import LimitsDep, OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
+from ..models.commands import cents
 from ..models.dealers import DealerNowPublic, LimitsCreate
 from ..models.table import (
     CommissionPublic,
@@ -197,30 +202,6 @@ async def close_table(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -
     return await _set_open(False, who, service, store)
 
 
-@router.post("/limits", response_model=TableStatePublic, responses=responses(409, 503))
-async def change_limits(
-    body: LimitsCreate, who: LimitsDep, service: ServiceDep, store: StoreDep
-) -> TableStatePublic:
-    """A pit user changes the table's limits while it runs, within the approved ones (the
-    configured limits): ``table.limits-changed`` chains the old and the new values and who; they
-    hold from the next round (a round taking its wagers keeps its own). 409 (``limits-refused``)
-    once the open round's wagers are locked: never mid-round. 422 (``invalid-limits``): the
-    least above the most, past the approved limits, a Fortune limit at a table without it, or
-    the limits in force already."""
-    state = await command(
-        store,
-        service,
-        who.role,
-        service.change_limits,
-        min_main=body.min_main_cents,
-        max_main=body.max_main_cents,
-        max_bonus=body.max_bonus_cents,
-        max_fortune=body.max_fortune_cents,
-        actor=who.name,
-    )
-    return state
-
-
 @router.post("/deck-check", response_model=TableStatePublic, responses=responses(409, 503))
 async def request_deck_check(who: OpenCloseDep, service: ServiceDep, store: StoreDep) -> TableStatePublic:
     """While the table is held after misdeals in a row: ask for another DECK_CHECK (after the
@@ -236,3 +217,67 @@ async def clear_hold(who: OpenCloseDep, service: ServiceDep, store: StoreDep) ->
     state = await command(store, service, who.role, service.clear_hold, who.name)
     log.info("table.hold_cleared", actor=who.name)
     return state
+
+
+def limits_model(settings: TableSettings) -> type[LimitsCreate]:
+    """The body of ``POST /api/table/limits`` with the table's approved limits in its schema
+    (cents): the OpenAPI document tells a pit terminal the bounds a change stays within."""
+    approved = TableLimits.approved(settings)
+    main = approved.main
+    fields: dict[str, Any] = {
+        "min_main_cents": (cents(main.min_main, main.max_main, "the least main wager, cents"), ...),
+        "max_main_cents": (cents(main.min_main, main.max_main, "the most main wager, cents"), ...),
+        "max_bonus_cents": (
+            cents(0, main.max_bonus, "the most on each bonus wager (Double Joker, 003), cents"),
+            ...,
+        ),
+    }
+    if approved.max_fortune is not None:
+        fortune = cents(1, approved.max_fortune, "the most on the Fortune Bonus, cents; none: unchanged")
+        fields["max_fortune_cents"] = (fortune | None, None)
+    return create_model("LimitsCreate", __base__=LimitsCreate, **fields)
+
+
+async def _change_limits(
+    body: LimitsCreate, who: LimitsDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
+    """A pit user changes the table's limits while it runs, within the approved ones (the
+    configured limits, this schema's bounds): ``table.limits-changed`` chains the old and the
+    new values and who; they hold from the next round (a round taking its wagers keeps its
+    own). 409 (``limits-refused``) once the open round's wagers are locked: never mid-round.
+    422 (``invalid-limits``): the least above the most, a Fortune limit at a table without the
+    Fortune Bonus, or the limits in force already."""
+    return await command(
+        store,
+        service,
+        who.role,
+        service.change_limits,
+        min_main=body.min_main_cents,
+        max_main=body.max_main_cents,
+        max_bonus=body.max_bonus_cents,
+        max_fortune=body.max_fortune_cents,
+        actor=who.name,
+    )
+
+
+def limits_router(settings: TableSettings) -> APIRouter:
+    """``POST /api/table/limits`` for one table: its body's schema carries the approved limits."""
+    body_model = limits_model(settings)
+
+    async def change_limits(
+        body: Any, who: LimitsDep, service: ServiceDep, store: StoreDep
+    ) -> TableStatePublic:
+        return await _change_limits(body, who, service, store)
+
+    change_limits.__doc__ = _change_limits.__doc__
+    change_limits.__annotations__ = {**_change_limits.__annotations__, "body": body_model}
+    per_table = APIRouter(prefix="/api/table", tags=["table"])
+    per_table.add_api_route(
+        "/limits",
+        change_limits,
+        methods=["POST"],
+        response_model=TableStatePublic,
+        responses=responses(409, 503),
+        name="change_limits",
+    )
+    return per_table
