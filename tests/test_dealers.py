@@ -173,3 +173,27 @@ def test_a_stored_stint_that_ends_before_it_starts_is_refused_on_read(people):
     with read_snapshot(engine) as session, pytest.raises(DealerError, match="before it starts"):
         start = row.started_at - timedelta(hours=1)
         store.stints_between(session, table_id="t1", start=start, end=datetime.now(UTC))
+
+
+def test_the_live_tables_reader_reads_again_only_when_the_chain_moved(people):
+    """DayPaceReader: between two events of the table's chain the day's stints and hands are
+    kept and the pace computed for now; a settled round or a sign-in is read at once."""
+    engine = people
+    service = TableService(SETTINGS, engine)
+    reader = dealers.DayPaceReader(DESK)
+    dealers.sign_in(engine, DESK, dealer="ann", by="ann")
+    now = datetime.now(UTC)
+    with read_snapshot(engine) as session:
+        first = reader.read(session, now=now)
+        later = reader.read(session, now=now + timedelta(minutes=30))
+    assert first.on_box is not None and first.on_box.dealer == "ann" and first.pace.table.hands == 0
+    ann = later.pace.of("ann")
+    assert later.stints == first.stints and ann is not None and ann.on_box >= timedelta(minutes=30)
+    play(service)
+    with read_snapshot(engine) as session:
+        moved = reader.read(session)
+        assert moved.pace.table.hands == 1 and moved == dealers.day_pace(session, DESK, now=moved.now)
+    dealers.sign_in(engine, DESK, dealer="bob", by="pat")
+    with read_snapshot(engine) as session:
+        pushed = reader.read(session)
+    assert pushed.on_box is not None and pushed.on_box.dealer == "bob" and len(pushed.stints) == 2

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..settings import HttpSettings, TableSettings
+from ..table.dealers import DayPaceReader, DealerDesk
 from ..table.rating_push import RatingWorker
 from ..table.ratings import RatingDesk
 from ..table.service import TableService
@@ -166,6 +167,7 @@ def create_app(
     app.state.store = Store(engine, read_engine)
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub
+    app.state.dealer_pace = DayPaceReader(DealerDesk.of(settings))  # GET /api/table's dealer line
     install_error_handlers(app)
     accounting.install_accounting_errors(app)
     ratings.install_rating_errors(app)

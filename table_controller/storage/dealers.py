@@ -179,18 +179,42 @@ def sign_out(session: Session, *, table_id: str, by: str, now: datetime | None =
     return _record(row)
 
 
+_STINTS = DealerStintRow.__table__.c  # type: ignore[attr-defined]
+_STINT_COLUMNS = (
+    _STINTS.id,
+    _STINTS.table_id,
+    _STINTS.dealer,
+    _STINTS.started_at,
+    _STINTS.ended_at,
+    _STINTS.signed_in_by,
+    _STINTS.ended_by,
+    _STINTS.end_reason,
+)
+
+
 def stints_between(session: Session, *, table_id: str, start: datetime, end: datetime) -> list[StintRecord]:
-    """The table's stints that lie at least in part within ``[start, end)``, by start."""
+    """The table's stints that lie at least in part within ``[start, end)``, by start (plain
+    columns: the live table reads them at every chain event, benchmarks/bench_dealers.py)."""
     rows = session.exec(
-        select(DealerStintRow)
+        select(*_STINT_COLUMNS)  # type: ignore[call-overload]
         .where(
-            DealerStintRow.table_id == table_id,
-            col(DealerStintRow.started_at) < end,
-            col(DealerStintRow.ended_at).is_(None) | (col(DealerStintRow.ended_at) > start),
+            _STINTS.table_id == table_id,
+            _STINTS.started_at < end,
+            _STINTS.ended_at.is_(None) | (_STINTS.ended_at > start),
         )
-        .order_by(col(DealerStintRow.started_at), col(DealerStintRow.id))
-    )
-    return [_record(row) for row in rows]
+        .order_by(_STINTS.started_at, _STINTS.id)
+    ).all()
+    return [
+        StintRecord(
+            id=row_id,
+            table_id=table,
+            stint=Stint(dealer, started, ended),
+            signed_in_by=signed_in_by,
+            ended_by=ended_by,
+            end_reason=reason,
+        )
+        for row_id, table, dealer, started, ended, signed_in_by, ended_by, reason in rows
+    ]
 
 
 def hands_by_dealer(session: Session, *, table_id: str, start: datetime, end: datetime) -> dict[str, int]:

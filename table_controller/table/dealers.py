@@ -9,7 +9,8 @@ together with the accounting core's ``pace`` (accounting/dealers.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 
 from sqlalchemy.engine import Engine
@@ -19,6 +20,7 @@ from ..accounting.dealers import TablePace, pace
 from ..accounting.gaming_day import GamingDayCalendar, Period
 from ..settings import TableSettings
 from ..storage import dealers as store
+from ..storage.audit import head_of_chain
 from .accounting import calendar_of, desk_command
 
 
@@ -87,14 +89,52 @@ def day_pace(
     stints = store.stints_between(session, table_id=desk.table_id, start=period.start, end=until)
     hands = store.hands_by_dealer(session, table_id=desk.table_id, start=period.start, end=until)
     found = pace([record.stint for record in stints], hands, start=period.start, end=max(until, period.start))
+    # the open stint is on the box now; it lies in a period that reaches now (one read fewer)
+    box = next((r for r in stints if r.stint.end is None), None) if until == moment else None
     return DayPace(
         table_id=desk.table_id,
         period=period,
         now=moment,
-        on_box=store.on_box(session, table_id=desk.table_id),
+        on_box=box if until == moment else store.on_box(session, table_id=desk.table_id),
         stints=stints,
         pace=found,
     )
 
 
-__all__ = ["DayPace", "DealerDesk", "day_pace", "sign_in", "sign_out"]
+class DayPaceReader:
+    """``day_pace`` for today, read from the store again only when the table's chain moved or
+    the gaming day turned: every stint and every settled round is written with an event of the
+    table's chain (storage/dealers.py, record/recorder.py), so an unchanged chain head means
+    unchanged stints and hands. The pace itself is computed for ``now`` each time (it runs with
+    the clock). One per table's API: every terminal polls ``GET /api/table``
+    (benchmarks/bench_dealers.py)."""
+
+    def __init__(self, desk: DealerDesk) -> None:
+        self.desk = desk
+        self._kept: tuple[int, date, DayPace] | None = None
+        self._lock = threading.Lock()
+
+    def read(self, session: Session, *, now: datetime | None = None) -> DayPace:
+        moment = now or datetime.now(UTC)
+        day = self.desk.today(moment)
+        head = head_of_chain(session, table_id=self.desk.table_id)
+        seq = 0 if head is None else head.last_seq
+        with self._lock:
+            kept = self._kept
+        if kept is None or kept[:2] != (seq, day):
+            found = day_pace(session, self.desk, day=day, now=moment)
+            with self._lock:
+                self._kept = (seq, day, found)
+            return found
+        found = kept[2]
+        until = min(moment, found.period.end)
+        again = pace(
+            [record.stint for record in found.stints],
+            {p.dealer: p.hands for p in found.pace.dealers if p.dealer is not None and p.hands},
+            start=found.period.start,
+            end=max(until, found.period.start),
+        )
+        return replace(found, now=moment, pace=again)
+
+
+__all__ = ["DayPace", "DayPaceReader", "DealerDesk", "day_pace", "sign_in", "sign_out"]

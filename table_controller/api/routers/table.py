@@ -16,7 +16,7 @@ from ...game.table_rules import FoulRule
 from ...record.pinned_rules import HOUSE_WAY, current_rules
 from ...settings import Limits, TableSettings
 from ...storage.errors import is_outage
-from ...table.dealers import DayPace, DealerDesk, day_pace
+from ...table.dealers import DayPace, DayPaceReader
 from ...table.limits import TableLimits
 from ...table.service import TableService
 from ..deps import LimitsDep, OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
@@ -54,11 +54,11 @@ async def get_table(
     database is away the table is still shown (its open alerts as last read), so the reason is
     seen (docs/round-lifecycle.md, "What a stopped table shows"). The banker's cards stay face
     down while the players set, for a role without ``see-face-down`` (the dealer)."""
-    desk = DealerDesk.of(service.settings)
+    pace: DayPaceReader = request.app.state.dealer_pace
 
     def read(session: Session) -> TableStatePublic:
         state = table_state(service, session, who.role)
-        return state.model_copy(update={"dealer": dealer_now(day_pace(session, desk))})
+        return state.model_copy(update={"dealer": dealer_now(pace.read(session))})
 
     try:
         state = await store.read(read)
