@@ -46,8 +46,10 @@ def test_a_dealer_signs_in_the_pit_pushes_another_and_signs_out(tmp_path):
     first = _run(tmp_path, tokens["ann"], "sign-in", "--as", "ann")
     assert first.exit_code == 0, first.output
     assert "ann is on the box of table-1" in first.stdout
-    with unit_of_work(open_store(sqlite_url(tmp_path))) as session:
+    engine = open_store(sqlite_url(tmp_path))
+    with unit_of_work(engine) as session:
         add_user(session, name="eve", role="dealer")
+    engine.dispose()
     pushed = _run(tmp_path, tokens["bob"], "sign-in", "--as", "bob", "--dealer", "eve")
     assert (
         pushed.exit_code == 0
