@@ -507,6 +507,8 @@ class TableMachine(RuleBasedStateMachine):
         self.attempt("table.open" if is_open else "table.close", None, s.set_table_open, is_open, actor=actor)
         if not self.down:
             assert s.table_open is is_open
+            if not is_open:  # the table's closing ends every rating at it (docs/accounting.md, "Ratings")
+                self.seated.clear()
 
     @rule(
         action=st.sampled_from(["fault", "clear", "clear", "reconcile"]),
