@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 import structlog
@@ -77,8 +77,13 @@ class DiceShakerDriver(Driver):
         """Queue a STATUS_REQUEST; the answering DiceStatus names the returned command id."""
         return self.send_command(DiceMsg.STATUS_REQUEST, codec.encode_status_request())
 
-    async def roll(self, timeout: float | None = None) -> DiceRoll:
-        """Shake once and return the roll; ShakeFailed, DriverTimeoutError or DriverIOError otherwise."""
+    async def roll(
+        self, timeout: float | None = None, *, sent: Callable[[int], None] | None = None
+    ) -> DiceRoll:
+        """Shake once and return the roll; ShakeFailed, DriverTimeoutError or DriverIOError otherwise.
+
+        ``sent(command_id)`` is called with the SHAKE's id before any answer to it can be seen,
+        so the caller can tell which SHAKE a later DiceRead answers (one answered too late)."""
         self._require_queue()
         if not self.running:
             raise DriverIOError(f"{self.name} driver is not running")
@@ -86,6 +91,8 @@ class DiceShakerDriver(Driver):
         with self._pending_lock:  # registered before the reader thread can see an answer
             command_id = self.shake()
             self._pending[command_id] = future
+            if sent is not None:
+                sent(command_id)
         wait = self.roll_timeout if timeout is None else timeout
         try:
             rolled = await asyncio.wait_for(future, wait)

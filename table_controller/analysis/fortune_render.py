@@ -28,21 +28,26 @@ FORTUNE_READING: Final = (
 
 
 def fortune_sections(
-    fortune: Path | None = None, progressive: Path | None = None, meter: int | None = None
+    fortune: Path | None = None,
+    progressive: Path | None = None,
+    meter: int | None = None,
+    envy_wager: int = ENVY_WAGER,
 ) -> dict[str, Any]:
-    """The Fortune and progressive sections for the given files (default: the shipped ones)."""
+    """The Fortune and progressive sections for the given files (default: the shipped ones);
+    the envy's value and the edge with envy quoted on a Fortune wager of ``envy_wager`` cents
+    (a table's envy minimum: the smallest wager that is paid envy, where envy is worth most)."""
     fortune_file = fortune or paytables_dir() / "fortune-a.toml"
     progressive_file = progressive or progressive_dir() / "fortune-progressive.toml"
     fortune_table = load_fortune_paytable(fortune_file)
     math = fortune_math(fortune_table)
-    fortune_doc = math.as_dict(ENVY_WAGER)
+    fortune_doc = math.as_dict(envy_wager)
     fortune_doc["file"] = _ref(fortune_file)
     fortune_doc["reading"] = FORTUNE_READING
     fortune_doc["edge_with_envy"] = [
         {
             "others": k,
-            "edge": str(math.edge_with_envy(ENVY_WAGER, k)),
-            "edge_decimal": float(math.edge_with_envy(ENVY_WAGER, k)),
+            "edge": str(math.edge_with_envy(envy_wager, k)),
+            "edge_decimal": float(math.edge_with_envy(envy_wager, k)),
         }
         for k in OTHERS
     ]
@@ -75,7 +80,8 @@ def fortune_tables(doc: dict[str, Any]) -> list[Table]:
         caption=f"Envy per other position: {fortune['envy_per_other_position_cents_decimal']:.4f} cents = "
         f"{_pct(fortune['envy_value_decimal'], 4)} of {format_cents(fortune['envy_wager_cents'])}; "
         f"a qualifying hand {_pct(fortune['envy_hit_rate_decimal'], 4)} per position. "
-        f"Edge of a $5 wager with envy: {edges}.\nReading used: {fortune['reading']}\n"
+        f"Edge of a {format_cents(fortune['envy_wager_cents'])} wager with envy: {edges}.\n"
+        f"Reading used: {fortune['reading']}\n"
         f"{fortune['file']['name']} sha256 {fortune['file']['sha256'][:16]}…",
     )
     for column in ("line", "pays", "envy", "combinations", "probability", "return"):
@@ -134,7 +140,7 @@ def fortune_tables(doc: dict[str, Any]) -> list[Table]:
             f"{level['one_in']:,.1f}" if level["one_in"] else "-",
             _pct(level["return_at_reset"], 4),
             meter_text,
-            format_cents(round(even)),  # to the nearest cent if even is not None else "-",
+            format_cents(round(even)) if even is not None else "-",  # to the nearest cent
         )
     return [table, lines, levels]
 

@@ -28,6 +28,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..settings import HttpSettings, TableSettings
 from ..table.dealers import DayPaceReader, DealerDesk
+from ..table.progressive_pool import SYSTEM
 from ..table.rating_push import RatingWorker
 from ..table.ratings import RatingDesk
 from ..table.service import TableService
@@ -37,6 +38,7 @@ from .auth import Authentication, BadTokens
 from .deps import Store, route_permission
 from .edge import HttpEdge
 from .errors import install_error_handlers
+from .progressive_view import PoolFeeds
 from .read_lag import install_read_lag
 from .roles import roles_for
 from .routers import (
@@ -50,6 +52,7 @@ from .routers import (
     devices,
     me,
     progressive,
+    progressive_display,
     ratings,
     reports,
     round,
@@ -92,6 +95,7 @@ unavailable; never a 500.
 ROUTERS = (
     table.router,
     progressive.router,
+    progressive_display.router,
     round.router,
     rounds.router,
     alerts.router,
@@ -142,11 +146,12 @@ def create_app(
     ``read_engine`` a read-only replica the read endpoints use (``settings.read_db_url``)."""
     hub = EventHub(engine, settings.table_id, poll_interval=poll_interval)
     rating_worker = RatingWorker(engine, RatingDesk.of(settings), settings.ratings)
+    pool_feeds = PoolFeeds(engine, poll_interval=poll_interval, system=SYSTEM)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
-            async with hub.running(), rating_worker.running():
+            async with hub.running(), rating_worker.running(), pool_feeds.running():
                 yield
         finally:  # a stop cancels the analysis jobs (analysis_jobs.py): it never waits for them
             jobs = getattr(app.state, "analysis_jobs", None)
@@ -168,6 +173,7 @@ def create_app(
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub
     app.state.dealer_pace = DayPaceReader(DealerDesk.of(settings))  # GET /api/table's dealer line
+    app.state.pool_feeds = pool_feeds  # the progressive displays' feeds (progressive_view.py)
     install_error_handlers(app)
     accounting.install_accounting_errors(app)
     ratings.install_rating_errors(app)

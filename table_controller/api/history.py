@@ -157,6 +157,8 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
     if rules is not None:  # each setting as a dealer reads it, under the round's own rules
         for position in positions:
             position.update(setting_words(position["high"], position["low"], rules))
+        for event in events:
+            event["setting"] = _event_setting(event, rules)
     dealt, rolled = payloads.get("piles.dealt"), payloads.get("dice.rolled")
     start = detail["start_position"]
     owners = (
@@ -184,6 +186,25 @@ def round_detail(session: Session, table_id: str, round_id: str) -> RoundDetailP
         record_findings=findings,
     )
     return RoundDetailPublic.model_validate(detail)
+
+
+# The events that set hands: their payload's own high and low, or (a refusal) the tried event's.
+_SETTING_KINDS = frozenset({"player.set", "dealer.set", "dealer.override"})
+
+
+def _event_setting(event: dict[str, Any], rules: RankingRules) -> dict[str, Any] | None:
+    """The hands an event sets (or a refused dealer setting tried), read as a dealer reads them."""
+    payload = event["payload"]
+    if event["kind"] == "round.refused" and isinstance(payload.get("event"), dict):
+        payload = payload["event"]
+        if payload.get("kind") not in _SETTING_KINDS:
+            return None
+    elif event["kind"] not in _SETTING_KINDS:
+        return None
+    high, low = payload.get("high"), payload.get("low")
+    if not isinstance(high, list) or not isinstance(low, list):
+        return None
+    return {"high": high, "low": low, **setting_words(high, low, rules)}
 
 
 # the house ways of the checks, by the SHA-256 of their bytes: a content never changes, so one

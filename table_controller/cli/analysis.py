@@ -58,11 +58,14 @@ WayOption = Annotated[str | None, typer.Option("--house-way", help="a house way 
 BigHandOption = Annotated[Path | None, typer.Option("--big-hand", help="Big Hand Bonus pay table file")]
 JokerOption = Annotated[Path | None, typer.Option("--joker-bonus", help="Joker Bonus pay table file")]
 FortuneOption = Annotated[
-    Path | None, typer.Option("--fortune", help="Fortune Bonus pay table file (default: fortune-a)")
+    Path | None,
+    typer.Option("--fortune", help="Fortune Bonus pay table file (default: the table's [fortune] paytable)"),
 ]
 ProgressiveOption = Annotated[
     Path | None,
-    typer.Option("--progressive", help="progressive pay table file (default: the shipped example)"),
+    typer.Option(
+        "--progressive", help="progressive pay table file (default: the table's [progressive] paytable)"
+    ),
 ]
 MeterOption = Annotated[
     int | None, typer.Option("--meter", min=1, help="a progressive meter in cents to price the wager at")
@@ -157,8 +160,18 @@ def par_sheet(
     extra_tables: Callable[[dict[str, Any]], list[Any]] = lambda doc: []  # noqa: E731
     extra_rows: Callable[[dict[str, Any]], Any] = lambda doc: []  # noqa: E731
     if table.settings.game is Game.STANDARD:  # the Fortune is dealt from 53 cards
+        # the table's configured Fortune and progressive tables and envy minimum ([fortune],
+        # [progressive]: the shipped ones when the table names none), unless given here
+        side = table.settings
         try:
-            document.update(fortune_sections(fortune, progressive, meter))
+            document.update(
+                fortune_sections(
+                    fortune or side.fortune.file,
+                    progressive or side.progressive.file,
+                    meter,
+                    envy_wager=side.fortune.envy_minimum,
+                )
+            )
         except (PayTableError, ProgressiveError) as error:  # a bad file: its own words, no traceback
             raise typer.BadParameter(str(error)) from error
         extra_tables, extra_rows = fortune_tables, fortune_rows

@@ -37,6 +37,7 @@ from drivers.dice_shaker.roll import DiceRoll
 from drivers.errors import DriverIOError, DriverTimeoutError
 
 from ..round.events import DiceRolled
+from ..storage.errors import is_outage
 from ..table.service import RoundChanged
 from .adapter import DeviceAdapter, Stopped, wait_or_stop
 from .journal import DeviceRecord
@@ -54,6 +55,7 @@ BAD_ROLL_LIMIT = 3  # unusable answers for one round before the fault: a one-off
 BAD_ROLL_RETRY_MAX = 60.0  # seconds between attempts while the fault is open, at most
 NO_ANSWER = "no-answer"  # the fault opened when SHAKEs go unanswered (no roll, no refusal)
 NO_ANSWER_TRIES = 2  # unanswered SHAKEs in a row before the fault: settings.dice.no_answer_tries
+SHAKES_REMEMBERED = 256  # SHAKE ids kept to tell whose round a roll answers (far more than one round sends)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,26 +107,67 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
         self.roll_timeout = roll_timeout
         self.no_answer_tries = no_answer_tries
         self._lock = threading.Lock()
-        self._rolls: dict[str, Roll] = {}  # the first roll reported while each round was open
+        self._rolls: dict[str, Roll] = {}  # the first roll answering a SHAKE of each round
+        self._shakes: dict[int, str] = {}  # SHAKE command id -> the round it was shaken for
         self.journal.listen(self._heard)
 
     # -- what the shaker reported ---------------------------------------------------------------
 
     def _heard(self, event: DriverEvent, round_id: str | None) -> None:
-        """Reader thread, after the event is stored: keep the first roll of the open round."""
-        if isinstance(event, DiceRead) and round_id is not None:
-            hello = self.driver.hello
-            serial = hello.serial_number if hello is not None else ""
-            with self._lock:
-                self._rolls.setdefault(round_id, Roll(event.faces, "shaker", f"{serial}:{event.roll_id}"))
+        """Reader thread, after the event is stored: keep the first roll answering each round's
+        SHAKEs. A roll is its SHAKE's round's, whichever round is open when it arrives: a roll
+        answered after its round was voided was made before the next round's wagers were in,
+        and is never that round's dice."""
+        if not isinstance(event, DiceRead):
+            return
+        hello = self.driver.hello
+        serial = hello.serial_number if hello is not None else ""
+        with self._lock:
+            owner = self._shakes.get(event.command_id)
+            if owner is not None:
+                self._rolls.setdefault(owner, Roll(event.faces, "shaker", f"{serial}:{event.roll_id}"))
+        if owner is None:
+            log.warning("dice.roll_unclaimed", roll_id=event.roll_id, command_id=event.command_id)
+        elif owner != round_id:
+            log.warning("dice.roll_late", roll_id=event.roll_id, shaken_for=owner, open_round=round_id)
+
+    def _sent(self, command_id: int, round_id: str) -> None:
+        """A SHAKE for ``round_id`` was queued (under the driver's lock: before any answer to it):
+        remember whose it is, and journal it so a restart can tell the same (``recover``)."""
+        with self._lock:
+            self._shakes[command_id] = round_id
+            while len(self._shakes) > SHAKES_REMEMBERED:
+                del self._shakes[next(iter(self._shakes))]
+        try:
+            self.journal.command("shake", command_id, round_id=round_id)
+        except Exception as error:  # an outage: the roll is still this round's; a restart re-shakes
+            if not is_outage(error):
+                raise
+            log.warning("dice.shake_not_journalled", command_id=command_id, reason=str(error))
 
     def seen(self, round_id: str) -> Roll | None:
         with self._lock:
             return self._rolls.get(round_id)
 
     def recover(self, round_id: str, records: Iterable[DeviceRecord]) -> None:
+        """The round's roll from before a restart: a ``rolled`` record answering a SHAKE that
+        was journalled for this round (never one that only arrived while it was open)."""
+        records = list(records)
+        shaken = {
+            record.payload.get("command_id")
+            for record in records
+            if record.device == DEVICE
+            and record.what == "command"
+            and record.payload.get("command") == "shake"
+            and record.payload.get("round_id") == round_id
+        }
         for record in records:
-            if record.device == DEVICE and record.what == "rolled" and record.round_id == round_id:
+            if (
+                record.device == DEVICE
+                and record.what == "rolled"
+                and record.round_id == round_id
+                and record.payload.get("command_id") in shaken
+            ):
                 payload = record.payload
                 roll = Roll(
                     tuple(payload["faces"]), "shaker", f"{payload.get('serial') or ''}:{payload['roll_id']}"
@@ -191,7 +234,7 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
             await self.wait_clear(ignore=frozenset({BAD_ROLL, NO_ANSWER}))  # only an answer clears those
             attempt += 1
             try:
-                await self._shake()
+                await self._shake(round_id)
             except ShakeFailed as failed:
                 silences = 0
                 if NO_ANSWER in opened:  # it answers again, if not with a roll
@@ -228,10 +271,14 @@ class ShakerAdapter(DeviceAdapter["DiceShakerDriver"]):
                 log.error("dice.link_down", attempt=attempt, error=str(error))
                 await wait_or_stop(self.stop, self.retry_interval)
 
-    async def _shake(self) -> DiceRoll:
+    async def _shake(self, round_id: str) -> DiceRoll:
         """One SHAKE and its answer; Stopped at once when the daemon stops meanwhile (the SHAKE
         is not waited out: its roll, if it comes, is journalled for the next start)."""
-        shake = asyncio.ensure_future(self.driver.roll(timeout=self.roll_timeout))
+        shake = asyncio.ensure_future(
+            self.driver.roll(
+                timeout=self.roll_timeout, sent=lambda command_id: self._sent(command_id, round_id)
+            )
+        )
         stopper = asyncio.ensure_future(self.stop.wait())
         try:
             await asyncio.wait({shake, stopper}, return_when=asyncio.FIRST_COMPLETED)

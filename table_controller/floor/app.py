@@ -3,7 +3,9 @@
 The pit and surveillance terminals for every table of the floor, through the same API
 conventions as one table's (api/app.py): the same middlewares in front (``install_edge``:
 security headers, proxy headers, access log, HTTP edge, authentication and its slow-down of bad
-tokens), the same error answers, roles and tokens, ``/api/me``, offline interactive docs; the
+tokens), the same error answers, roles and tokens, ``/api/me``, browser sessions
+(``/api/session``: signed in once, the floor's links to its reports and — with the tables'
+session key file — to each table's own pages keep the session), offline interactive docs; the
 floor's reports and shifts besides (docs/floor-reports.md). The lifespan starts the floor's
 event hub (one poller of every table's chain for all streams). Answers read from a replica say
 how far behind it is (``api/read_lag.py``), as a table's do.
@@ -27,7 +29,8 @@ from ..api.app import API_VERSION, STATIC_DIR, document_roles, install_edge
 from ..api.deps import Store
 from ..api.errors import install_error_handlers
 from ..api.read_lag import install_read_lag
-from ..api.routers import me
+from ..api.routers import me, session
+from ..api.sessions import Sessions
 from ..api.tokens import DEFAULT_TTL_SECONDS, TokenCache
 from ..storage.open_alerts import OpenAlerts
 from .hub import FloorHub
@@ -59,6 +62,7 @@ ROUTERS = (
     reports.router,
     shifts.router,
     me.router,
+    session.router,
 )
 
 
@@ -86,6 +90,8 @@ def create_floor_app(
     app.state.engine = engine
     app.state.store = Store(engine, read_engine)
     app.state.tokens = TokenCache(token_ttl)
+    # browser sessions: with the tables' key file (http.session_secret_file) the tables accept them
+    app.state.sessions = Sessions.from_settings(settings.http)
     app.state.hub = hub  # ApiServer closes the streams at shutdown (api/server.py)
     app.state.open_alerts = OpenAlerts()
     install_error_handlers(app)

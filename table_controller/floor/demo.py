@@ -32,6 +32,7 @@ from typing import IO, Final
 
 import structlog
 
+from ..api.sessions import read_or_make_secret
 from ..daemon.children import PR_SET_PDEATHSIG
 from ..storage import open_store, redacted, unit_of_work
 from ..storage.users import Role, UserExistsError, add_user, rotate_token
@@ -43,6 +44,7 @@ PIT_PREFIX: Final = "pit-"
 STOP_GRACE: Final = 15.0  # seconds a child has to stop after SIGTERM before it is killed
 FLOOR_START_TIMEOUT: Final = 60.0  # seconds for the floor to print its URL
 MAX_TABLES: Final = 50
+SESSION_KEY_FILE: Final = "session.key"  # in --data-dir: the floor's and every table's browser-session key
 
 
 class DemoError(Exception):
@@ -156,6 +158,10 @@ class DemoFloor:
         self.rounds, self.seed, self.step_delay, self.config = rounds, seed, step_delay, config
         self.children: list[Child] = []
         self.stopping = threading.Event()
+        # one browser-session key for the floor and every table: a person signed in at the floor
+        # opens each table's own pages from its link without signing in again (the cookie is
+        # per host, not per port, and each process checks it with this key: api/sessions.py)
+        self.session_key = data_dir / SESSION_KEY_FILE
         self._preexec = _dies_with_parent()
 
     def _start(self, name: str, args: list[str], env: dict[str, str], out: IO[str] | int) -> Child:
@@ -177,7 +183,9 @@ class DemoFloor:
         return child
 
     def start_tables(self) -> None:
-        """Each table's ``run --simulate`` daemon, its output in ``DATA_DIR/TABLE.log``."""
+        """Each table's ``run --simulate`` daemon, its output in ``DATA_DIR/TABLE.log``. The
+        session key is made by the demo itself, before any child could race to make it."""
+        read_or_make_secret(self.session_key)
         for index, table in enumerate(self.plan):
             args = ["run", "--simulate", "--db-url", self.db_url]
             args += ["--data-dir", str(self.data_dir / table.table_id)]
@@ -190,14 +198,21 @@ class DemoFloor:
                 args += ["--seed", str(self.seed + index)]
             if self.step_delay is not None:
                 args += ["--step-delay", str(self.step_delay)]
-            env = {"TABLE_TABLE_ID": table.table_id, "TABLE_PIT": table.pit, "TABLE_API_URL": table.api_url}
+            env = {
+                "TABLE_TABLE_ID": table.table_id,
+                "TABLE_PIT": table.pit,
+                "TABLE_API_URL": table.api_url,
+                "TABLE_HTTP__SESSION_SECRET_FILE": str(self.session_key),
+            }
             with (self.data_dir / f"{table.table_id}.log").open("a") as out:
                 self._start(table.table_id, args, env, out)
 
     def start_floor(self) -> str:
         """The floor service; returns the URL it printed once its port was bound."""
+        read_or_make_secret(self.session_key)
         args = ["floor", "--db-url", self.db_url, "--host", self.host, "--port", str(self.floor_port)]
-        child = self._start("floor", args, {}, subprocess.PIPE)
+        env = {"FLOOR_HTTP__SESSION_SECRET_FILE": str(self.session_key)}
+        child = self._start("floor", args, env, subprocess.PIPE)
         assert child.process.stdout is not None
         lines: queue.Queue[str] = queue.Queue()
         stdout = child.process.stdout

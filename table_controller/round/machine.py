@@ -27,10 +27,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from ..game.cards import Card, Game, parse_cards
+from ..game.cards import Card, Game, codes, parse_cards
 from ..game.deal import BANKER_POSITION, PLAYER_POSITIONS, Discrepancy, check_deal, start_position
 from ..game.dealer import RequiredSetting
-from ..game.evaluator import RankingRules
+from ..game.evaluator import DEFAULT_RULES, RankingRules
+from ..game.hand_words import read_high, read_low
 from ..game.setting import Setting, check_setting, is_legal
 from ..game.settlement import RoundSettlement
 from .events import (
@@ -68,13 +69,22 @@ class WagersLocked(TransitionRefused):
 class HouseWayDeviation(TransitionRefused):
     """The dealer's setting deviates from the house way (only a pit override lets it stand)."""
 
-    def __init__(self, phase: Phase, proposed: Setting, required: RequiredSetting) -> None:
-        req = required.setting
+    def __init__(
+        self,
+        phase: Phase,
+        proposed: Setting,
+        required: RequiredSetting,
+        ranking: RankingRules = DEFAULT_RULES,
+    ) -> None:
+        # the required hands as a dealer reads them aloud (game/hand_words.py), named
+        high = read_high(required.setting.high, ranking)
+        low = read_low(required.setting.low, ranking)
         super().__init__(
             phase,
             "dealer.set",
             f"setting deviates from the house way: rule {required.rule_id} requires "
-            f"low {' '.join(c.code for c in req.low)} / high {' '.join(c.code for c in req.high)}",
+            f"high {' '.join(codes(high.cards))} ({high.name}) "
+            f"and low {' '.join(codes(low.cards))} ({low.name})",
         )
         self.proposed = proposed
         self.required = required
@@ -299,7 +309,7 @@ def _dealer_guard(state: RoundState, event: DealerSet, rules: RoundRules) -> Non
     if not state.banker_follows_house_way:
         return  # "When a player is banking, he is free to set the hand however he chooses" (004)
     if not rules.matches(proposed, state.required):
-        raise HouseWayDeviation(state.phase, proposed, state.required)
+        raise HouseWayDeviation(state.phase, proposed, state.required, rules.ranking)
 
 
 def _override_guard(state: RoundState, event: DealerOverride, rules: RoundRules) -> None:

@@ -11,7 +11,10 @@ import itertools
 
 import pytest
 
-from .conftest import play_round
+from table_controller.round.events import DiceRolled, PilesDealt
+
+from ..round.tables import BANKER, POSITION_3, POSITION_5, deal
+from .conftest import MIS_SET, WAGERS, play_round
 
 
 def numbers(api, **params):
@@ -224,3 +227,37 @@ def test_unknown_rounds_are_404_and_bad_ids_422(api):
     assert api.get("/api/rounds/other-1").status_code == 404
     assert api.get("/api/rounds/t1-99/replay").status_code == 404
     assert api.get("/api/rounds/no%20such").status_code == 422
+
+
+def test_each_step_that_sets_hands_says_them_as_a_dealer_reads_them(api):
+    """A hand set out of order (a pair of aces typed 2c 8c Ah 9c As) is read made part first,
+    then the kickers high to low, and named (game/hand_words.py); a refused dealer setting and
+    the override that let it stand are read too; events that set no hand carry none."""
+    opened = api.post("/api/round", "dealer", json=WAGERS)
+    round_id = opened.json()["round"]["round_id"]
+    api.service.record_dice(DiceRolled(faces=(1, 1, 1), source="shaker", actor="device:dice-shaker"))
+    piles, unused = deal({1: BANKER, 3: POSITION_3, 5: POSITION_5}, start=3)
+    api.service.record_deal(PilesDealt(piles=piles, unused=unused, actor="device:shuffler"))
+    scrambled = {"high": ["2c", "8c", "Ah", "9c", "As"], "low": ["Kh", "Kd"]}
+    assert api.post("/api/round/players/3/setting", "dealer", json=scrambled).status_code == 200
+    five = {"high": ["Kc", "8d", "6s", "4h", "3c"], "low": ["Qh", "Jd"]}
+    assert api.post("/api/round/players/5/setting", "dealer", json=five).status_code == 200
+    assert api.post("/api/round/dealer/setting", "dealer", json=MIS_SET).status_code == 409
+    override = {**MIS_SET, "reason": "approved misread"}
+    assert api.post("/api/round/dealer/override", "pit", json=override).status_code == 200
+    api.service.settle()
+
+    events = api.get(f"/api/rounds/{round_id}", "surveillance").json()["events"]
+    read = {(e["kind"], e["payload"].get("position")): e["setting"] for e in events}
+    assert read[("player.set", 3)] == {
+        **scrambled,
+        "high_sorted": ["Ah", "As", "9c", "8c", "2c"],  # the pair first, as typed; then 9, 8, 2
+        "high_name": "pair of aces",
+        "low_sorted": ["Kh", "Kd"],
+        "low_name": "pair of kings",
+    }
+    mis_set = {**MIS_SET, "high_sorted": MIS_SET["high"], "high_name": "ace high"}
+    mis_set |= {"low_sorted": ["Qd", "9h"], "low_name": "queen-nine"}
+    assert read[("round.refused", None)] == mis_set  # the deviation the dealer tried
+    assert read[("dealer.override", None)] == mis_set
+    assert read[("round.opened", None)] is None and read[("round.settled", None)] is None

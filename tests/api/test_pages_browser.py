@@ -420,6 +420,12 @@ def test_surveillance_gets_no_forms_and_the_pages_hold_the_csp(site, browser):
     assert browser.find_elements(By.TAG_NAME, "form") == []  # no acknowledge either
     browser.get(f"{base}/ui/round.html?id=t1-2")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#steps .step")) == 10)
+    steps = [step.text for step in browser.find_elements(By.CSS_SELECTOR, "#steps .step")]
+    # each step that sets hands names them as the dealer reads them (api/hand_view.py)
+    position_3 = next(step for step in steps if "set position 3" in step)
+    assert "pair of aces" in position_3 and "pair of kings" in position_3
+    refused = next(step for step in steps if "deviation refused" in step)
+    assert refused.count("ace high") == 2 and "queen-nine" in refused and "queen-seven" in refused
     browser.get(f"{base}/ui/history.html")
     wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".round-row")) == 2)
 

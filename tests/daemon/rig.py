@@ -74,6 +74,7 @@ def devices(
     seed: int = 7,
     rng_dice: bool = False,
     pile_interval: float = 0.0,
+    shake_duration: float = 0.0,
 ) -> Devices:
     shuffler = ShufflerSimulator(
         seed=seed,
@@ -84,7 +85,9 @@ def devices(
     ).start()
     if rng_dice:
         return Devices(shuffler, None)
-    shaker = DiceShakerSimulator(seed=seed, faults=list(shaker_faults), link_config=DEVICE_LINK)
+    shaker = DiceShakerSimulator(
+        seed=seed, faults=list(shaker_faults), link_config=DEVICE_LINK, shake_duration=shake_duration
+    )
     return Devices(shuffler, shaker, shaker.usb_backend())
 
 

@@ -172,3 +172,28 @@ async def test_a_protocol_1_0_shaker_re_sending_its_refused_roll_voids_the_round
     voids = [a for a in alerts(engine, "t1-1") if a.get("alert") == "void"]
     assert len(voids) == 1 and "dice-shaker" in voids[0]["detail"]
     assert replayed(engine, "t1-2").phase.value == "closed"
+
+
+async def test_a_late_roll_of_a_voided_round_is_never_the_next_rounds_dice(engine):
+    """A SHAKE answered after its round was voided (the shaker slower than the answer timeout,
+    the pit voiding meanwhile): that roll was made before the next round's wagers were in, so
+    it is journalled but never taken as the next round's dice; the next round shakes its own
+    (dice-shaker.md 2.3: a ROLL names the SHAKE it answers)."""
+    devs = devices(shake_duration=1.2)
+    try:
+        table = with_short_roll_timeout(build(engine, devs), devs, roll_timeout=0.4, tries=100)
+        async with running(table, rounds=2):
+            await until(lambda: devs.shaker.model._shaking is not None, timeout=10)  # round 1's SHAKE
+            first = table.service.round
+            assert first is not None and first.round_id == "t1-1"
+            table.service.void("pia", "wagers placed late")
+            await until(lambda: events(engine, "dice.rolled", "t1-2"), timeout=20)
+    finally:
+        devs.close()
+    late_roll_id = devs.shaker.model.rolls[0][0]  # the roll that answered round 1's SHAKE
+    [(_, dice)] = events(engine, "dice.rolled", "t1-2")
+    used = int(str(dice["roll_id"]).rsplit(":", 1)[1])
+    assert used != late_roll_id and used in [roll_id for roll_id, _ in devs.shaker.model.rolls]
+    # the late roll is kept as what the shaker said, against the round whose SHAKE it answers
+    late = [p for k, p in events(engine) if k == "device.dice-shaker.rolled" and p["roll_id"] == late_roll_id]
+    assert len(late) == 1

@@ -105,6 +105,21 @@ def test_the_demo_starts_its_tables_in_their_pits_and_sigterm_stops_every_child(
         # the table's own pages answer where it registered them
         assert seen[0]["api_url"].startswith("http://127.0.0.1:")
         assert httpx.get(seen[0]["live_url"]).status_code == 200
+        # signed in once at the floor, the table's own pages let the same browser in: the demo
+        # gives the floor and its tables one session key, and a cookie is per host, not per port
+        signed = httpx.post(
+            f"{floor_url}/api/session",
+            headers={
+                "Authorization": f"Bearer {tokens['demo-pit-1']}",
+                "X-Requested-With": "table-controller",
+            },
+        )
+        assert signed.status_code == 200, signed.text
+        cookie = {"Cookie": f"tc-session={signed.cookies['tc-session']}"}
+        at_table = httpx.get(f"{seen[0]['api_url']}/api/me", headers=cookie)
+        assert at_table.status_code == 200, at_table.text
+        assert at_table.json()["name"] == "demo-pit-1"
+        assert httpx.get(f"{seen[0]['api_url']}/api/me").status_code == 401  # the cookie is what let it in
 
         children = {line["child"]: line["pid"] for line in _events(logged, "floor_demo.child_started")}
         assert set(children) == {"demo-1", "demo-2", "floor"}

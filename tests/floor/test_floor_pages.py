@@ -135,3 +135,27 @@ def test_every_floor_page_links_the_reports_and_a_tables_history_leads_back_to_t
     browser.get(f"{base}/ui/round.html?table=t1&id=t1-1")
     wait_for(browser, lambda d: "Floor" in links("nav a"))
     assert links("nav a")["Report"] == f"{report}?table=t1"
+
+
+def test_signed_in_once_at_the_floor_a_report_opens_from_its_link_and_sign_out_ends_it(site, browser):
+    base, floor = site
+    play(floor.services["t1"])
+    sign_in(browser, base, floor.tokens["paul"], page="floor.html")
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".table-card")) == 2)
+    # the page keeps no token: the browser's HttpOnly session cookie is what lets it in
+    assert browser.execute_script("return sessionStorage.length") == 0
+    cookies = {cookie["name"]: cookie for cookie in browser.get_cookies()}
+    assert cookies["tc-session"]["httpOnly"] and cookies["tc-session"]["sameSite"] == "Strict"
+    # a report opened from a plain link (no script adds a header to a navigation)
+    report = browser.find_element(By.CSS_SELECTOR, '[data-table="t1"] .report-link').get_attribute("href")
+    browser.get(report)
+    wait_for(browser, lambda d: "Day report" in text(d, "h1"))
+    assert "table t1" in text(browser, "h1")
+    # signing out at the floor ends the session: the same link is refused
+    browser.get(f"{base}/ui/floor.html")
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#sign-out, .sign-out"))
+    browser.find_element(By.CSS_SELECTOR, "#sign-out, .sign-out").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/ui/index.html"))
+    browser.get(report)
+    wait_for(browser, lambda d: "unauthorized" in d.page_source)  # the API's 401 answer
+    assert "Day report" not in browser.page_source

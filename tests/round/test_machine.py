@@ -99,7 +99,10 @@ def test_a_dealer_setting_off_the_house_way_is_refused_naming_the_rule_then_a_pi
     with pytest.raises(HouseWayDeviation) as refused:
         apply(state, wrong, RULES)
     assert refused.value.required.rule_id == "high-card.second-and-fourth"
-    assert "low Qd 7s" in str(refused.value)
+    # the required hands as a dealer reads them, high first, each named (game/hand_words.py)
+    assert str(refused.value).endswith(
+        "rule high-card.second-and-fourth requires high Ac 9h 5c 3d 2h (ace high) and low Qd 7s (queen-seven)"
+    )
     assert state.phase is Phase.DEALER_SETTING  # unchanged
     override = DealerOverride(high=wrong.high, low=wrong.low, actor="pit-bob", reason="dealer misread the 9")
     state = apply(state, override, RULES)

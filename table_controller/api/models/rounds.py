@@ -8,7 +8,14 @@ from pydantic import BaseModel, Field, computed_field
 
 from ...round.phase_words import phase_words
 from .events import ChainEventPublic
-from .table import DicePublic, HouseWayPublic, PilePublic, PositionsPublic, RoundStatePublic
+from .table import (
+    DicePublic,
+    HouseWayPublic,
+    NamedSettingPublic,
+    PilePublic,
+    PositionsPublic,
+    RoundStatePublic,
+)
 
 
 class RoundSummaryPublic(BaseModel):
@@ -91,6 +98,15 @@ class PositionPublic(BaseModel):
     )
 
 
+class RoundEventPublic(ChainEventPublic):
+    """One event of the round; one that sets hands (a position's, the banker's, an override, a
+    refused dealer setting) says them as a dealer reads them, under the round's rules."""
+
+    setting: NamedSettingPublic | None = Field(
+        None, description="the hands this event sets or tried to set, read in order and named; else null"
+    )
+
+
 class RoundDetailPublic(RoundSummaryPublic, PositionsPublic):
     """One round in full: every event in chain order, the deal, the house way and each position."""
 
@@ -101,7 +117,7 @@ class RoundDetailPublic(RoundSummaryPublic, PositionsPublic):
         description="how the house way sets the banker's hand, and the rule"
     )
     positions: list[PositionPublic]
-    events: list[ChainEventPublic]
+    events: list[RoundEventPublic]
     rules_version: dict[str, str] = Field(
         default_factory=dict,
         description="the rules' contents the round was decided under, by SHA-256 (house_way,"

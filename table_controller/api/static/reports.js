@@ -53,9 +53,25 @@ async function load() {
       return row(date, await api("/api/reports/day", { params }), "/api/reports/day", params, "day");
     }));
     document.getElementById("days").replaceChildren(...rows);
+    await progressive(document.getElementById("gaming-day").value);
   } catch (error) {
     showError(error);
   }
+}
+
+// The table's progressive pool, if it keeps one: its gaming day as JSON, CSV, printable page and PDF.
+async function progressive(gamingDay) {
+  const table = await api("/api/table");
+  const box = document.getElementById("progressive");
+  if (!table.progressive) return;
+  const pool = table.progressive.pool_id;
+  const path = `/api/progressive/${encodeURIComponent(pool)}/day`;
+  const params = { gaming_day: gamingDay };
+  document.getElementById("pool-id").textContent = pool;
+  document.getElementById("progressive-links").replaceChildren(
+    link(path, params, "report (JSON)"), " · ", link(`${path}.csv`, params, "CSV"), " · ",
+    link(`${path}.html`, params, "printable page"), " · ", link(`${path}.pdf`, params, "PDF"));
+  box.hidden = false;
 }
 
 document.getElementById("day-form").addEventListener("submit", (event) => {

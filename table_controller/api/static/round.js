@@ -21,7 +21,11 @@ const signed = (cents) => (cents > 0 ? `+${money(cents)}` : money(cents));
 // Why a round was void, without the "misdeal: " the store's reason starts with (the page says it).
 const whyVoid = (r) => String(r.void_reason || "").replace(/^misdeal: /, "");
 const rule = (ruleId) => el("code", { class: "rule-id" }, ruleId);
-const setting = (high, low) => el("span", { class: "setting" }, "high ", cards(high), " low ", cards(low));
+// A setting in a step: each hand as a dealer reads it and named when the answer says so (a named
+// setting: api/hand_view.py), else as recorded.
+const setting = (high, low, named) => el("span", { class: "setting" },
+  "high ", named ? readHand(high, named.high_sorted, named.high_name) : cards(high),
+  " low ", named ? readHand(low, named.low_sorted, named.low_name) : cards(low));
 const DIE_FACES = ["\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
 const dice = (faces) => el("span", { class: "dice" }, faces.map((face) => el("span", { class: "die", title: String(face) }, DIE_FACES[face - 1])));
 
@@ -158,29 +162,29 @@ function stepWords(e, state, r) {
     }
     case "piles.dealt": {
       if (p.interrupted) return [`the deal was interrupted (${p.interrupted}): a misdeal`];
-      const required = state && state.house_way;
+      const required = way || (state && state.house_way);  // the detail's is read and named
       return [`dealt the seven piles and ${p.unused.length} unused cards`,
         state && state.phase === "void" ? `: a misdeal, ${whyVoid(r) || "the deck was not whole"}` : "",
-        required ? ["; the house way requires the banker's hand as ", setting(required.setting.high, required.setting.low),
+        required ? ["; the house way requires the banker's hand as ", setting(required.setting.high, required.setting.low, required.setting),
           " (rule ", rule(required.rule_id), ")"] : ""];
     }
     case "player.set": {
       const made = r.positions.find((x) => x.position === p.position);
-      return [`set position ${p.position}: `, setting(p.high, p.low), made && made.fouled ? " — a foul" : ""];
+      return [`set position ${p.position}: `, setting(p.high, p.low, e.setting), made && made.fouled ? " — a foul" : ""];
     }
     case "dealer.set":
-      return ["set the banker's hand: ", setting(p.high, p.low),
+      return ["set the banker's hand: ", setting(p.high, p.low, e.setting),
         r.banker_seat && !r.house_share_bp ? " (set freely by the player-banker)" : [" as the house way requires", ...byRule]];
     case "round.refused": {
       const tried = p.event || {};
       if (tried.kind === "dealer.set" && way) {
-        return ["deviation refused: the dealer set ", setting(tried.high, tried.low), "; the house way requires ",
-          setting(way.setting.high, way.setting.low), ...byRule];
+        return ["deviation refused: the dealer set ", setting(tried.high, tried.low, e.setting), "; the house way requires ",
+          setting(way.setting.high, way.setting.low, way.setting), ...byRule];
       }
       return [`${words(tried.kind || "a command")} refused: ${p.reason || ""}`];
     }
     case "dealer.override":
-      return ["override: let the dealer's setting stand, ", setting(p.high, p.low), ", instead of the house way's", ...byRule,
+      return ["override: let the dealer's setting stand, ", setting(p.high, p.low, e.setting), ", instead of the house way's", ...byRule,
         `, because: “${p.reason}”`];
     case "round.voided":
       return [`voided the round: “${p.reason}”; the wagers are returned`];

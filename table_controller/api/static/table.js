@@ -305,6 +305,34 @@ async function renderRated() {
   }
 }
 
+// The pool's meters (docs/progressive.md, "The meter page"; PRG-13, PRG-49): per level the
+// current jackpot and its limit, the cumulative paid meter and what the system and an attendant
+// paid apart; each hit awaiting payment as PENDING. Kept current by the pool's own stream, which
+// every role that reads the table may follow.
+function renderMeters(view) {
+  document.getElementById("progressive").hidden = false;
+  fill("progressive-name", view.name ? `(${view.name})` : "");
+  document.getElementById("progressive-closed").hidden = view.open;
+  fill("progressive-levels",
+    el("tr", {}, ["Level", "Jackpot", "Limit", "Paid in all", "Paid by the system", "Paid by an attendant", "Pending"].map((h) => el("th", {}, h))),
+    ...view.levels.map((level) => el("tr", { "data-level": level.level }, el("td", {}, level.level),
+      el("td", { class: "money" }, money(level.meter)),
+      el("td", { class: "money" }, level.limit === null ? "none" : money(level.limit)),
+      el("td", { class: "money" }, money(level.paid)), el("td", { class: "money" }, money(level.paid_by_system)),
+      el("td", { class: "money" }, money(level.paid_by_attendant)), el("td", { class: "money" }, money(level.locked)))));
+  fill("progressive-pending", ...view.pending.map((hit) => el("li", { "data-hit": String(hit.hit_id) },
+    `PENDING: hit ${hit.hit_id}, position ${hit.position} at ${hit.table_id}, ${money(hit.amount)} of the ${hit.level}`,
+    hit.held ? " (held for the pit to verify the cards)" : "")));
+}
+
+let meters = null;  // the pool's stream, once the table says which pool it keeps
+function followMeters(state) {
+  if (meters || !state.progressive) return;
+  const pool = state.progressive.pool_id;
+  document.getElementById("meter-link").href = `meter.html?pool=${encodeURIComponent(pool)}`;
+  meters = follow(renderMeters, { path: `/api/progressive/${encodeURIComponent(pool)}/stream` });
+}
+
 let pending = null;
 let shown = null;  // the table state on the page
 async function refresh() {
@@ -312,6 +340,7 @@ async function refresh() {
     shown = await api("/api/table");
     render(shown);
     renderDealer(shown.dealer);
+    followMeters(shown);
     showError(null);
     await renderToday();
     await renderRated();
