@@ -1430,3 +1430,29 @@ def test_a_good_deal_ends_the_misdeal_run_across_a_restart(engine):
     again = TableService(settings_, engine)
     again.resume()
     assert again.misdeals == 0  # restored as 1: the next misdeal would hold the table
+
+
+def test_a_rating_the_tables_closing_ended_is_read_ended(engine):
+    """Found by the machine (fixed with it): the live read of the seats (``GET /api/ratings/seated``)
+    showed a rating the table's closing had ended, before any command wrote the end, as open with
+    the figures last written (no round), instead of ended at the closing with its round."""
+    from table_controller.accounting.ratings import EndReason
+
+    settings_ = TableSettings(table_id="t1")
+    service = TableService(settings_, engine)
+    rating_desk = desk_ratings.RatingDesk.of(settings_)
+    desk_ratings.seat_player(engine, rating_desk, seat=3, player="P-3", by="dealer-ann")
+    service.open_round({3: Wager(main=2500)}, actor="dealer-ann")
+    service.record_dice(DiceRolled(faces=(1, 1, 1), source="rng"))
+    piles, unused = deal({1: BANKER_HAND, 3: POSITION_3}, start=3)
+    service.record_deal(PilesDealt(piles=piles, unused=unused))
+    service.set_player(3, ["As", "Ah", "9c", "8c", "2c"], ["Kd", "Kh"], actor="dealer-ann")
+    service.set_dealer(["Ac", "9h", "5c", "3d", "2h"], ["Qd", "7s"], actor="dealer-ann")
+    service.settle()
+    service.set_table_open(False, actor="pit-bob")
+    with read_snapshot(engine) as session:
+        (live,) = rating_store.seated(
+            session, table_id="t1", now=datetime.now(UTC), folding=rating_desk.folding
+        )
+    assert live.rating.end_reason is EndReason.TABLE_CLOSED and live.rating.end is not None
+    assert live.rating.rounds == 1 and live.rating.main_wagered == 2500 and not live.seated

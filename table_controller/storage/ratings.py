@@ -857,11 +857,16 @@ def seated(
     for row, record in zip(rows, records, strict=True):
         folded = _fold(session, row, rounds, moment, folding)
         now_open = next((r for r in folded.open if r.rating_id == row.rating_id), None)
-        if row.ended_at is None and now_open is not None:
+        # a rating the fold ended (the table closed, idle) and no command has written yet: shown
+        # ended, with its figures up to its end, never as open with the figures last written
+        ended = next((r for r in folded.closed if r.rating_id == row.rating_id), None)
+        found = now_open or ended
+        if row.ended_at is None and found is not None:
             record = replace(
                 record,
-                rating=replace(now_open, adjustments=record.rating.adjustments),
+                rating=replace(found, adjustments=record.rating.adjustments),
                 last_at=folded.last_activity.get(row.rating_id, record.last_at),
+                seated=folded.phase is not SeatPhase.EMPTY,
             )
         live.append(record)
     return live
