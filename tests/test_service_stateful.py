@@ -1456,3 +1456,24 @@ def test_a_rating_the_tables_closing_ended_is_read_ended(engine):
         )
     assert live.rating.end_reason is EndReason.TABLE_CLOSED and live.rating.end is not None
     assert live.rating.rounds == 1 and live.rating.main_wagered == 2500 and not live.seated
+
+
+def test_a_rating_the_tables_closing_ended_can_be_adjusted_before_the_sweep(engine):
+    """Found by the machine (fixed with it): adjusting a rating the table's closing had ended was
+    refused as "still open" until the worker's sweep wrote the end; the adjustment now folds the
+    seats first, as every other rating command does."""
+    settings_ = TableSettings(table_id="t1")
+    service = TableService(settings_, engine)
+    rating_desk = desk_ratings.RatingDesk.of(settings_)
+    seated = desk_ratings.seat_player(engine, rating_desk, seat=3, player="P-3", by="dealer-ann")
+    service.set_table_open(False, actor="pit-bob")
+    done = desk_ratings.adjust_rating(
+        engine,
+        rating_desk,
+        rating_id=seated.rating.rating_id,
+        field=AdjustableField.ACTUAL_WIN,
+        new_value=500,
+        reason="the wrong seat was rated",
+        actor="pit-pia",
+    )
+    assert done.rating.end is not None and done.rating.value(AdjustableField.ACTUAL_WIN) == 500

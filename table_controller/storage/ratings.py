@@ -769,11 +769,16 @@ def adjust_rating(
     actor: str,
     expected_old: int | None = None,
     now: datetime | None = None,
+    folding: Folding | None = None,
 ) -> RatingRecord:
     """A pit user changes one figure of a closed rating (the core's ``adjust``: a reason, both
-    values), ``rating.adjusted``; the adjusted rating goes to the outbox under a new key."""
+    values), ``rating.adjusted``; the adjusted rating goes to the outbox under a new key. With
+    ``folding`` the seats are folded up to now first, as every other command does, so a rating
+    the table's closing or an idle time ended is closed here even before the sweep wrote it."""
     lock_table(session, table_id=table_id)
     moment = _moment(now)
+    if folding is not None:
+        bring_up_to_date(session, table_id=table_id, now=moment, folding=folding)
     row = _rating_row(session, table_id, rating_id)
     record = _records(session, [row])[0]
     done = adjust(
