@@ -84,3 +84,8 @@ class AdjustmentError(AccountingError):
 class RoundFactError(AccountingError):
     """A settled round's facts that do not add up: the house's result is not minus what the
     players and the player-banker got, a seat given twice, a negative wager."""
+
+
+class DealerError(AccountingError):
+    """Dealers' time on the box that cannot be: a stint ending before it starts, two dealers on
+    one table's box at once, a dealer without a name."""

@@ -27,6 +27,7 @@ from sqlalchemy.engine import Engine
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from ..settings import HttpSettings, TableSettings
+from ..table.dealers import DayPaceReader, DealerDesk
 from ..table.progressive_pool import SYSTEM
 from ..table.rating_push import RatingWorker
 from ..table.ratings import RatingDesk
@@ -47,6 +48,7 @@ from .routers import (
     analysis,
     approvals,
     audit,
+    dealers,
     devices,
     me,
     progressive,
@@ -108,6 +110,7 @@ ROUTERS = (
     audit.router,
     accounting.router,
     ratings.router,
+    dealers.router,
 )
 
 
@@ -171,11 +174,13 @@ def create_app(
     app.state.store = Store(engine, read_engine)
     app.state.tokens = TokenCache(token_ttl)
     app.state.hub = hub
+    app.state.dealer_pace = DayPaceReader(DealerDesk.of(settings))  # GET /api/table's dealer line
     app.state.pool_feeds = pool_feeds  # the progressive displays' feeds (progressive_view.py)
     install_error_handlers(app)
     accounting.install_accounting_errors(app)
     ratings.install_rating_errors(app)
-    for router in (round.open_round_router(settings), *ROUTERS):
+    dealers.install_dealer_errors(app)
+    for router in (round.open_round_router(settings), table.limits_router(settings), *ROUTERS):
         document_roles(router)
         app.include_router(router)
     app.mount("/ui", StaticFiles(directory=STATIC_DIR, html=True), name="ui")

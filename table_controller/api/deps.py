@@ -221,6 +221,7 @@ AuditDep = _needs(Permission.AUDIT)
 DeviceFramesDep = _needs(Permission.DEVICE_FRAMES)
 AdminDep = _needs(Permission.ADMIN)
 ConfirmDep = _needs(Permission.CONFIRM)
+LimitsDep = _needs(Permission.LIMITS)
 
 
 def route_permission(route: Any) -> Permission | None:
@@ -241,6 +242,7 @@ __all__ = [
     "Authorizer",
     "ConfirmDep",
     "DeviceFramesDep",
+    "LimitsDep",
     "OpenCloseDep",
     "OverrideDep",
     "PlayDep",

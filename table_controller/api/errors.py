@@ -34,7 +34,8 @@ from ..storage.alerts import AlertAlreadyAcknowledgedError, AlertNotFoundError
 from ..storage.approvals import ApprovalClosedError, ApprovalNotFoundError, TwoPersonRefusedError
 from ..storage.errors import InvalidFieldError, RoundNotFoundError, StorageError, StoredValueError
 from ..storage.users import UserConfirmError, UserExistsError, UserNotFoundError
-from ..table.service import TableRefused
+from ..table.limits import LimitsError
+from ..table.service import LimitsRefused, TableRefused
 from .models.errors import (
     ErrorBody,
     FieldProblem,
@@ -130,6 +131,8 @@ def refusal(error: Exception) -> RefusalBody:
         )
     if isinstance(error, TransitionRefused):
         return RefusalBody(error="round-refused", detail=str(error), phase=error.phase.value)
+    if isinstance(error, LimitsRefused):
+        return RefusalBody(error="limits-refused", detail=str(error))
     return RefusalBody(error="table-refused", detail=str(error))
 
 
@@ -192,6 +195,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CardError)
     async def _invalid(_: Request, error: Exception) -> JSONResponse:
         return _json(422, ValidationBody(error="invalid-request", detail=str(error)))
+
+    @app.exception_handler(LimitsError)
+    async def _limits(_: Request, error: Exception) -> JSONResponse:
+        return _json(422, ValidationBody(error="invalid-limits", detail=str(error)))
 
     @app.exception_handler(StoredValueError)
     async def _unreadable(_: Request, error: StoredValueError) -> JSONResponse:

@@ -31,6 +31,7 @@ class Permission(enum.StrEnum):
     # a dealer terminal that showed them would invite signalling (game protection)
     SEE_FACE_DOWN = "see-face-down"
     RATE = "rate"  # seat a rated player (card number), move them, end their rating
+    LIMITS = "limits"  # change the table's limits while it runs, within the approved ones
 
 
 _D, _P, _S, _A = Role.DEALER, Role.PIT, Role.SURVEILLANCE, Role.ADMIN
@@ -51,6 +52,7 @@ GRANTS: MappingProxyType[Permission, frozenset[Role]] = MappingProxyType(
         Permission.SIGN: frozenset({_D, _P}),
         Permission.SEE_FACE_DOWN: frozenset({_P, _S}),
         Permission.RATE: frozenset({_D, _P}),
+        Permission.LIMITS: frozenset({_P}),
     }
 )
 """Permission -> the roles holding it. Surveillance holds no permission that changes anything."""
@@ -67,6 +69,7 @@ CHANGES_STATE = frozenset(
         Permission.ACCOUNT,
         Permission.SIGN,
         Permission.RATE,
+        Permission.LIMITS,
     }
 )
 

@@ -20,6 +20,7 @@ from ..table.service import TableService
 from ..table.state import OpenFault, TableHold
 from ..table.stops import Stop, why_not_dealing
 from .hand_view import round_ranking
+from .models.dealers import LimitsNowPublic
 from .models.table import (
     AlertPublic,
     BankingPublic,
@@ -227,6 +228,21 @@ def table_state(service: TableService, session: Session | None, role: Role) -> T
             matches_release=service.code_matches_release,
         ),
         progressive=progressive_view(service),
+        limits=limits_view(service),
+    )
+
+
+def limits_view(service: TableService) -> LimitsNowPublic:
+    """The limits new rounds open under and the approved ones (table/limits.py); ``round``, the
+    open round's, when a change made since it opened holds only from the next round."""
+    now, placed = service.limits, service.wager_limits
+    return LimitsNowPublic(
+        min_main_cents=now.main.min_main,
+        max_main_cents=now.main.max_main,
+        max_bonus_cents=now.main.max_bonus,
+        max_fortune_cents=now.max_fortune,
+        approved=service.approved_limits.payload(),
+        round=None if placed == now else placed.payload(),
     )
 
 

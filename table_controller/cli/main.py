@@ -61,6 +61,7 @@ LAZY_GROUPS = {
     "users": LazyGroup("table_controller.cli.users", "People who use the terminals, and their keys."),
     "round": LazyGroup("table_controller.cli.round", "The table's open round, without the API."),
     "analyze": LazyGroup("table_controller.cli.analysis", "The table's math: par sheets and house edge."),
+    "dealers": LazyGroup("table_controller.cli.dealers", "The dealers on the table's box, without the API."),
 }
 
 

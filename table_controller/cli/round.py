@@ -90,6 +90,22 @@ def read_token(token_file: Path | None) -> str:
 
 def _pit_user(engine: Engine, settings: TableSettings, actor: str, token: str, what: str) -> None:
     """``actor`` is an enabled, confirmed pit user, and ``token`` is theirs (the API's proof)."""
+    proven_person(engine, settings, actor, token, what, roles=(Role.PIT,), words="pit user")
+
+
+def proven_person(
+    engine: Engine,
+    settings: TableSettings,
+    actor: str,
+    token: str,
+    what: str,
+    *,
+    roles: tuple[Role, ...],
+    words: str,
+) -> Role:
+    """``actor`` is an enabled, confirmed person of one of ``roles`` (``words``: "pit user"),
+    and ``token`` is theirs (the API's proof); their role. A token that is another person's is
+    refused and chained (``two-person.refused``, rule ``not-that-person``)."""
     from ..storage.approvals import TwoPersonRefusedError
     from ..table.approvals import refuse
 
@@ -99,9 +115,9 @@ def _pit_user(engine: Engine, settings: TableSettings, actor: str, token: str, w
             holder = user_for_token(session, token=token) if token else None
     except UserNotFoundError:
         raise _refused(what, f"no user {actor!r}") from None
-    if person.role is not Role.PIT or person.disabled or not person.confirmed:
+    if person.role not in roles or person.disabled or not person.confirmed:
         state = ", disabled" if person.disabled else "" if person.confirmed else ", key not confirmed"
-        raise _refused(what, f"{actor} is not an enabled pit user (role {person.role.value}{state})")
+        raise _refused(what, f"{actor} is not an enabled {words} (role {person.role.value}{state})")
     if holder is None or holder.name != actor:
         error = TwoPersonRefusedError(
             f"the token given is not {actor}'s: a person acts from the console only as themselves",
@@ -116,6 +132,7 @@ def _pit_user(engine: Engine, settings: TableSettings, actor: str, token: str, w
             claimed=actor,
         )
         raise _refused(what, str(error))
+    return person.role
 
 
 def _open_service(settings: TableSettings, engine: Engine, what: str) -> TableService:

@@ -192,6 +192,7 @@ class Conductor:
         if not self._ready():
             return
         number = await self._off_loop(self.service.next_round_number)
+        self.auto_dealer.limits = self.service.limits.main  # as the pit last changed them
         opening = self.auto_dealer.opening(number, self.service.bank_offer)
         try:
             state = await self._off_loop(

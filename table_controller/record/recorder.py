@@ -54,6 +54,7 @@ from ..storage import (
     update_positions,
     update_round,
 )
+from ..storage.dealers import on_box
 from ..storage.rounds import expect_round_phase, last_main_wagers
 from ..storage.session import read_snapshot
 from .pinned_rules import rules_from_snapshot
@@ -129,10 +130,15 @@ class RoundRecorder:
         """Record a new round with its wagers (limits are the caller's check) and the hashes of
         the rules' contents it is decided under (``evidence``, record/pinned_rules.py)."""
         with unit_of_work(self.engine) as session:
+            box = on_box(session, table_id=self.table_id)  # the dealer on the box deals it (dealers.md)
             row = create_round(
                 session,
                 data=RoundCreate(
-                    table_id=self.table_id, game=game, dealer=actor, phase=Phase.OPEN.value, opened_at=_now()
+                    table_id=self.table_id,
+                    game=game,
+                    dealer=actor if box is None else box.dealer,
+                    phase=Phase.OPEN.value,
+                    opened_at=_now(),
                 ),
             )
             event = RoundOpened(
@@ -144,6 +150,7 @@ class RoundRecorder:
                 wagers=dict(wagers),
                 actor=actor,
                 evidence=dict(evidence or {}),
+                dealer=None if box is None else box.dealer,
                 **dict(opening or {}),  # who banks, the bank offer, the dice direction
             )
             append_event(
@@ -367,7 +374,7 @@ def opening_projection(event: RoundOpened) -> tuple[dict[str, Any], dict[int, di
         "table_id": event.table_id,
         "number": event.number,
         "game": _stored_text(event.game),
-        "dealer": event.actor,
+        "dealer": event.actor if event.dealer is None else event.dealer,  # who dealt it (dealers.md)
         "wagered_cents": sum(w.main for w in event.wagers.values()),
         "bonus_wagered_cents": sum(w.big_hand + w.joker_bonus for w in event.wagers.values()),
         "side_wagered_cents": sum(w.fortune + w.progressive for w in event.wagers.values()),

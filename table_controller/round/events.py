@@ -129,6 +129,16 @@ class RoundOpened(_Event):
     # the rules' contents it was decided under, by SHA-256 ("house_way", "table_rules",
     # "paytable.<bonus>"; docs/audit-chain.md); empty in records older than the pins (by name)
     evidence: dict[str, str] = Field(default_factory=dict)
+    # the dealer on the box when the round opened (docs/dealers.md); None: nobody signed in,
+    # and then not written, so the record of a table without sign-ins is what it always was
+    dealer: str | None = Field(default=None, min_length=1, max_length=128)
+
+    @model_serializer(mode="wrap")
+    def _dealer_when_signed_in(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("dealer") is None:
+            data.pop("dealer", None)
+        return data
 
     @field_validator("wagers")
     @classmethod

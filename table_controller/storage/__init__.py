@@ -11,6 +11,7 @@ as ``append_event`` + a projection update inside one ``unit_of_work``.
 """
 
 from . import accounting as accounting  # its tables are part of the schema (migration 0008)
+from . import dealers as dealers  # its table is part of the schema (migration 0011)
 from . import ratings as ratings  # its tables are part of the schema (migration 0010)
 from .audit import (
     BreakKind,

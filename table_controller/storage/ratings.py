@@ -769,11 +769,16 @@ def adjust_rating(
     actor: str,
     expected_old: int | None = None,
     now: datetime | None = None,
+    folding: Folding | None = None,
 ) -> RatingRecord:
     """A pit user changes one figure of a closed rating (the core's ``adjust``: a reason, both
-    values), ``rating.adjusted``; the adjusted rating goes to the outbox under a new key."""
+    values), ``rating.adjusted``; the adjusted rating goes to the outbox under a new key. With
+    ``folding`` the seats are folded up to now first, as every other command does, so a rating
+    the table's closing or an idle time ended is closed here even before the sweep wrote it."""
     lock_table(session, table_id=table_id)
     moment = _moment(now)
+    if folding is not None:
+        bring_up_to_date(session, table_id=table_id, now=moment, folding=folding)
     row = _rating_row(session, table_id, rating_id)
     record = _records(session, [row])[0]
     done = adjust(
@@ -874,11 +879,16 @@ def seated(
     for row, record in zip(rows, records, strict=True):
         folded = _fold(session, row, rounds, moment, folding)
         now_open = next((r for r in folded.open if r.rating_id == row.rating_id), None)
-        if row.ended_at is None and now_open is not None:
+        # a rating the fold ended (the table closed, idle) and no command has written yet: shown
+        # ended, with its figures up to its end, never as open with the figures last written
+        ended = next((r for r in folded.closed if r.rating_id == row.rating_id), None)
+        found = now_open or ended
+        if row.ended_at is None and found is not None:
             record = replace(
                 record,
-                rating=replace(now_open, adjustments=record.rating.adjustments),
+                rating=replace(found, adjustments=record.rating.adjustments),
                 last_at=folded.last_activity.get(row.rating_id, record.last_at),
+                seated=folded.phase is not SeatPhase.EMPTY,
             )
         live.append(record)
     return live

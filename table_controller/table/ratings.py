@@ -166,6 +166,7 @@ def adjust_rating(
             reason=reason,
             actor=actor,
             expected_old=expected_old,
+            folding=desk.folding,
         ),
         rating_id=rating_id,
         field=field.value,

@@ -78,8 +78,10 @@ from ..storage.errors import (
 )
 from ..storage.floor import last_payloads
 from ..storage.floor_tables import REGISTERED, Registration, heartbeat, last_registration, register_table
+from ..storage.limits import limits_for_round, record_change
 from ..storage.open_alerts import OpenAlerts
 from .device_health import DeviceHealthRegistry
+from .limits import LimitsError, TableLimits, check_change
 from .progressive_link import LinkDownError, LinkedPoolKeeper
 from .progressive_pool import PoolKeeper, PoolStep
 from .state import DeckCheck, OpenFault, Outage, TableHold, now_iso
@@ -108,6 +110,10 @@ class RoundHeld(TableRefused):
 class RoundChanged(TableRefused):
     """Another process (the console) changed the open round in the store meanwhile: the table
     took the round as the store has it (a void ends it), and this command was not recorded."""
+
+
+class LimitsRefused(TableRefused):
+    """A change of the limits while the open round's wagers are locked: never mid-round."""
 
 
 class StoreOutage(StoreUnavailableError):
@@ -176,6 +182,11 @@ class TableService:
         self.code_matches_release: bool | None = None  # None: no release manifest configured
         self._round: RoundState | None = None
         self._round_rules: RoundRules | None = None
+        # the limits (table/limits.py): the approved ones, those the next round opens under (a
+        # pit user's change, chained), and those the open round was opened under
+        self._approved_limits = TableLimits.approved(settings)
+        self._limits = self._approved_limits
+        self._round_limits: TableLimits | None = None
         self._held: str | None = None  # what failed inside the open round (it waits for a pit void)
         self._faults: Mapping[tuple[str, str], OpenFault] = MappingProxyType({})  # replaced, never changed
         self.device_health = DeviceHealthRegistry()  # fed by the conductor's device adapters, read by the API
@@ -208,6 +219,22 @@ class TableService:
     @property
     def round_rules(self) -> RoundRules | None:
         return self._round_rules
+
+    @property
+    def limits(self) -> TableLimits:
+        """The limits the next round opens under (a pit user's change holds from it)."""
+        return self._limits
+
+    @property
+    def approved_limits(self) -> TableLimits:
+        """The configured limits: the bounds of any change (table/limits.py)."""
+        return self._approved_limits
+
+    @property
+    def wager_limits(self) -> TableLimits:
+        """The limits wagers are placed under now: the open round's, else the next round's."""
+        found = self._round_limits
+        return found if found is not None and self.in_progress else self._limits
 
     @property
     def held(self) -> str | None:
@@ -374,6 +401,7 @@ class TableService:
             wagers = self._start_read("each seat's last wager", self.recorder.last_main_wagers, none)
             self._bank_history = _bank_history(opened, wagers)
             self._load_pool()
+            self._restore_limits(None if found is None else found.state.opened.number)
             if found is None:
                 self._round, self._round_rules, self._held = None, None, None
                 return None
@@ -388,6 +416,39 @@ class TableService:
             if found.failure is not None and self._held is None:
                 self._hold_round(found.failure)
             return self._round
+
+    def _restore_limits(self, open_round: int | None) -> None:
+        """The limits as the pit last changed them (storage/limits.py), and the open round's."""
+
+        def read() -> tuple[TableLimits, TableLimits]:
+            with read_snapshot(self.recorder.engine) as session:
+                ahead = limits_for_round(session, table_id=self.table_id, number=None)
+                held = (
+                    ahead
+                    if open_round is None
+                    else limits_for_round(session, table_id=self.table_id, number=open_round)
+                )
+            return within(ahead), within(held)
+
+        def within(stored: dict[str, Any] | None) -> TableLimits:
+            """The stored limits, or the approved ones where the configuration no longer allows them."""
+            if stored is None:
+                return self._approved_limits
+            found = TableLimits.from_payload(stored)
+            try:
+                return check_change(
+                    self._approved_limits,
+                    min_main=found.main.min_main,
+                    max_main=found.main.max_main,
+                    max_bonus=found.main.max_bonus,
+                    max_fortune=found.max_fortune,
+                )
+            except LimitsError as error:
+                log.warning("table.limits_not_restored", reason=str(error), seq=stored.get("seq"))
+                return self._approved_limits
+
+        approved = self._approved_limits
+        self._limits, self._round_limits = self._start_read("the table's limits", read, (approved, approved))
 
     def _load_pool(self) -> None:
         """The progressive pool re-derived from its chain (PRG-37); a chain that does not replay
@@ -567,10 +628,11 @@ class TableService:
             if self._faults:
                 open_faults = ", ".join(f"{f.device} {f.kind}" for f in self._faults.values())
                 raise self._refuse("round.open", f"a device fault is open: {open_faults}")
+            limits = self._limits
             try:
-                check_wagers(self.settings.game, self.settings.limits, wagers)
+                check_wagers(self.settings.game, limits.main, wagers)
                 for position, wager in sorted(wagers.items()):
-                    self._check_side_wager(position, wager.fortune, wager.progressive)
+                    self._check_side_wager(position, wager.fortune, wager.progressive, limits)
             except TableRefused as error:
                 raise self._refuse("round.open", str(error)) from None
             plan = self._plan_bank(wagers, banker_seat, bank_amount, co_bank)
@@ -590,6 +652,7 @@ class TableService:
                     raise self._store_lost("round.open", error) from error
                 raise
             self._held = None
+            self._round_limits = limits
             self._bank_history = self._bank_history.after(
                 plan.offer, {plan.seats[p]: w.main for p, w in wagers.items()}
             )
@@ -651,7 +714,7 @@ class TableService:
                 banker_seat=banker_seat,
                 amount=amount,
                 co_bank=co_bank,
-                table_minimum=self.settings.limits.min_main,
+                table_minimum=self._limits.main.min_main,
             )
         except BankingError as error:
             shortfall = error.shortfall if isinstance(error, BankNotCovered) else None
@@ -674,13 +737,13 @@ class TableService:
             self._kept = self._version.evidence
         return self._kept
 
-    def _check_side_wager(self, position: int, fortune: int, progressive: int) -> None:
-        """The table's side wagers: offered, within the Fortune's limit, the progressive its
-        fixed amount (game/side_wagers.py); TableRefused naming what is wrong."""
-        if fortune > self.settings.fortune.max_wager:
+    def _check_side_wager(self, position: int, fortune: int, progressive: int, limits: TableLimits) -> None:
+        """The table's side wagers: offered, within the Fortune's limit in force (``limits``),
+        the progressive its fixed amount (game/side_wagers.py); TableRefused naming what is wrong."""
+        most = limits.max_fortune if limits.max_fortune is not None else self.settings.fortune.max_wager
+        if fortune > most:
             raise TableRefused(
-                f"position {position}: fortune wager {fortune} cents is above the limit "
-                f"{self.settings.fortune.max_wager}"
+                f"position {position}: fortune wager {fortune} cents is above the limit {most}"
             )
         try:
             self._rules.check_side_wager(position, fortune, progressive)
@@ -713,7 +776,7 @@ class TableService:
         with self._lock:
             if self.in_progress and self._round is not None and self._round.phase.value == "open":
                 try:
-                    self._check_side_wager(position, fortune, progressive)
+                    self._check_side_wager(position, fortune, progressive, self.wager_limits)
                 except TableRefused as error:
                     raise self._refuse("wager.side", str(error)) from None
             event = SideWagerPlaced(position=position, fortune=fortune, progressive=progressive, actor=actor)
@@ -1207,6 +1270,70 @@ class TableService:
 
     # -- the table -----------------------------------------------------------------------------
 
+    def change_limits(
+        self,
+        *,
+        min_main: object,
+        max_main: object,
+        max_bonus: object,
+        max_fortune: object = None,
+        actor: str,
+    ) -> TableLimits:
+        """A pit user changes the limits while the table runs (docs/dealers.md, "Table limits"):
+        chained as ``table.limits-changed`` with both values and who, they hold from the next
+        round; a round taking its wagers keeps the limits it opened under. Refused: values the
+        change cannot take (LimitsError: past the approved limits, the least above the most, the
+        limits in force already), a round whose wagers are locked (LimitsRefused: never
+        mid-round), the store away (StoreOutage); nothing is written then."""
+        with self._lock:
+            self._writable("limits.change")
+            state = self._round
+            if state is not None and self.in_progress and state.phase.value != "open":
+                raise self._refuse(
+                    "limits.change",
+                    f"round {state.round_id} is {state.phase.value.replace('-', ' ')}: its wagers are"
+                    " locked; change the limits once it ends, they hold from the next round",
+                    LimitsRefused,
+                )
+            old = self._limits
+            try:
+                new = check_change(
+                    self._approved_limits,
+                    min_main=min_main,
+                    max_main=max_main,
+                    max_bonus=max_bonus,
+                    max_fortune=max_fortune,
+                )
+                if new == old:
+                    raise LimitsError(f"the limits in force are these already: {old.words()}")
+            except LimitsError as error:
+                log.warning("table.refused", command="limits.change", reason=str(error), actor=actor)
+                raise
+            try:
+                with unit_of_work(self.recorder.engine) as session:
+                    effective = next_round_number(session, table_id=self.table_id)
+                    record_change(
+                        session,
+                        table_id=self.table_id,
+                        old=old.payload(),
+                        new=new.payload(),
+                        effective_from_round=effective,
+                        actor=actor,
+                    )
+            except Exception as error:
+                if is_outage(error):
+                    raise self._store_lost("limits.change", error) from error
+                raise
+            self._limits = new
+            log.info(
+                "table.limits_changed",
+                actor=actor,
+                effective_from_round=effective,
+                old=old.payload(),
+                new=new.payload(),
+            )
+            return new
+
     def set_table_open(self, is_open: bool, actor: str) -> None:
         with self._lock:
             self._writable("table.open" if is_open else "table.close")
@@ -1690,6 +1817,7 @@ def _bank_fields(plan: BankPlan) -> dict[str, Any]:
 
 __all__ = [
     "BankRefused",
+    "LimitsRefused",
     "RoundChanged",
     "RoundHeld",
     "StoreOutage",

@@ -23,7 +23,8 @@ MAX_EXAMPLES = 25
 # Operations whose parameters have a rule JSON Schema cannot state (a range's start before its
 # end, a scope that is a pit or a table but not both, chips only of the casino's denominations
 # in its configuration, a marker's number required for a marker, a count room's CSV file, a
-# rating's figure that may be negative only when it is a win: 422 with the reason, said in the
+# rating's figure that may be negative only when it is a win, a table's limits whose least is not
+# above their most and are not those in force already: 422 with the reason, said in the
 # description), and every operation taking a time zone (``tz``: the machine's tz database, not
 # a list of ~600 names in the document; api/times.py). Every other check still runs.
 CROSS_FIELD = {
@@ -36,6 +37,7 @@ CROSS_FIELD = {
     "/api/accounting/drop",
     "/api/accounting/drop/count-file",
     "/api/ratings/adjust",
+    "/api/table/limits",
 }
 
 

@@ -20,6 +20,7 @@ PERMISSIONS = {
         "sign",
         "see-face-down",
         "rate",
+        "limits",
     ],
     "surveillance": ["read-table", "audit", "device-frames", "see-face-down"],
     "admin": ["admin"],

@@ -488,6 +488,7 @@ def test_the_admin_adds_a_person_and_sees_the_token_once(site, browser):
             "sign",
             "see-face-down",
             "rate",
+            "limits",
         ],
         "confirmed": False,  # keyed by the admin: waits for a second admin (docs/api.md, "Two people")
     }

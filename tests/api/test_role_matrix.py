@@ -117,6 +117,13 @@ MATRIX = {
     ("GET", "/api/ratings/rating"): (AUDIT, {"params": {"rating_id": "t1/seat-3/x"}}),
     ("GET", "/api/ratings/players/{player}"): (AUDIT, {}),
     ("GET", "/api/ratings/outbox"): (AUDIT, {}),
+    ("POST", "/api/dealers/sign-in"): ({D, P}, {"json": {}}),
+    ("POST", "/api/dealers/sign-out"): ({D, P}, {}),
+    ("GET", "/api/dealers"): (AUDIT, {}),
+    (
+        "POST",
+        "/api/table/limits",
+    ): ({P}, {"json": {"min_main_cents": 1000, "max_main_cents": 50_000, "max_bonus_cents": 0}}),
 }
 # Operations every authenticated person may call: never a 403, and (no parameters) never a 422.
 ANY_ROLE = {("GET", "/api/me")}

@@ -19,6 +19,7 @@ from ...round.events import PlayerPosition
 from ...round.machine import RoundState
 from ...round.phase_words import phase_words
 from ..hand_view import round_ranking, setting_words, with_words
+from .dealers import DealerNowPublic, LimitsNowPublic
 from .errors import SettingPublic
 
 
@@ -461,6 +462,14 @@ class TableStatePublic(PositionsPublic):
         None,
         description="the table's progressive pool: its meters, hits pending payment and last hits "
         "(GET /api/progressive/{pool_id}); null when the table offers none (docs/progressive.md)",
+    )
+    limits: LimitsNowPublic | None = Field(
+        None, description='the limits in force and the approved ones (docs/dealers.md, "Table limits")'
+    )
+    dealer: DealerNowPublic | None = Field(
+        None,
+        description="the dealer on the box and today's hands per hour (GET /api/table only; null in a"
+        " command's answer)",
     )
 
 

@@ -95,7 +95,7 @@ async def _open_round(
         for p, w in sorted(body.wagers.items())
     }
     try:
-        check_wagers(service.settings.game, service.settings.limits, wagers)
+        check_wagers(service.settings.game, service.limits.main, wagers)
     except TableRefused as error:
         raise ApiError(422, str(error), "outside-limits") from None
     bank = body.bank

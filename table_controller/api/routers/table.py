@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import structlog
 from fastapi import APIRouter, Request
+from pydantic import create_model
+from sqlmodel import Session
 
 from ...game.departures import departures
 from ...game.money import FlatFee, NoCommission, PercentCommission, format_cents
 from ...game.paytables import Bonus
 from ...game.table_rules import FoulRule
 from ...record.pinned_rules import HOUSE_WAY, current_rules
-from ...settings import TableSettings
+from ...settings import Limits, TableSettings
 from ...storage.errors import is_outage
+from ...table.dealers import DayPace, DayPaceReader
+from ...table.limits import TableLimits
 from ...table.service import TableService
-from ..deps import OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
+from ..deps import LimitsDep, OpenCloseDep, ReadTableDep, ServiceDep, StoreDep
 from ..errors import ApiError, responses
+from ..models.commands import cents
+from ..models.dealers import DealerNowPublic, LimitsCreate
 from ..models.table import (
     CommissionPublic,
     DeparturePublic,
@@ -46,8 +54,14 @@ async def get_table(
     database is away the table is still shown (its open alerts as last read), so the reason is
     seen (docs/round-lifecycle.md, "What a stopped table shows"). The banker's cards stay face
     down while the players set, for a role without ``see-face-down`` (the dealer)."""
+    pace: DayPaceReader = request.app.state.dealer_pace
+
+    def read(session: Session) -> TableStatePublic:
+        state = table_state(service, session, who.role)
+        return state.model_copy(update={"dealer": dealer_now(pace.read(session))})
+
     try:
-        state = await store.read(lambda session: table_state(service, session, who.role))
+        state = await store.read(read)
     except Exception as error:
         if not is_outage(error):
             raise
@@ -59,6 +73,19 @@ async def get_table(
     if sampler is None:
         return state
     return state.model_copy(update={"read_lag": sampler.public(await sampler.status())})
+
+
+def dealer_now(found: DayPace) -> DealerNowPublic:
+    """The dealer on the box and the gaming day's hands per hour, theirs and the table's."""
+    box = found.on_box
+    mine = None if box is None else found.pace.of(box.dealer)
+    table_pace = found.pace.table.hands_per_hour
+    return DealerNowPublic(
+        dealer=None if box is None else box.dealer,
+        since=None if box is None else box.stint.start,
+        hands_per_hour=None if mine is None or mine.hands_per_hour is None else str(mine.hands_per_hour),
+        table_hands_per_hour=None if table_pace is None else str(table_pace),
+    )
 
 
 FOUL_RULE_WORDS = {
@@ -97,15 +124,16 @@ def _commission(policy: PercentCommission | NoCommission | FlatFee) -> Commissio
     return CommissionPublic(kind="none", words="no commission: wins are paid in full (003)")
 
 
-def table_rules_view(settings: TableSettings) -> TableRulesPublic:
+def table_rules_view(settings: TableSettings, limits: Limits | None = None) -> TableRulesPublic:
     """The rules new rounds at this table open under, from its settings and files as they are
-    now (``pinned_rules.current_rules``: the same contents and hashes a new round pins)."""
+    now (``pinned_rules.current_rules``: the same contents and hashes a new round pins), and
+    the ``limits`` in force (None: the configured ones)."""
     try:
         version = current_rules(settings.table_rules(), settings.house_way)
     except (ValueError, OSError) as error:  # a way or pay table file edited or removed since the start
         raise ApiError(409, f"the table's rules files no longer load: {error}", "rules-not-loaded") from None
     table, way = version.rules.table, version.rules.way
-    limits = settings.limits
+    limits = settings.limits if limits is None else limits
     paytables = [
         PayTablePublic(
             bonus=bonus.value,
@@ -151,7 +179,7 @@ async def get_rules(_: ReadTableDep, service: ServiceDep) -> TableRulesPublic:
     """The rules new rounds open under: the limits (cents), the game, the house way and the
     SHA-256 of its file, the foul rule, the commission, the bonus pay tables, and the hashes a
     new round pins. 409 when a way or pay table file was edited into one that no longer loads."""
-    return table_rules_view(service.settings)
+    return table_rules_view(service.settings, service.limits.main)
 
 
 async def _set_open(
@@ -189,3 +217,67 @@ async def clear_hold(who: OpenCloseDep, service: ServiceDep, store: StoreDep) ->
     state = await command(store, service, who.role, service.clear_hold, who.name)
     log.info("table.hold_cleared", actor=who.name)
     return state
+
+
+def limits_model(settings: TableSettings) -> type[LimitsCreate]:
+    """The body of ``POST /api/table/limits`` with the table's approved limits in its schema
+    (cents): the OpenAPI document tells a pit terminal the bounds a change stays within."""
+    approved = TableLimits.approved(settings)
+    main = approved.main
+    fields: dict[str, Any] = {
+        "min_main_cents": (cents(main.min_main, main.max_main, "the least main wager, cents"), ...),
+        "max_main_cents": (cents(main.min_main, main.max_main, "the most main wager, cents"), ...),
+        "max_bonus_cents": (
+            cents(0, main.max_bonus, "the most on each bonus wager (Double Joker, 003), cents"),
+            ...,
+        ),
+    }
+    if approved.max_fortune is not None:
+        fortune = cents(1, approved.max_fortune, "the most on the Fortune Bonus, cents; none: unchanged")
+        fields["max_fortune_cents"] = (fortune | None, None)
+    return create_model("LimitsCreate", __base__=LimitsCreate, **fields)
+
+
+async def _change_limits(
+    body: LimitsCreate, who: LimitsDep, service: ServiceDep, store: StoreDep
+) -> TableStatePublic:
+    """A pit user changes the table's limits while it runs, within the approved ones (the
+    configured limits, this schema's bounds): ``table.limits-changed`` chains the old and the
+    new values and who; they hold from the next round (a round taking its wagers keeps its
+    own). 409 (``limits-refused``) once the open round's wagers are locked: never mid-round.
+    422 (``invalid-limits``): the least above the most, a Fortune limit at a table without the
+    Fortune Bonus, or the limits in force already."""
+    return await command(
+        store,
+        service,
+        who.role,
+        service.change_limits,
+        min_main=body.min_main_cents,
+        max_main=body.max_main_cents,
+        max_bonus=body.max_bonus_cents,
+        max_fortune=body.max_fortune_cents,
+        actor=who.name,
+    )
+
+
+def limits_router(settings: TableSettings) -> APIRouter:
+    """``POST /api/table/limits`` for one table: its body's schema carries the approved limits."""
+    body_model = limits_model(settings)
+
+    async def change_limits(
+        body: Any, who: LimitsDep, service: ServiceDep, store: StoreDep
+    ) -> TableStatePublic:
+        return await _change_limits(body, who, service, store)
+
+    change_limits.__doc__ = _change_limits.__doc__
+    change_limits.__annotations__ = {**_change_limits.__annotations__, "body": body_model}
+    per_table = APIRouter(prefix="/api/table", tags=["table"])
+    per_table.add_api_route(
+        "/limits",
+        change_limits,
+        methods=["POST"],
+        response_model=TableStatePublic,
+        responses=responses(409, 503),
+        name="change_limits",
+    )
+    return per_table

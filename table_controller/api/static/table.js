@@ -1,7 +1,7 @@
 // The live table: the round now with its cards drawn, the house way, alerts and devices,
 // following the live stream; and the command forms the signed-in role may use (commands.js).
-import { api, can, cards, clock, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, phaseWords,
-  readSetting, requireToken, showError, when } from "./app.js";
+import { api, can, cards, clock, command, controllerDown, el, follow, lastHeard, me, money, nav, onConnection, parseCents,
+  phaseWords, readSetting, requireToken, showError, when } from "./app.js";
 import { commands } from "./commands.js";
 
 requireToken();
@@ -84,8 +84,63 @@ function render(state) {
   renderCode(state.code);
   fill("alerts", ...state.open_alerts.map((a) => el("li", { "data-seq": String(a.seq) }, `${a.alert}: ${a.detail}`)));
   renderDevices(state.devices);
+  renderLimits(state.limits);
   updateCommands(state);
 }
+
+// The dealer on the box and today's hands per hour, theirs and the table's (docs/dealers.md):
+// only GET /api/table carries them (a command's answer leaves the line as it was).
+function renderDealer(dealer) {
+  if (!dealer) return;
+  const pace = (value) => (value === null ? "no time on the box yet" : `${value} hands an hour`);
+  fill("dealer-now", dealer.dealer === null ? "Nobody is signed in: a round records who opens it."
+    : `${dealer.dealer} since ${when(dealer.since)}: ${pace(dealer.hands_per_hour)} today; the table ${pace(dealer.table_hands_per_hour)}.`);
+}
+
+// The limits in force and the approved ones (docs/dealers.md, "Table limits"); the open round's
+// when a change holds only from the next round.
+function renderLimits(limits) {
+  if (!limits) return;
+  const words = (l) => `main wager ${money(l.min_main_cents)} to ${money(l.max_main_cents)}, each bonus up to ` +
+    `${money(l.max_bonus_cents)}${l.max_fortune_cents === null ? "" : `, the Fortune up to ${money(l.max_fortune_cents)}`}`;
+  fill("limits-now", `${words(limits)} (approved: ${words(limits.approved)})`,
+    limits.round ? `; this round keeps ${words(limits.round)}` : "");
+  const fortune = document.getElementById("fortune-limit");
+  if (fortune) fortune.hidden = limits.max_fortune_cents === null;
+  const listed = document.getElementById("rules-limits");
+  if (listed) listed.textContent = words(limits);
+}
+
+const signIn = document.getElementById("dealer-sign-in");
+const changeLimits = document.getElementById("change-limits");
+if (!can(who, "play")) signIn.remove();
+else {
+  document.getElementById("dealer-name").hidden = !can(who, "open-close");  // the pit names a dealer
+  command(signIn, async (data) => {
+    const dealer = String(data.get("dealer") || "").trim();
+    await api("/api/dealers/sign-in", { method: "POST", body: dealer ? { dealer } : {} });
+    await refresh();
+  });
+  document.getElementById("dealer-sign-out").addEventListener("click", async () => {
+    try {
+      await api("/api/dealers/sign-out", { method: "POST" });
+      showError(null);
+      await refresh();
+    } catch (error) {
+      showError(error);
+    }
+  });
+}
+if (!can(who, "limits")) changeLimits.remove();
+else command(changeLimits, async (data) => {
+  const body = {
+    min_main_cents: parseCents(data.get("min_main")),
+    max_main_cents: parseCents(data.get("max_main")),
+    max_bonus_cents: parseCents(data.get("max_bonus")),
+  };
+  if (String(data.get("max_fortune") || "").trim()) body.max_fortune_cents = parseCents(data.get("max_fortune"));
+  render(await api("/api/table/limits", { method: "POST", body }));
+});
 
 // Who clears a reason the table is not dealing (table/stops.py's ClearedBy).
 const WHO_CLEARS = { automatic: "nobody needs to act", pit: "a pit user", "at-the-machine": "the dealer or a technician at the machine" };
@@ -284,6 +339,7 @@ async function refresh() {
   try {
     shown = await api("/api/table");
     render(shown);
+    renderDealer(shown.dealer);
     followMeters(shown);
     showError(null);
     await renderToday();
