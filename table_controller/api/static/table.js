@@ -107,8 +107,14 @@ function renderLimits(limits) {
     limits.round ? `; this round keeps ${words(limits.round)}` : "");
   const fortune = document.getElementById("fortune-limit");
   if (fortune) fortune.hidden = limits.max_fortune_cents === null;
+  // the rules list says the limits in force in its own words (its bonus clause only where the
+  // table has bonus wagers: the rules list draws it so)
   const listed = document.getElementById("rules-limits");
-  if (listed) listed.textContent = words(limits);
+  if (listed && listed.firstChild) {
+    listed.firstChild.textContent = `main wager ${money(limits.min_main_cents)} to ${money(limits.max_main_cents)} per position`;
+    const bonus = listed.childNodes[1];
+    if (bonus && bonus.textContent) bonus.textContent = `; each bonus wager up to ${money(limits.max_bonus_cents)}`;
+  }
 }
 
 const signIn = document.getElementById("dealer-sign-in");
