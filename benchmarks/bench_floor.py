@@ -3,13 +3,14 @@
     .venv/bin/python -m benchmarks.bench_floor [--minutes 10] [--scale 1.0]
         [--tables 50] [--terminals 200] [--rounds-per-minute 100] [--floor-rate 10]
 
-The run (docs/floor.md, "A pit at a casino's pace"): 50 tables dealing 100 rounds a minute in all (a round every 30 s at each
-table: four times a real pit's 25-30 hands an hour), 200 terminals each holding its pit's floor
-stream and loading one table's page every 2 s (``GET /api/table`` at that table's own API, as
-the table page polls), 10 floor requests a second in all (the pit's overview, its open alerts,
-a table's history, in turn), for 10 minutes, everything on this machine. ``--scale F``
-multiplies tables, terminals, rounds a minute and floor requests together (each table's pace
-stays); ``--minutes`` shortens the run. A quick try: ``--scale 0.2 --minutes 2``.
+The run (docs/floor.md, "A pit at a casino's pace"): 50 tables dealing 100 rounds a minute in
+all (a round every 30 s at each table: four times a real pit's 25-30 hands an hour), 200
+terminals each holding its pit's floor stream and loading one table's page every 2 s (``GET
+/api/table`` at that table's own API, as the table page polls), 10 floor requests a second in
+all (the pit's overview, its open alerts, a table's history, in turn), for 10 minutes,
+everything on this machine. ``--scale F`` multiplies tables, terminals, rounds a minute and
+floor requests together (each table's pace stays); ``--minutes`` shortens the run. A quick try:
+``--scale 0.2 --minutes 2``.
 
 It prints, with the goals beside them:
 

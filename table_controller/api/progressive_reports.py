@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from ..accounting.gaming_day import GamingDayCalendar
 from ..accounting.progressive_day import display_variances, entries_of, pool_day
-from ..floor.report_page import PAGE_SIZES, Paper, dollars
+from ..floor.report_page import PAGE_SIZES, Paper, dollars, page_pdf
 from ..storage.floor import chain_heads
 from ..storage.progressive import pool_chain, stored_pool
 from ..storage.progressive_reads import pool_chain_until
@@ -562,15 +562,8 @@ def progressive_day_page(found: ProgressiveDayPublic, *, paper: Paper = "a4") ->
 
 
 def progressive_day_pdf(found: ProgressiveDayPublic, *, paper: Paper = "a4") -> bytes:
-    """The printable page rendered by WeasyPrint, fetching nothing (floor/report_page.report_pdf)."""
-    from weasyprint import HTML  # type: ignore[import-untyped]
-    from weasyprint.urls import URLFetcher  # type: ignore[import-untyped]
-
-    pdf = HTML(
-        string=progressive_day_page(found, paper=paper), url_fetcher=URLFetcher(allowed_protocols=[])
-    ).write_pdf()
-    assert pdf is not None  # no target: the bytes are returned
-    return bytes(pdf)
+    """The printable day as a PDF (floor/report_page.page_pdf: fetching nothing)."""
+    return page_pdf(progressive_day_page(found, paper=paper))
 
 
 __all__ = ["progressive_day", "progressive_day_csv", "progressive_day_page", "progressive_day_pdf"]

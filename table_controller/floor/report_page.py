@@ -376,17 +376,20 @@ def page_policy(page: str) -> str:
     )
 
 
-def report_pdf(found: FloorReportPublic, *, paper: Paper = "a4") -> bytes:
-    """The printable page rendered by WeasyPrint (imported here: it is only needed for a PDF).
-    Nothing outside the page is fetched: it is self-contained, and the fetcher allows no URL."""
+def page_pdf(page: str) -> bytes:
+    """A self-contained printable page rendered by WeasyPrint (imported here: it is only needed
+    for a PDF). Nothing outside the page is fetched: the fetcher allows no URL."""
     from weasyprint import HTML  # type: ignore[import-untyped]
     from weasyprint.urls import URLFetcher  # type: ignore[import-untyped]
 
-    pdf = HTML(
-        string=report_page(found, paper=paper), url_fetcher=URLFetcher(allowed_protocols=[])
-    ).write_pdf()
+    pdf = HTML(string=page, url_fetcher=URLFetcher(allowed_protocols=[])).write_pdf()
     assert pdf is not None  # no target: the bytes are returned
     return bytes(pdf)
 
 
-__all__ = ["PAGE_SIZES", "Paper", "dollars", "page_policy", "report_page", "report_pdf"]
+def report_pdf(found: FloorReportPublic, *, paper: Paper = "a4") -> bytes:
+    """The printable report as a PDF."""
+    return page_pdf(report_page(found, paper=paper))
+
+
+__all__ = ["PAGE_SIZES", "Paper", "dollars", "page_pdf", "page_policy", "report_page", "report_pdf"]

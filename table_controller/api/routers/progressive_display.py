@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import structlog
 from fastapi import APIRouter, Query, Request
@@ -19,10 +19,11 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from ...accounting.errors import UnknownShiftError
 from ...accounting.progressive_day import PoolDayError
-from ...floor.report_page import Paper, page_policy
+from ...floor.report_page import Paper
 from ...table.accounting import calendar_of
 from ...table.progressive_pool import SYSTEM
 from ..deps import AuditDep, ReadTableDep, ServiceDep, SettingsDep, StoreDep
+from ..documents import Format, document_answer, document_responses
 from ..errors import ApiError, responses
 from ..models.progressive import ProgressiveDayPublic, ProgressiveDisplay
 from ..progressive_reports import (
@@ -39,17 +40,10 @@ from .stream import KEEPALIVE_SECONDS, REVALIDATE_SECONDS, sse_answer, token_che
 router = APIRouter(tags=["progressive"])
 log = structlog.get_logger()
 
-Format = Literal["json", "csv", "html", "pdf"]
 DayQuery = Annotated[date | None, Query(description="the gaming day, YYYY-MM-DD; default: the one now")]
 ShiftQuery = Annotated[str | None, Query(max_length=32, description="one of the day's shifts; none: the day")]
 PaperQuery = Annotated[Paper, Query(description="the printed page's size (landscape)")]
-_MEDIA = {"csv": "text/csv; charset=utf-8", "html": "text/html; charset=utf-8", "pdf": "application/pdf"}
-_DOCUMENTS: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "the day as CSV, the printable page or a PDF, by the path's suffix",
-        "content": {media.split(";")[0]: {"schema": {"type": "string"}} for media in _MEDIA.values()},
-    }
-}
+_DOCUMENTS = document_responses("the day as CSV, the printable page or a PDF, by the path's suffix")
 
 
 def feeds(request: Request) -> PoolFeeds:
@@ -190,23 +184,17 @@ def _day_route(fmt: Format) -> Any:
         if fmt == "json":
             return found
         name = f"{pool_id}-progressive-{day.isoformat()}{f'-{shift}' if shift else ''}"
-        headers = {
-            "Content-Disposition": f'{"attachment" if fmt == "csv" else "inline"}; filename="{name}.{fmt}"'
-        }
-        if fmt == "csv":
-            body: str | bytes = progressive_day_csv(found)
-        elif fmt == "html":
-            body = progressive_day_page(found, paper=paper)
-            headers["Content-Security-Policy"] = page_policy(body)  # its inline style, nothing else
-        else:
-            try:
-                body = await store.run(progressive_day_pdf, found, paper=paper)  # off the event loop
-            except (ImportError, OSError) as error:  # WeasyPrint, or the Pango library it loads, missing
-                log.error("progressive.pdf_unavailable", error=str(error))
-                raise ApiError(
-                    503, f"the PDF cannot be made on this host: {error}", "pdf-unavailable"
-                ) from None
-        return Response(body, media_type=_MEDIA[fmt], headers=headers)
+        return await document_answer(
+            store,
+            found,
+            fmt,
+            name,
+            paper=paper,
+            csv=progressive_day_csv,
+            page=progressive_day_page,
+            pdf=progressive_day_pdf,
+            source="progressive",
+        )
 
     pool_day_report.__doc__ = (
         f"The pool's gaming day (or shift) reconciled ({fmt}): per level start meter +"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import structlog
 from fastapi import APIRouter, Query, Request
@@ -15,6 +15,7 @@ from sqlmodel import Session
 
 from ...accounting.gaming_day import GamingDayCalendar, Period
 from ...api.deps import AuditDep, StoreDep
+from ...api.documents import Format, document_answer, document_responses
 from ...api.errors import ApiError, responses
 from ...api.times import TimeZone, day_bounds, zone_of
 from ...settings import AccountingSettings
@@ -23,7 +24,7 @@ from ...storage.reports import today_bounds
 from ...storage.shifts import ShiftNotFoundError, get_shift
 from ...table.accounting import calendar_from
 from ..deps import ScopeDep, not_on_floor
-from ..report_page import Paper, page_policy, report_page, report_pdf
+from ..report_page import Paper, report_page, report_pdf
 from ..reports import By, FloorReportPublic, floor_report, floor_report_csv
 from ..scope import Scope
 from .tables import PitQuery
@@ -31,7 +32,6 @@ from .tables import PitQuery
 log = structlog.get_logger()
 router = APIRouter(prefix="/api/floor/reports", tags=["floor reports"])
 
-Format = Literal["json", "csv", "html", "pdf"]
 DayQuery = Annotated[date | None, Query(description="the gaming day, YYYY-MM-DD; default: today")]
 TableQuery = Annotated[str | None, Query(max_length=64, description="one table only")]
 ByQuery = Annotated[By | None, Query(description="one grouping only (default: per table, pit and dealer)")]
@@ -40,17 +40,9 @@ TzQuery = Annotated[
 ]
 PaperQuery = Annotated[Paper, Query(description="the printed page's size (landscape)")]
 
-_MEDIA = {
-    "csv": "text/csv; charset=utf-8",
-    "html": "text/html; charset=utf-8",
-    "pdf": "application/pdf",
-}
-_DOCUMENTS: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "the report as JSON, or as CSV, the printable page or a PDF by the path's suffix",
-        "content": {media.split(";")[0]: {"schema": {"type": "string"}} for media in _MEDIA.values()},
-    }
-}
+_DOCUMENTS = document_responses(
+    "the report as JSON, or as CSV, the printable page or a PDF by the path's suffix"
+)
 
 
 def _zone_name(request: Request, tz: TimeZone | None) -> str:
@@ -166,21 +158,17 @@ async def _answer(
 ) -> FloorReportPublic | Response:
     if fmt == "json":
         return found
-    headers = {
-        "Content-Disposition": f'{"attachment" if fmt == "csv" else "inline"}; filename="{name}.{fmt}"'
-    }
-    if fmt == "csv":
-        body: str | bytes = floor_report_csv(found)
-    elif fmt == "html":
-        body = report_page(found, paper=paper)
-        headers["Content-Security-Policy"] = page_policy(body)  # its inline style, nothing else
-    else:
-        try:
-            body = await store.run(report_pdf, found, paper=paper)  # WeasyPrint: off the event loop
-        except (ImportError, OSError) as error:  # WeasyPrint, or the Pango library it loads, missing
-            log.error("floor.pdf_unavailable", error=str(error))
-            raise ApiError(503, f"the PDF cannot be made on this host: {error}", "pdf-unavailable") from None
-    return Response(body, media_type=_MEDIA[fmt], headers=headers)
+    return await document_answer(
+        store,
+        found,
+        fmt,
+        name,
+        paper=paper,
+        csv=floor_report_csv,
+        page=report_page,
+        pdf=report_pdf,
+        source="floor",
+    )
 
 
 def _day_route(fmt: Format) -> Any:
