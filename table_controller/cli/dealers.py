@@ -14,7 +14,10 @@ already, nobody on the box), 2 usage or store problems.
 
 from __future__ import annotations
 
-from typing import Annotated
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -25,6 +28,11 @@ from .main import HELP_MARKUP, LAZY_GROUPS
 from .round import ActorOption, TokenFileOption, _refused, proven_person, read_token
 from .store import ConfigOption, DataDirOption, DbUrlOption, open_command_store
 
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from ..settings import TableSettings
+
 app = typer.Typer(
     no_args_is_help=True, add_completion=False, rich_markup_mode=HELP_MARKUP, help=LAZY_GROUPS["dealers"].help
 )
@@ -33,6 +41,40 @@ app = typer.Typer(
 @app.callback()
 def dealers_() -> None:
     """The dealers on the table's box, without the API."""
+
+
+@contextlib.contextmanager
+def _at_the_box(
+    what: str,
+    actor: str,
+    token_file: Path | None,
+    config: Path | None,
+    data_dir: Path | None,
+    db_url: str | None,
+) -> Iterator[tuple[TableSettings, str, Engine, Role]]:
+    """The store, once ``actor`` proved it is them (a dealer or a pit user); a refusal of the
+    desk exits 1 naming it, the store away exits 2, the engine is disposed in every case."""
+    from ..accounting.errors import AccountingError
+
+    token = read_token(token_file)
+    settings, url, engine = open_command_store(config, data_dir, db_url)
+    try:
+        role = proven_person(
+            engine, settings, actor, token, what, roles=(Role.DEALER, Role.PIT), words="dealer or pit user"
+        )
+        try:
+            yield settings, url, engine, role
+        except (AccountingError, StorageError) as refused:
+            if is_outage(refused):
+                raise
+            raise _refused(what, str(refused)) from None
+    except Exception as error:
+        if not isinstance(error, StorageError) and not is_outage(error):
+            raise
+        typer.echo(f"cannot write to the store: {error}", err=True)
+        raise typer.Exit(2) from None
+    finally:
+        engine.dispose()
 
 
 @app.command("sign-in")
@@ -47,33 +89,15 @@ def sign_in(
     config: ConfigOption = None,
 ) -> None:
     """A dealer goes on the box, relieving the dealer on it (the push)."""
-    from ..accounting.errors import AccountingError
     from ..table.dealers import DealerDesk
     from ..table.dealers import sign_in as sign_in_
 
     what = "dealer not signed in"
-    token = read_token(token_file)
-    settings, url, engine = open_command_store(config, data_dir, db_url)
-    try:
-        role = proven_person(
-            engine, settings, actor, token, what, roles=(Role.DEALER, Role.PIT), words="dealer or pit user"
-        )
+    with _at_the_box(what, actor, token_file, config, data_dir, db_url) as (settings, url, engine, role):
         named = dealer or actor
         if named != actor and role is not Role.PIT:
             raise _refused(what, f"{actor} signs in only themselves: the pit names another dealer")
-        try:
-            started, relieved = sign_in_(engine, DealerDesk.of(settings), dealer=named, by=actor)
-        except (AccountingError, StorageError) as refused:
-            if is_outage(refused):
-                raise
-            raise _refused(what, str(refused)) from None
-    except Exception as error:
-        if not isinstance(error, StorageError) and not is_outage(error):
-            raise
-        typer.echo(f"cannot write to the store: {error}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        engine.dispose()
+        started, relieved = sign_in_(engine, DealerDesk.of(settings), dealer=named, by=actor)
     after = "" if relieved is None else f", relieving {relieved.dealer}"
     typer.echo(f"{started.dealer} is on the box of {settings.table_id} in {redacted(url)}{after}")
 
@@ -87,30 +111,12 @@ def sign_out(
     config: ConfigOption = None,
 ) -> None:
     """The dealer on the box leaves it, nobody relieving them."""
-    from ..accounting.errors import AccountingError
     from ..table.dealers import DealerDesk
     from ..table.dealers import sign_out as sign_out_
 
     what = "dealer not signed out"
-    token = read_token(token_file)
-    settings, url, engine = open_command_store(config, data_dir, db_url)
-    try:
-        proven_person(
-            engine, settings, actor, token, what, roles=(Role.DEALER, Role.PIT), words="dealer or pit user"
-        )
-        try:
-            ended = sign_out_(engine, DealerDesk.of(settings), by=actor)
-        except (AccountingError, StorageError) as refused:
-            if is_outage(refused):
-                raise
-            raise _refused(what, str(refused)) from None
-    except Exception as error:
-        if not isinstance(error, StorageError) and not is_outage(error):
-            raise
-        typer.echo(f"cannot write to the store: {error}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        engine.dispose()
+    with _at_the_box(what, actor, token_file, config, data_dir, db_url) as (settings, url, engine, _):
+        ended = sign_out_(engine, DealerDesk.of(settings), by=actor)
     typer.echo(f"{ended.dealer} left the box of {settings.table_id} in {redacted(url)}")
 
 
