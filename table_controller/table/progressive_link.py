@@ -268,6 +268,7 @@ class LinkedPoolKeeper(PoolKeeper):
                 for _, _, _, payload in pool_events_of(session, pool_id=self.pool_id, kinds=[JOINED])
             }
             refused = None
+            event: tuple[str, dict[str, Any]] | None = None
             if expected != self.paytable_sha256:
                 refused = (
                     f"table {self.table_id}'s progressive table (sha256 {self.paytable_sha256[:12]}...) "
@@ -275,25 +276,20 @@ class LinkedPoolKeeper(PoolKeeper):
                     "same progressive table (PRG-46)"
                 )
                 refusal = {"rule": "same-progressive-table", "table_id": self.table_id, "reason": refused}
-                write_locked_pool(
-                    session,
-                    pool_id=self.pool_id,
-                    row=row,
-                    events=[(REFUSED, refusal)],
-                    state=pool_as_dict(pool),
-                    actor=self.table_id,
-                )
+                event = (REFUSED, refusal)
             elif self.table_id not in joined:
-                payload = {"table_id": self.table_id, "paytable_sha256": self.paytable_sha256}
+                event = (JOINED, {"table_id": self.table_id, "paytable_sha256": self.paytable_sha256})
+            if event is not None:
                 write_locked_pool(
                     session,
                     pool_id=self.pool_id,
                     row=row,
-                    events=[(JOINED, payload)],
+                    events=[event],
                     state=pool_as_dict(pool),
                     actor=self.table_id,
                 )
-                log.info("progressive.table_joined", pool_id=self.pool_id, table_id=self.table_id)
+                if event[0] == JOINED:
+                    log.info("progressive.table_joined", pool_id=self.pool_id, table_id=self.table_id)
             seq = row.last_seq
         self._up()
         if refused is not None:  # chained; the table's progressive stays closed
